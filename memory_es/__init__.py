@@ -1,0 +1,16 @@
+"""memory_es: event-sourced, governed long-term memory for LLM agents."""
+
+from memory_es.app import Memory, ProjectionStatus, TurnReceipt, open
+from memory_es.ports import FixedClock, RandomIds, SequentialIds, SystemClock
+
+__all__ = [
+    "FixedClock",
+    "Memory",
+    "ProjectionStatus",
+    "RandomIds",
+    "SequentialIds",
+    "SystemClock",
+    "TurnReceipt",
+    "open",
+]
+__version__ = "0.1.0"

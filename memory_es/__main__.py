@@ -1,0 +1,5 @@
+import sys
+
+from memory_es.cli import main
+
+sys.exit(main())

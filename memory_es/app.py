@@ -1,0 +1,395 @@
+"""The eventsourcing Application and the composition root (``memory_es.open``).
+
+Everything with I/O is wired here: the store, the read model, the clock, the ids. The
+domain below it stays pure; the read model follows the log inline after every save.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, TypeVar
+from uuid import UUID
+
+import psycopg
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import PersistenceError, RecordConflictError
+
+from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.session import Session
+from memory_es.domain.values import (
+    DEFAULT_TENANT,
+    GENERAL_SCOPE,
+    Authority,
+    Role,
+    principal_aggregate_id,
+)
+from memory_es.errors import (
+    InvalidInput,
+    StaleReadModel,
+    StoreUnavailable,
+    UnknownSession,
+)
+from memory_es.formation.consolidation import ConsolidationResult, consolidate
+from memory_es.formation.extractor import Extractor, FirstPersonExtractor, SourceTurn
+from memory_es.formation.hazards import screen
+from memory_es.ports import Clock, IdGenerator, RandomIds, SystemClock, iso
+from memory_es.retrieval.recall import RecallResult, recall
+from memory_es.stores import StoreSpec, parse_store_url
+from projections.base import RecallIndex
+from projections.memory import MemoryRecallIndex
+from projections.records import BeliefRecord, principal_key
+from projections.runner import Progress, ProjectionRunner
+from projections.version import READ_MODEL_VERSION
+
+T = TypeVar("T")
+
+# A concurrent writer to the same principal makes a save fail on its version check;
+# the command is re-run on fresh state. Bounded, because a conflict that keeps coming
+# back is a bug, not contention.
+MAX_COMMAND_ATTEMPTS = 8
+
+
+class MemoryApplication(Application[UUID]):
+    name = "memory_es"
+    # Snapshots bound how many events a cold load replays; the cache makes a warm
+    # command cost one fast-forward read instead of a replay.
+    snapshotting_intervals: ClassVar[dict[type[Any], int]] = {
+        PrincipalMemory: 200,
+        Session: 200,
+    }
+    env: ClassVar[dict[str, str]] = {
+        "AGGREGATE_CACHE_MAXSIZE": "1000",
+        # Commands run under one write lock per process and evict on failure, so the
+        # cached aggregate can be handed out without a deep copy (which is O(state)).
+        "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
+    }
+
+
+@dataclass(frozen=True)
+class TurnReceipt:
+    session_id: str
+    turn_id: str
+    seq: int
+    trusted: bool
+    redactions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ProjectionStatus:
+    name: str
+    tracked_position: int
+    log_head: int
+    version: str | None
+    expected_version: str
+
+    @property
+    def lag(self) -> int:
+        return max(0, self.log_head - self.tracked_position)
+
+    @property
+    def stale(self) -> bool:
+        return self.version is not None and self.version != self.expected_version
+
+
+class Memory:
+    """One memory store: record turns, close sessions, recall, rebuild read models."""
+
+    def __init__(
+        self,
+        spec: StoreSpec,
+        app: MemoryApplication,
+        index: RecallIndex,
+        *,
+        clock: Clock,
+        ids: IdGenerator,
+        extractor: Extractor,
+    ) -> None:
+        self.spec = spec
+        self.app = app
+        self.index = index
+        self.clock = clock
+        self.ids = ids
+        self.extractor = extractor
+        self.runner = ProjectionRunner(app.recorder, app.mapper, index)
+        self._write_lock = threading.RLock()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.index.close()
+        self.app.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- commands ----------------------------------------------------------------------------
+
+    def open_session(
+        self, principal: str, *, project: str | None = None, tenant: str = DEFAULT_TENANT
+    ) -> str:
+        principal = _require_name("principal", principal)
+        session = Session(
+            id=UUID(self.ids.new_id()),
+            tenant=tenant,
+            principal=principal,
+            project=(project or GENERAL_SCOPE).strip() or GENERAL_SCOPE,
+            opened_at=iso(self.clock.now()),
+        )
+        self._save(session)
+        return str(session.id)
+
+    def say(self, session_id: str, text: str, *, role: str = "user") -> TurnReceipt:
+        try:
+            role_value = Role(role)
+        except ValueError:
+            raise InvalidInput(f"unknown role {role!r}: use user or assistant") from None
+        if not text or not text.strip():
+            raise InvalidInput("a turn needs non-empty text")
+        # Secrets are redacted before the event exists: the log can never be scrubbed.
+        screened = screen(text)
+
+        def command() -> TurnReceipt:
+            session = self._get_session(session_id)
+            turn_id = self.ids.new_id()
+            session.record_turn(
+                turn_id=turn_id,
+                role=role_value.value,
+                text=screened.text,
+                trusted=role_value is Role.USER and not screened.injection,
+                at=iso(self.clock.now()),
+                redactions=list(screened.redactions),
+                hazards=list(screened.hazards),
+            )
+            self._save(session)
+            return TurnReceipt(
+                session_id=str(session.id),
+                turn_id=turn_id,
+                seq=session.turn_count,
+                trusted=role_value is Role.USER and not screened.injection,
+                redactions=screened.redactions,
+            )
+
+        return self._command(command)
+
+    def close_session(
+        self, session_id: str, *, trigger: str = "session_close"
+    ) -> ConsolidationResult:
+        """Close the session and form beliefs from it; both saved in one transaction."""
+
+        def command() -> ConsolidationResult:
+            session = self._get_session(session_id)
+            now = iso(self.clock.now())
+            session.close(at=now, trigger=trigger)
+            turns = self.session_turns(session_id)
+            principal = self._get_or_create_principal(session.tenant, session.principal)
+            result = consolidate(
+                principal,
+                session_id=str(session.id),
+                project=session.project,
+                turns=turns,
+                redactions=sum(len(t.redactions) for t in self._turn_events(session.id)),
+                refused=sum(1 for t in self._turn_events(session.id) if t.hazards),
+                proposals=self.extractor.extract(turns),
+                authority=Authority.USER,
+                now=now,
+                ids=self.ids,
+                trigger=trigger,
+                extractor=self.extractor.name,
+            )
+            self._save(session, principal)
+            return result
+
+        return self._command(command)
+
+    # -- queries -----------------------------------------------------------------------------
+
+    def session_turns(self, session_id: str) -> list[SourceTurn]:
+        session_uuid = _parse_session_id(session_id)
+        return [
+            SourceTurn(
+                turn_id=e.turn_id, seq=e.seq, role=e.role, text=e.text, trusted=e.trusted, at=e.at
+            )
+            for e in self._turn_events(session_uuid)
+        ]
+
+    def session(self, session_id: str) -> Session:
+        return self._get_session(session_id)
+
+    def recall(
+        self,
+        principal: str,
+        query: str,
+        *,
+        project: str | None = None,
+        limit: int = 10,
+        tenant: str = DEFAULT_TENANT,
+    ) -> RecallResult:
+        if limit < 1:
+            raise InvalidInput("limit must be at least 1")
+        return recall(
+            self.index,
+            principal_key(tenant, principal),
+            query,
+            project=project or GENERAL_SCOPE,
+            limit=limit,
+        )
+
+    def list_beliefs(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> list[BeliefRecord]:
+        return self.index.beliefs(principal_key(tenant, principal))
+
+    def head_position(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> int:
+        return self.index.head_position(principal_key(tenant, principal))
+
+    # -- read models ------------------------------------------------------------------------
+
+    def catch_up(self) -> int:
+        return self.runner.catch_up()
+
+    def rebuild_projections(self, *, progress: Progress | None = None) -> int:
+        with self._write_lock:
+            return self.runner.rebuild(progress=progress)
+
+    def projection_status(self) -> ProjectionStatus:
+        return ProjectionStatus(
+            name="recall_index",
+            tracked_position=self.index.tracked_position(),
+            log_head=self.runner.log_head(),
+            version=self.index.stored_version(),
+            expected_version=READ_MODEL_VERSION,
+        )
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _command(self, command: Callable[[], T]) -> T:
+        """Run a command under the write lock; re-run it on a concurrency conflict."""
+        for attempt in range(1, MAX_COMMAND_ATTEMPTS + 1):
+            with self._write_lock:
+                try:
+                    return command()
+                except RecordConflictError:
+                    self._evict_cache()
+                    if attempt == MAX_COMMAND_ATTEMPTS:
+                        raise
+                except BaseException:
+                    self._evict_cache()
+                    raise
+        raise AssertionError("unreachable")
+
+    def _evict_cache(self) -> None:
+        """A failed command may have mutated cached aggregates: forget them all."""
+        cache = self.app.repository.cache
+        if cache is not None:
+            self.app._repository = self.app.construct_repository()
+
+    def _save(self, *aggregates: Any) -> None:
+        with self._write_lock:
+            self.app.save(*aggregates)
+            self.runner.catch_up()
+
+    def _get_session(self, session_id: str) -> Session:
+        session_uuid = _parse_session_id(session_id)
+        try:
+            session: Session = self.app.repository.get(session_uuid)
+        except AggregateNotFoundError:
+            raise UnknownSession(session_id) from None
+        if not isinstance(session, Session):
+            raise UnknownSession(session_id)
+        return session
+
+    def _get_or_create_principal(self, tenant: str, principal: str) -> PrincipalMemory:
+        try:
+            aggregate: PrincipalMemory = self.app.repository.get(
+                principal_aggregate_id(principal, tenant)
+            )
+            return aggregate
+        except AggregateNotFoundError:
+            return PrincipalMemory(tenant=tenant, principal=principal)
+
+    def _turn_events(self, session_uuid: UUID) -> Iterator[Any]:
+        for event in self.app.events.get(session_uuid):
+            if isinstance(event, Session.TurnRecorded):
+                yield event
+
+
+def _parse_session_id(session_id: str) -> UUID:
+    try:
+        return UUID(session_id.strip())
+    except (ValueError, AttributeError):
+        raise UnknownSession(str(session_id)) from None
+
+
+def _require_name(what: str, value: str) -> str:
+    value = (value or "").strip()
+    if not value:
+        raise InvalidInput(f"a {what} needs a non-empty name")
+    return value
+
+
+def open(
+    url: str,
+    *,
+    clock: Clock | None = None,
+    ids: IdGenerator | None = None,
+    extractor: Extractor | None = None,
+    on_stale: Literal["refuse", "rebuild", "ignore"] = "refuse",
+) -> Memory:
+    """Open a store: create its tables, apply migrations, catch the read model up.
+
+    A read model built by other code (``on_stale``) is refused with a clear message,
+    rebuilt from position 0, or left alone for an operator command to inspect.
+    """
+    spec = parse_store_url(url)
+    try:
+        index = _make_index(spec)
+        app = MemoryApplication(env=spec.env)
+    except (psycopg.Error, sqlite3.Error, PersistenceError, OSError) as error:
+        raise StoreUnavailable(f"cannot open store {spec.display}: {_first_line(error)}") from None
+    memory = Memory(
+        spec,
+        app,
+        index,
+        clock=clock or SystemClock(),
+        ids=ids or RandomIds(),
+        extractor=extractor or FirstPersonExtractor(),
+    )
+    status = memory.projection_status()
+    if status.stale and on_stale == "ignore":
+        return memory
+    if status.stale:
+        if on_stale == "refuse":
+            memory.close()
+            raise StaleReadModel(
+                f"the read model was built as {status.version}, this code reads "
+                f"{status.expected_version}: run `memory-es projections rebuild`"
+            )
+        memory.rebuild_projections()
+    else:
+        memory.catch_up()
+    return memory
+
+
+def _make_index(spec: StoreSpec) -> RecallIndex:
+    if spec.kind == "memory":
+        return MemoryRecallIndex()
+    if spec.kind == "sqlite":
+        from projections.sqlite import SqliteRecallIndex
+
+        sqlite_index = SqliteRecallIndex(spec.sqlite_path)
+        sqlite_index.migrate()
+        return sqlite_index
+    from projections.postgres import PostgresRecallIndex
+
+    pg_index = PostgresRecallIndex(spec.pg_conninfo, schema=spec.pg_schema)
+    pg_index.migrate()
+    return pg_index
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]

@@ -1,0 +1,55 @@
+"""What every command shares: opening the store, the clock, output."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, Literal, NoReturn
+
+import orjson
+
+import memory_es
+from memory_es.errors import UsageError
+from memory_es.ports import Clock, FixedClock, SystemClock, parse_iso
+from memory_es.stores import DEFAULT_STORE, parse_store_url
+
+Handler = Callable[[argparse.Namespace], int]
+Subparsers = Any  # argparse's _SubParsersAction is private
+
+
+def fail(message: str, code: int) -> NoReturn:
+    print(f"memory-es: error: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+def store_url(args: argparse.Namespace) -> str:
+    return str(args.store or os.environ.get("MEMORY_ES_STORE") or DEFAULT_STORE)
+
+
+def clock(args: argparse.Namespace) -> Clock:
+    if args.now is None:
+        return SystemClock()
+    try:
+        return FixedClock(parse_iso(args.now))
+    except ValueError:
+        raise UsageError(
+            f"--now needs an ISO-8601 instant with a timezone, not {args.now!r}"
+        ) from None
+
+
+def open_store(
+    args: argparse.Namespace, *, on_stale: Literal["refuse", "rebuild", "ignore"] = "refuse"
+) -> memory_es.Memory:
+    url = store_url(args)
+    if not parse_store_url(url).persistent:
+        raise UsageError(
+            "memory:// lives in one process, so a command cannot persist to it;"
+            " use sqlite:///PATH or postgresql://..."
+        )
+    return memory_es.open(url, clock=clock(args), on_stale=on_stale)
+
+
+def print_json(value: Any) -> None:
+    sys.stdout.write(orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode() + "\n")

@@ -1,0 +1,58 @@
+"""``session open|say|close``."""
+
+from __future__ import annotations
+
+import argparse
+
+from memory_es.cli.common import Subparsers, open_store, print_json
+
+
+def register(commands: Subparsers) -> None:
+    session = commands.add_parser("session", help="open, speak into and close sessions")
+    actions = session.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+
+    opened = actions.add_parser("open", help="open a session; prints its id alone")
+    opened.add_argument("--principal", required=True)
+    opened.add_argument("--project", default=None, help="project scope (default: general)")
+    opened.set_defaults(handler=_open)
+
+    say = actions.add_parser("say", help="record a turn")
+    say.add_argument("session_id", metavar="SESSION_ID")
+    say.add_argument("text", metavar="TEXT")
+    say.add_argument("--role", choices=("user", "assistant"), default="user")
+    say.set_defaults(handler=_say)
+
+    close = actions.add_parser("close", help="close a session and run formation")
+    close.add_argument("session_id", metavar="SESSION_ID")
+    close.add_argument("--json", action="store_true")
+    close.set_defaults(handler=_close)
+
+
+def _open(args: argparse.Namespace) -> int:
+    with open_store(args) as memory:
+        print(memory.open_session(args.principal, project=args.project))
+    return 0
+
+
+def _say(args: argparse.Namespace) -> int:
+    with open_store(args) as memory:
+        receipt = memory.say(args.session_id, args.text, role=args.role)
+    note = ""
+    if receipt.redactions:
+        note += f" redacted={','.join(receipt.redactions)}"
+    if not receipt.trusted and args.role == "user":
+        note += " untrusted"
+    print(f"turn {receipt.seq} recorded{note}")
+    return 0
+
+
+def _close(args: argparse.Namespace) -> int:
+    with open_store(args) as memory:
+        result = memory.close_session(args.session_id)
+    counts = result.counts.as_dict()
+    if args.json:
+        print_json({"session_id": result.session_id, "counts": counts, "formed": result.formed})
+    else:
+        print("closed; " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+    return 0

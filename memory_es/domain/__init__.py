@@ -1,0 +1,1 @@
+"""The pure domain: value types, aggregates and their events, the resolver."""

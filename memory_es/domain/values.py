@@ -1,0 +1,65 @@
+"""Value types of the memory domain: plain, immutable, free of I/O."""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+from uuid import UUID, uuid5
+
+DEFAULT_TENANT = "default"
+GENERAL_SCOPE = "general"
+
+# Namespace for deterministic principal aggregate ids (uuid5 of tenant/principal).
+PRINCIPAL_NAMESPACE = UUID("6f1c2a34-9b1e-5c1d-8a57-2f0c4e9d7a10")
+
+
+class BeliefType(StrEnum):
+    FACT = "fact"
+    PREFERENCE = "preference"
+    RELATIONSHIP = "relationship"
+    USER_MODEL_ATTR = "user_model_attr"
+    PROCEDURE_POINTER = "procedure_pointer"
+
+
+class Authority(IntEnum):
+    """Who vouches for a belief; a higher value never loses to a lower one."""
+
+    INFERRED = 1
+    AFFIRMED = 2
+    USER = 3
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    PROVISIONAL = "provisional"
+    SUPERSEDED = "superseded"
+    RETIRED = "retired"
+    REJECTED = "rejected"
+    INACTIVE = "inactive"
+
+
+LIVE_STATUSES: frozenset[Status] = frozenset({Status.ACTIVE, Status.PROVISIONAL})
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+# Beliefs about the person travel with them across projects; project decisions stay local.
+PORTABLE_TYPES: frozenset[BeliefType] = frozenset(
+    {BeliefType.PREFERENCE, BeliefType.USER_MODEL_ATTR, BeliefType.RELATIONSHIP}
+)
+
+
+def principal_aggregate_id(principal: str, tenant: str = DEFAULT_TENANT) -> UUID:
+    return uuid5(PRINCIPAL_NAMESPACE, f"{tenant}/{principal}")
+
+
+def short_id(belief_id: str) -> str:
+    """The eight-hex form the renderer emits and a model cites: ``[m:xxxxxxxx]``."""
+    return belief_id.replace("-", "")[:8]
+
+
+def normalize_statement(text: str) -> str:
+    """Case-folded, whitespace-collapsed, trailing punctuation stripped."""
+    return " ".join(text.casefold().split()).rstrip(".!?;:, ")

@@ -1,0 +1,49 @@
+"""The library's own errors. Driver errors are translated into these at the edges."""
+
+from __future__ import annotations
+
+
+class MemoryEsError(Exception):
+    """Base class; ``exit_code`` is what the command line returns for it."""
+
+    exit_code = 2
+
+
+class UsageError(MemoryEsError):
+    """The call itself is wrong: a bad argument, a store that cannot do this."""
+
+
+class InvalidInput(MemoryEsError):
+    """Input that cannot be recorded: empty text, a malformed line."""
+
+
+class UnknownSession(MemoryEsError):
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"unknown session: {session_id}")
+        self.session_id = session_id
+
+
+class SessionClosed(MemoryEsError):
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"session is closed: {session_id}")
+        self.session_id = session_id
+
+
+class UnknownBelief(MemoryEsError):
+    def __init__(self, belief_id: str) -> None:
+        super().__init__(f"unknown belief: {belief_id}")
+        self.belief_id = belief_id
+
+
+class StoreUnavailable(MemoryEsError):
+    """The store URL is unsupported, or the store cannot be reached."""
+
+
+class StaleReadModel(MemoryEsError):
+    """A read model was built under another policy version; rebuild it."""
+
+
+class CheckFailed(MemoryEsError):
+    """A check ran and failed (drift, regression): exit 1, not a usage error."""
+
+    exit_code = 1

@@ -1,0 +1,1 @@
+"""Formation: from trusted user turns to candidate beliefs, and through the resolver."""

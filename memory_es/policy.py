@@ -1,0 +1,17 @@
+"""Policy versions: recorded on every event and read model they shape.
+
+Bump a version in the change that alters the semantics it names; a read model built
+under another version is detected at start-up.
+"""
+
+FORMATION_POLICY_VERSION = 1
+RETRIEVAL_POLICY_VERSION = 1
+PROJECTION_SCHEMA_VERSION = 1
+
+
+def formation_policy() -> str:
+    return f"formation@{FORMATION_POLICY_VERSION}"
+
+
+def retrieval_policy() -> str:
+    return f"retrieval@{RETRIEVAL_POLICY_VERSION}"

@@ -1,0 +1,81 @@
+"""Ports for what the domain must not do itself: read the clock, invent identifiers."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+class IdGenerator(Protocol):
+    def new_id(self) -> str: ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(tz=UTC)
+
+
+class FixedClock:
+    """A clock that only moves when told to: replays, tests, the benchmark."""
+
+    def __init__(self, at: datetime) -> None:
+        if at.tzinfo is None:
+            raise ValueError("a fixed clock needs a timezone-aware instant")
+        self._at = at.astimezone(UTC)
+
+    def now(self) -> datetime:
+        return self._at
+
+    def advance(self, seconds: float) -> datetime:
+        if seconds < 0:
+            raise ValueError("a clock never moves backwards")
+        self._at = self._at + timedelta(seconds=seconds)
+        return self._at
+
+    def set(self, at: datetime) -> None:
+        if at.tzinfo is None:
+            raise ValueError("a fixed clock needs a timezone-aware instant")
+        self._at = at.astimezone(UTC)
+
+
+class RandomIds:
+    def new_id(self) -> str:
+        return str(uuid.uuid4())
+
+
+# An odd multiplier is a bijection modulo 2**32, so sequential counters give distinct,
+# varied-looking eight-hex prefixes (the short ids a model cites).
+_SCRAMBLE = 0x9E3779B1
+
+
+class SequentialIds:
+    """Deterministic ids whose first eight hex digits differ for every id issued."""
+
+    def __init__(self, start: int = 1) -> None:
+        self._next = start
+        self._lock = threading.Lock()
+
+    def new_id(self) -> str:
+        with self._lock:
+            n = self._next
+            self._next += 1
+        head = (n * _SCRAMBLE) & 0xFFFFFFFF
+        return str(uuid.UUID(f"{head:08x}0000400080000000{n & 0xFFFFFFFF:08x}"))
+
+
+def iso(at: datetime) -> str:
+    """The one text form of an instant in events and read models (UTC, seconds)."""
+    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def parse_iso(text: str) -> datetime:
+    value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        raise ValueError(f"instant without a timezone: {text!r}")
+    return value.astimezone(UTC)

@@ -1,0 +1,1 @@
+"""Retrieval: one tokenizer, one ranking function, one renderer, shared by every store."""

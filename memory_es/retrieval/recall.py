@@ -1,0 +1,37 @@
+"""Current-state recall over the recall index: choose candidates, rank, cut to budget."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_es.retrieval.ranking import Scored, rank
+from memory_es.retrieval.render import render_line
+from memory_es.retrieval.tokenizer import query_terms
+from projections.base import RecallIndex
+
+
+def candidate_cap(max_items: int) -> int:
+    """How many candidates ranking sees (seed: max(max_items * 8, 64))."""
+    return max(max_items * 8, 64)
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    query: str
+    terms: tuple[str, ...]
+    items: tuple[Scored, ...]
+
+    def lines(self) -> list[str]:
+        return [
+            render_line(s.record.belief_id, s.record.statement, s.record.conflicts_with)
+            for s in self.items
+        ]
+
+
+def recall(
+    index: RecallIndex, principal: str, query: str, *, project: str, limit: int
+) -> RecallResult:
+    terms = query_terms(query)
+    candidates = index.candidates(principal, terms, project=project, cap=candidate_cap(limit))
+    ranked = rank(candidates, len(terms))
+    return RecallResult(query=query, terms=tuple(terms), items=tuple(ranked[:limit]))

@@ -1,0 +1,111 @@
+"""Store URLs: which persistence module the log uses and which adapter the read model.
+
+``memory://`` (one process), ``sqlite:///PATH`` (the embedded default; four slashes for
+an absolute path) and ``postgresql://user[:password]@host[:port]/db[?schema=NAME]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from memory_es.errors import StoreUnavailable
+
+DEFAULT_STORE = "sqlite:///./.memory_es/memory.db"
+
+
+@dataclass(frozen=True)
+class StoreSpec:
+    kind: str  # "memory" | "sqlite" | "postgres"
+    url: str
+    env: dict[str, str] = field(default_factory=dict)
+    sqlite_path: str = ""
+    pg_conninfo: str = ""
+    pg_schema: str = "public"
+
+    @property
+    def persistent(self) -> bool:
+        return self.kind != "memory"
+
+    @property
+    def display(self) -> str:
+        """The URL without any password, for messages."""
+        parts = urlsplit(self.url)
+        if parts.password is None:
+            return self.url
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+        return parts._replace(netloc=netloc).geturl()
+
+
+def parse_store_url(url: str) -> StoreSpec:
+    url = url.strip()
+    if url in ("memory://", "memory:"):
+        return StoreSpec(
+            kind="memory", url="memory://", env={"PERSISTENCE_MODULE": "eventsourcing.popo"}
+        )
+    if url.startswith("sqlite://"):
+        return _sqlite(url)
+    if url.startswith(("postgresql://", "postgres://")):
+        return _postgres(url)
+    raise StoreUnavailable(
+        f"unsupported store URL {url!r}: use memory://, sqlite:///PATH or postgresql://..."
+    )
+
+
+def _sqlite(url: str) -> StoreSpec:
+    if not url.startswith("sqlite:///"):
+        raise StoreUnavailable(f"a SQLite URL is sqlite:///PATH, not {url!r}")
+    raw = unquote(url[len("sqlite:///") :])
+    if not raw or raw == ":memory:":
+        raise StoreUnavailable(
+            "sqlite:///:memory: gives every connection its own empty database;"
+            " use memory:// for an in-process store or a file path"
+        )
+    path = Path(raw)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreUnavailable(f"cannot create the folder for {path}: {error.strerror}") from None
+    return StoreSpec(
+        kind="sqlite",
+        url=url,
+        sqlite_path=str(path),
+        env={
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(path),
+            "SQLITE_LOCK_TIMEOUT": "30",
+        },
+    )
+
+
+def _postgres(url: str) -> StoreSpec:
+    parts = urlsplit(url)
+    query = parse_qs(parts.query)
+    schema = query.get("schema", ["public"])[0] or "public"
+    dbname = unquote(parts.path.lstrip("/")) or "postgres"
+    host = parts.hostname or "127.0.0.1"
+    port = str(parts.port or 5432)
+    user = unquote(parts.username or "postgres")
+    password = unquote(parts.password or "")
+    conninfo = f"host={host} port={port} dbname={dbname} user={user} connect_timeout=5"
+    if password:
+        conninfo += f" password={password}"
+    return StoreSpec(
+        kind="postgres",
+        url=url,
+        pg_conninfo=conninfo,
+        pg_schema=schema,
+        env={
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": dbname,
+            "POSTGRES_HOST": host,
+            "POSTGRES_PORT": port,
+            "POSTGRES_USER": user,
+            "POSTGRES_PASSWORD": password,
+            "POSTGRES_SCHEMA": schema,
+            "POSTGRES_CONNECT_TIMEOUT": "5",
+            "POSTGRES_POOL_SIZE": "2",
+            "POSTGRES_MAX_OVERFLOW": "8",
+        },
+    )

@@ -1,0 +1,172 @@
+"""The in-memory recall index: the tier tests and the deterministic benchmark use.
+
+It computes exactly what the SQL adapters compute (same filters, same arithmetic, same
+order); the shared conformance suite holds all three to that.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from projections.base import LIVE, IndexWriter, RecallIndex
+from projections.records import BeliefRecord, Candidate
+from projections.version import READ_MODEL_VERSION
+
+
+@dataclass
+class _Tables:
+    beliefs: dict[str, BeliefRecord] = field(default_factory=dict)
+    terms: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)  # principal/term
+    heads: dict[str, int] = field(default_factory=dict)
+    principals: dict[str, str] = field(default_factory=dict)
+    position: int = 0
+    version: str | None = None
+
+
+class _MemoryWriter(IndexWriter):
+    """Stages every change and applies it only when the transaction commits."""
+
+    def __init__(self, tables: _Tables) -> None:
+        self._tables = tables
+        self._beliefs: dict[str, BeliefRecord] = {}
+        self._terms: list[tuple[str, str, str, int]] = []
+        self._heads: dict[str, int] = {}
+        self._principals: dict[str, str] = {}
+        self._position: int | None = None
+
+    def tracked_position(self) -> int:
+        return self._tables.position if self._position is None else self._position
+
+    def set_tracking(self, position: int) -> None:
+        self._position = position
+
+    def name_principal(self, aggregate_id: str, principal: str) -> None:
+        self._principals[aggregate_id] = principal
+
+    def principal_of(self, aggregate_id: str) -> str:
+        name = self._principals.get(aggregate_id) or self._tables.principals.get(aggregate_id)
+        if name is None:
+            raise LookupError(f"no Created event seen for principal aggregate {aggregate_id}")
+        return name
+
+    def get(self, belief_id: str) -> BeliefRecord | None:
+        return self._beliefs.get(belief_id) or self._tables.beliefs.get(belief_id)
+
+    def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None:
+        self._beliefs[record.belief_id] = record
+        self._terms.extend((record.principal, t, record.belief_id, n) for t, n in terms.items())
+
+    def update_belief(self, belief_id: str, **changes: Any) -> None:
+        current = self.get(belief_id)
+        if current is None:
+            raise LookupError(belief_id)
+        self._beliefs[belief_id] = current.evolve(**changes)
+
+    def raise_head(self, principal: str, position: int) -> None:
+        known = self._heads.get(principal, self._tables.heads.get(principal, 0))
+        self._heads[principal] = max(known, position)
+
+    def commit(self) -> None:
+        t = self._tables
+        t.beliefs.update(self._beliefs)
+        for principal, term, belief_id, n in self._terms:
+            t.terms.setdefault(principal, {}).setdefault(term, {})[belief_id] = n
+        t.heads.update(self._heads)
+        t.principals.update(self._principals)
+        if self._position is not None:
+            t.position = self._position
+            t.version = READ_MODEL_VERSION
+
+
+class MemoryRecallIndex(RecallIndex):
+    def __init__(self) -> None:
+        self._live = _Tables()
+        self._rebuild: _Tables | None = None
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def writer(self, *, rebuild: bool = False) -> Iterator[IndexWriter]:
+        with self._lock:
+            tables = self._rebuild if rebuild else self._live
+            if tables is None:
+                raise RuntimeError("no rebuild in progress")
+            writer = _MemoryWriter(tables)
+            yield writer
+            writer.commit()
+
+    def start_rebuild(self) -> None:
+        with self._lock:
+            self._rebuild = _Tables()
+
+    def finish_rebuild(self) -> None:
+        with self._lock:
+            if self._rebuild is None:
+                raise RuntimeError("no rebuild in progress")
+            self._rebuild.version = READ_MODEL_VERSION
+            self._live, self._rebuild = self._rebuild, None
+
+    def tracked_position(self) -> int:
+        return self._live.position
+
+    def stored_version(self) -> str | None:
+        return self._live.version
+
+    def head_position(self, principal: str) -> int:
+        return self._live.heads.get(principal, 0)
+
+    def get(self, belief_id: str) -> BeliefRecord | None:
+        return self._live.beliefs.get(belief_id)
+
+    def beliefs(self, principal: str) -> list[BeliefRecord]:
+        rows = [b for b in self._live.beliefs.values() if b.principal == principal]
+        return sorted(rows, key=lambda b: (b.position, b.belief_id))
+
+    def find_by_short_id(self, short_id: str) -> list[BeliefRecord]:
+        rows = [b for b in self._live.beliefs.values() if b.short_id == short_id]
+        return sorted(rows, key=lambda b: b.belief_id)
+
+    def candidates(
+        self,
+        principal: str,
+        terms: Sequence[str],
+        *,
+        project: str,
+        cap: int,
+        min_position: int = 0,
+        statuses: Sequence[str] = LIVE,
+    ) -> list[Candidate]:
+        with self._lock:
+            by_term = self._live.terms.get(principal, {})
+            matched: Counter[str] = Counter()
+            for term in set(terms):
+                for belief_id in by_term.get(term, {}):
+                    matched[belief_id] += 1
+            rows = []
+            for belief_id, n in matched.items():
+                b = self._live.beliefs[belief_id]
+                if b.status not in statuses or b.position <= min_position:
+                    continue
+                if not (b.project == project or b.portable):
+                    continue
+                rows.append(Candidate(record=b, matched=n))
+        rows.sort(key=lambda c: (-c.matched, -c.record.position))
+        return rows[:cap]
+
+    def dump(self) -> dict[str, Any]:
+        t = self._live
+        return {
+            "beliefs": [t.beliefs[k].as_dict() for k in sorted(t.beliefs)],
+            "terms": sorted(
+                (p, term, b, n)
+                for p, by_term in t.terms.items()
+                for term, rows in by_term.items()
+                for b, n in rows.items()
+            ),
+            "heads": sorted(t.heads.items()),
+            "principals": sorted(t.principals.items()),
+        }

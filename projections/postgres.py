@@ -1,0 +1,63 @@
+"""The PostgreSQL recall index: the scale-out store, beside the event log's tables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+from psycopg import sql as pgsql
+
+from projections.sql import REBUILD_PREFIX, SqlRecallIndex
+
+# Any constant works: it only has to be the same for every process that migrates.
+_MIGRATION_LOCK_KEY = 0x6D656D6573
+
+
+class PostgresRecallIndex(SqlRecallIndex):
+    dialect = "postgres"
+
+    def __init__(self, conninfo: str, *, schema: str = "public") -> None:
+        super().__init__()
+        self._schema = schema
+        self._conn = psycopg.connect(conninfo, autocommit=True)
+        self._conn.execute(
+            pgsql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(pgsql.Identifier(schema))
+        )
+        self._conn.execute(pgsql.SQL("SET search_path TO {}").format(pgsql.Identifier(schema)))
+
+    @staticmethod
+    def _dialect(sql: str) -> str:
+        return sql.replace("%", "%%").replace("?", "%s")
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cursor = self._conn.execute(self._dialect(sql), tuple(params))
+        return cursor.fetchall() if cursor.description else []
+
+    def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self._conn.cursor() as cursor:
+            cursor.executemany(self._dialect(sql), rows)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        with self._conn.transaction():
+            yield
+
+    def _lock_migrations(self) -> None:
+        self._execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK_KEY,))
+
+    def _lock_tracking(self, name: str) -> None:
+        self._execute("SELECT position FROM projection_tracking WHERE name = ? FOR UPDATE", (name,))
+
+    def _rename_rebuilt_indexes(self) -> None:
+        rows = self._execute(
+            "SELECT indexname FROM pg_indexes WHERE schemaname = ? AND indexname LIKE ?",
+            (self._schema, REBUILD_PREFIX.replace("_", r"\_") + "%"),
+        )
+        for (name,) in rows:
+            live = name[len(REBUILD_PREFIX) :]
+            self._execute(f'ALTER INDEX "{name}" RENAME TO "{live}"')
+
+    def close(self) -> None:
+        self._conn.close()

@@ -1,0 +1,57 @@
+"""Rows of the recall index, as every adapter returns them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class BeliefRecord:
+    belief_id: str
+    short_id: str
+    principal: str  # "tenant/principal"
+    statement: str
+    belief_type: str
+    subjects: tuple[str, ...]
+    polarity: bool
+    authority: int
+    confidence: float
+    status: str
+    project: str
+    portable: bool
+    source_event_ids: tuple[str, ...]
+    source_session_id: str
+    valid_from: str
+    valid_to: str | None
+    successor_id: str | None
+    conflicts_with: tuple[str, ...]
+    position: int
+    evidence_count: int
+    last_evidence_at: str
+    formed_at: str
+    policy: str
+    doc_len: int
+
+    def evolve(self, **changes: Any) -> BeliefRecord:
+        return replace(self, **changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+BELIEF_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(BeliefRecord))
+JSON_COLUMNS: frozenset[str] = frozenset({"subjects", "source_event_ids", "conflicts_with"})
+BOOL_COLUMNS: frozenset[str] = frozenset({"polarity", "portable"})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A belief offered to ranking, with the lexical evidence that chose it."""
+
+    record: BeliefRecord
+    matched: int  # distinct query terms the belief's indexed text contains
+
+
+def principal_key(tenant: str, principal: str) -> str:
+    return f"{tenant}/{principal}"

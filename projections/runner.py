@@ -1,0 +1,71 @@
+"""Follow the log: page through notifications past the tracked position.
+
+``eventsourcing`` 9.5's SQLite recorder has no subscriptions, so every store is followed
+the same way — by paging ``select_notifications`` — one transaction per page, the
+tracked position written with the rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from eventsourcing.persistence import ApplicationRecorder, Mapper
+
+from projections.base import RecallIndex
+from projections.projector import project_event
+
+DEFAULT_PAGE_SIZE = 2000
+
+Progress = Callable[[int, int], None]  # (position reached, head of the log)
+
+
+class ProjectionRunner:
+    def __init__(
+        self,
+        recorder: ApplicationRecorder,
+        mapper: Mapper[Any],
+        index: RecallIndex,
+        *,
+        page_size: int = DEFAULT_PAGE_SIZE,
+    ) -> None:
+        self._recorder = recorder
+        self._mapper = mapper
+        self._index = index
+        self._page_size = page_size
+
+    def log_head(self) -> int:
+        return self._recorder.max_notification_id() or 0
+
+    def catch_up(self, *, progress: Progress | None = None) -> int:
+        """Apply every event past the tracked position; returns how many were read."""
+        return self._follow(rebuild=False, progress=progress)
+
+    def rebuild(self, *, progress: Progress | None = None) -> int:
+        """Replay from position 0 into fresh tables, then swap them in."""
+        self._index.start_rebuild()
+        read = self._follow(rebuild=True, progress=progress)
+        self._index.finish_rebuild()
+        # Events written while the swap happened are picked up here.
+        return read + self.catch_up()
+
+    def _follow(self, *, rebuild: bool, progress: Progress | None) -> int:
+        read = 0
+        head = self.log_head() if progress else 0
+        while True:
+            with self._index.writer(rebuild=rebuild) as writer:
+                start = writer.tracked_position()
+                page = self._recorder.select_notifications(
+                    start=start, limit=self._page_size, inclusive_of_start=False
+                )
+                if not page:
+                    return read
+                for notification in page:
+                    event = self._mapper.to_domain_event(notification)
+                    project_event(event, notification.id, writer)
+                writer.set_tracking(page[-1].id)
+            read += len(page)
+            if progress:
+                progress(page[-1].id, max(head, page[-1].id))
+            if len(page) < self._page_size:
+                return read

@@ -1,0 +1,348 @@
+"""What the two SQL adapters share: every statement, the row codec, the writer.
+
+Statements are written once with ``?`` placeholders; an adapter only says how to
+connect, how to take the write lock, and how its placeholders look.
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import abstractmethod
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from importlib import resources
+from typing import Any
+
+import orjson
+
+from projections.base import LIVE, REBUILD_SUFFIX, RECALL_INDEX, IndexWriter, RecallIndex
+from projections.records import (
+    BELIEF_COLUMNS,
+    BOOL_COLUMNS,
+    JSON_COLUMNS,
+    BeliefRecord,
+    Candidate,
+)
+from projections.version import READ_MODEL_VERSION
+
+LIVE_PREFIX = ""
+REBUILD_PREFIX = "rebuild_"
+READ_MODEL_TABLES = ("beliefs", "belief_terms", "heads", "principals")
+
+BOOTSTRAP = (
+    "CREATE TABLE IF NOT EXISTS projection_tracking ("
+    " name TEXT PRIMARY KEY, position BIGINT NOT NULL, version TEXT)",
+    "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY)",
+)
+
+_SELECT_BELIEF = "SELECT " + ", ".join(f"b.{c}" for c in BELIEF_COLUMNS)
+
+
+def load_migrations(dialect: str) -> list[tuple[str, list[str], list[str]]]:
+    """(name, table statements, index statements) per migration file, in order."""
+    folder = resources.files("migrations").joinpath(dialect)
+    out = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".sql"):
+            continue
+        statements = [s.strip() for s in entry.read_text().split(";") if s.strip()]
+        tables = [s for s in statements if not s.upper().startswith("CREATE INDEX")]
+        indexes = [s for s in statements if s.upper().startswith("CREATE INDEX")]
+        out.append((entry.name, tables, indexes))
+    return out
+
+
+def encode_record(record: BeliefRecord) -> tuple[Any, ...]:
+    values = []
+    for column in BELIEF_COLUMNS:
+        value = getattr(record, column)
+        if column in JSON_COLUMNS:
+            value = orjson.dumps(list(value)).decode()
+        elif column in BOOL_COLUMNS:
+            value = int(value)
+        values.append(value)
+    return tuple(values)
+
+
+def decode_record(row: Sequence[Any]) -> BeliefRecord:
+    values: dict[str, Any] = {}
+    for column, value in zip(BELIEF_COLUMNS, row, strict=False):
+        if column in JSON_COLUMNS:
+            value = tuple(orjson.loads(value))
+        elif column in BOOL_COLUMNS:
+            value = bool(value)
+        elif column == "confidence":
+            value = float(value)
+        values[column] = value
+    return BeliefRecord(**values)
+
+
+class SqlRecallIndex(RecallIndex):
+    dialect: str
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+
+    # -- what an adapter provides ---------------------------------------------------------
+
+    @abstractmethod
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement (``?`` placeholders) and return its rows, if any."""
+
+    @abstractmethod
+    def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
+
+    @abstractmethod
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """A write transaction that serializes with every other writer of the read model."""
+
+    @abstractmethod
+    def _lock_tracking(self, name: str) -> None:
+        """Inside a transaction: hold the tracking row until commit."""
+
+    @abstractmethod
+    def _rename_rebuilt_indexes(self) -> None:
+        """After the swap: give indexes built under the rebuild prefix their live names."""
+
+    # -- schema -----------------------------------------------------------------------------
+
+    def migrate(self) -> None:
+        """Create the read-model tables and apply pending migrations, idempotently."""
+        with self._lock, self._transaction():
+            for statement in BOOTSTRAP:
+                self._execute(statement)
+            self._lock_migrations()
+            applied = {row[0] for row in self._execute("SELECT name FROM schema_migrations")}
+            for name, tables, indexes in load_migrations(self.dialect):
+                if name in applied:
+                    continue
+                for statement in tables + indexes:
+                    self._execute(statement.format(p=LIVE_PREFIX))
+                self._execute("INSERT INTO schema_migrations (name) VALUES (?)", (name,))
+            self._ensure_tracking(RECALL_INDEX)
+
+    def _lock_migrations(self) -> None:
+        """Serialize concurrent first opens (PostgreSQL); SQLite's write lock already does."""
+
+    def _ensure_tracking(self, name: str, version: str | None = None) -> None:
+        self._execute(
+            "INSERT INTO projection_tracking (name, position, version) VALUES (?, 0, ?)"
+            " ON CONFLICT (name) DO NOTHING",
+            (name, version),
+        )
+
+    # -- writing ---------------------------------------------------------------------------
+
+    @contextmanager
+    def writer(self, *, rebuild: bool = False) -> Iterator[IndexWriter]:
+        name = RECALL_INDEX + REBUILD_SUFFIX if rebuild else RECALL_INDEX
+        prefix = REBUILD_PREFIX if rebuild else LIVE_PREFIX
+        with self._lock, self._transaction():
+            self._lock_tracking(name)
+            yield _SqlWriter(self, name, prefix)
+
+    def start_rebuild(self) -> None:
+        with self._lock, self._transaction():
+            for table in READ_MODEL_TABLES:
+                self._execute(f"DROP TABLE IF EXISTS {REBUILD_PREFIX}{table}")
+            for _, tables, _ in load_migrations(self.dialect):
+                for statement in tables:
+                    self._execute(statement.format(p=REBUILD_PREFIX))
+            self._execute(
+                "DELETE FROM projection_tracking WHERE name = ?", (RECALL_INDEX + REBUILD_SUFFIX,)
+            )
+            self._ensure_tracking(RECALL_INDEX + REBUILD_SUFFIX, READ_MODEL_VERSION)
+
+    def finish_rebuild(self) -> None:
+        with self._lock, self._transaction():
+            self._lock_tracking(RECALL_INDEX)
+            rows = self._execute(
+                "SELECT position FROM projection_tracking WHERE name = ?",
+                (RECALL_INDEX + REBUILD_SUFFIX,),
+            )
+            position = int(rows[0][0])
+            for table in READ_MODEL_TABLES:
+                self._execute(f"DROP TABLE IF EXISTS {table}")
+                self._execute(f"ALTER TABLE {REBUILD_PREFIX}{table} RENAME TO {table}")
+            self._rename_rebuilt_indexes()
+            for _, _, indexes in load_migrations(self.dialect):
+                for statement in indexes:
+                    self._execute(statement.format(p=LIVE_PREFIX))
+            self._execute(
+                "UPDATE projection_tracking SET position = ?, version = ? WHERE name = ?",
+                (position, READ_MODEL_VERSION, RECALL_INDEX),
+            )
+            self._execute(
+                "DELETE FROM projection_tracking WHERE name = ?", (RECALL_INDEX + REBUILD_SUFFIX,)
+            )
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def tracked_position(self) -> int:
+        with self._lock:
+            rows = self._execute(
+                "SELECT position FROM projection_tracking WHERE name = ?", (RECALL_INDEX,)
+            )
+        return int(rows[0][0]) if rows else 0
+
+    def stored_version(self) -> str | None:
+        with self._lock:
+            rows = self._execute(
+                "SELECT version FROM projection_tracking WHERE name = ?", (RECALL_INDEX,)
+            )
+        return rows[0][0] if rows else None
+
+    def head_position(self, principal: str) -> int:
+        with self._lock:
+            rows = self._execute("SELECT position FROM heads WHERE principal = ?", (principal,))
+        return int(rows[0][0]) if rows else 0
+
+    def get(self, belief_id: str) -> BeliefRecord | None:
+        with self._lock:
+            rows = self._execute(
+                f"{_SELECT_BELIEF} FROM beliefs b WHERE b.belief_id = ?", (belief_id,)
+            )
+        return decode_record(rows[0]) if rows else None
+
+    def beliefs(self, principal: str) -> list[BeliefRecord]:
+        with self._lock:
+            rows = self._execute(
+                f"{_SELECT_BELIEF} FROM beliefs b WHERE b.principal = ?"
+                " ORDER BY b.position, b.belief_id",
+                (principal,),
+            )
+        return [decode_record(r) for r in rows]
+
+    def find_by_short_id(self, short_id: str) -> list[BeliefRecord]:
+        with self._lock:
+            rows = self._execute(
+                f"{_SELECT_BELIEF} FROM beliefs b WHERE b.short_id = ? ORDER BY b.belief_id",
+                (short_id,),
+            )
+        return [decode_record(r) for r in rows]
+
+    def candidates(
+        self,
+        principal: str,
+        terms: Sequence[str],
+        *,
+        project: str,
+        cap: int,
+        min_position: int = 0,
+        statuses: Sequence[str] = LIVE,
+    ) -> list[Candidate]:
+        distinct = sorted(set(terms))
+        if not distinct or not statuses:
+            return []
+        term_marks = ", ".join("?" for _ in distinct)
+        status_marks = ", ".join("?" for _ in statuses)
+        sql = (
+            f"{_SELECT_BELIEF}, m.matched FROM ("
+            " SELECT t.belief_id, COUNT(*) AS matched FROM belief_terms t"
+            f" WHERE t.principal = ? AND t.term IN ({term_marks}) GROUP BY t.belief_id"
+            ") m JOIN beliefs b ON b.belief_id = m.belief_id"
+            f" WHERE b.status IN ({status_marks}) AND (b.project = ? OR b.portable = 1)"
+            " AND b.position > ?"
+            " ORDER BY m.matched DESC, b.position DESC LIMIT ?"
+        )
+        params = [principal, *distinct, *statuses, project, min_position, cap]
+        with self._lock:
+            rows = self._execute(sql, params)
+        return [Candidate(record=decode_record(r[:-1]), matched=int(r[-1])) for r in rows]
+
+    def dump(self) -> dict[str, Any]:
+        with self._lock:
+            beliefs = self._execute(f"{_SELECT_BELIEF} FROM beliefs b ORDER BY b.belief_id")
+            terms = self._execute(
+                "SELECT principal, term, belief_id, tf FROM belief_terms"
+                " ORDER BY principal, term, belief_id"
+            )
+            heads = self._execute("SELECT principal, position FROM heads ORDER BY principal")
+            principals = self._execute(
+                "SELECT aggregate_id, principal FROM principals ORDER BY aggregate_id"
+            )
+        return {
+            "beliefs": [decode_record(r).as_dict() for r in beliefs],
+            "terms": [(p, t, b, int(n)) for p, t, b, n in terms],
+            "heads": [(p, int(n)) for p, n in heads],
+            "principals": [(a, p) for a, p in principals],
+        }
+
+
+class _SqlWriter(IndexWriter):
+    def __init__(self, index: SqlRecallIndex, name: str, prefix: str) -> None:
+        self._index = index
+        self._name = name
+        self._p = prefix
+        self._principals: dict[str, str] = {}
+
+    def _run(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._index._execute(sql.format(p=self._p), params)
+
+    def tracked_position(self) -> int:
+        rows = self._run("SELECT position FROM projection_tracking WHERE name = ?", (self._name,))
+        return int(rows[0][0]) if rows else 0
+
+    def set_tracking(self, position: int) -> None:
+        self._run(
+            "UPDATE projection_tracking SET position = ?, version = ? WHERE name = ?",
+            (position, READ_MODEL_VERSION, self._name),
+        )
+
+    def name_principal(self, aggregate_id: str, principal: str) -> None:
+        self._principals[aggregate_id] = principal
+        self._run(
+            "INSERT INTO {p}principals (aggregate_id, principal) VALUES (?, ?)"
+            " ON CONFLICT (aggregate_id) DO NOTHING",
+            (aggregate_id, principal),
+        )
+
+    def principal_of(self, aggregate_id: str) -> str:
+        if aggregate_id not in self._principals:
+            rows = self._run(
+                "SELECT principal FROM {p}principals WHERE aggregate_id = ?", (aggregate_id,)
+            )
+            if not rows:
+                raise LookupError(f"no Created event seen for principal aggregate {aggregate_id}")
+            self._principals[aggregate_id] = rows[0][0]
+        return self._principals[aggregate_id]
+
+    def get(self, belief_id: str) -> BeliefRecord | None:
+        rows = self._run(
+            f"{_SELECT_BELIEF} FROM {{p}}beliefs b WHERE b.belief_id = ?", (belief_id,)
+        )
+        return decode_record(rows[0]) if rows else None
+
+    def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None:
+        marks = ", ".join("?" for _ in BELIEF_COLUMNS)
+        self._run(
+            f"INSERT INTO {{p}}beliefs ({', '.join(BELIEF_COLUMNS)}) VALUES ({marks})",
+            encode_record(record),
+        )
+        self._index._executemany(
+            f"INSERT INTO {self._p}belief_terms (principal, term, belief_id, tf)"
+            " VALUES (?, ?, ?, ?)",
+            [(record.principal, term, record.belief_id, n) for term, n in sorted(terms.items())],
+        )
+
+    def update_belief(self, belief_id: str, **changes: Any) -> None:
+        current = self.get(belief_id)
+        if current is None:
+            raise LookupError(belief_id)
+        encoded = dict(zip(BELIEF_COLUMNS, encode_record(current.evolve(**changes)), strict=True))
+        columns = sorted(changes)
+        assignments = ", ".join(f"{c} = ?" for c in columns)
+        self._run(
+            f"UPDATE {{p}}beliefs SET {assignments} WHERE belief_id = ?",
+            [*(encoded[c] for c in columns), belief_id],
+        )
+
+    def raise_head(self, principal: str, position: int) -> None:
+        self._run(
+            "INSERT INTO {p}heads (principal, position) VALUES (?, ?)"
+            " ON CONFLICT (principal) DO UPDATE SET position = excluded.position"
+            " WHERE excluded.position > {p}heads.position",
+            (principal, position),
+        )

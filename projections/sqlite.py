@@ -1,0 +1,66 @@
+"""The SQLite recall index: the embedded default, in the same file as the event log."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from projections.sql import REBUILD_PREFIX, SqlRecallIndex
+
+
+class SqliteRecallIndex(SqlRecallIndex):
+    dialect = "sqlite"
+
+    def __init__(self, path: str, *, lock_timeout: float = 30.0) -> None:
+        super().__init__()
+        uri = path.startswith("file:")
+        # Autocommit mode: transactions are opened explicitly with BEGIN IMMEDIATE so
+        # that a writer holds the database's write lock from its first read.
+        self._conn = sqlite3.connect(
+            path,
+            uri=uri,
+            timeout=lock_timeout,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        if not uri or "mode=memory" not in path:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._conn.execute(sql, tuple(params)).fetchall()
+
+    def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self._conn.executemany(sql, rows)
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        if self._conn.in_transaction:  # nested use inside one writer
+            yield
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        else:
+            self._conn.execute("COMMIT")
+
+    def _lock_tracking(self, name: str) -> None:
+        """BEGIN IMMEDIATE already holds the database write lock."""
+
+    def _rename_rebuilt_indexes(self) -> None:
+        """SQLite renames a table's own indexes with it; secondary ones are rebuilt."""
+        rows = self._execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE ?"
+            " AND sql IS NOT NULL",
+            (REBUILD_PREFIX + "%",),
+        )
+        for (name,) in rows:
+            self._execute(f"DROP INDEX IF EXISTS {name}")
+
+    def close(self) -> None:
+        self._conn.close()

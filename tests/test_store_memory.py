@@ -1,0 +1,13 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conformance import StoreConformance
+
+
+class TestMemoryStore(StoreConformance):
+    @contextmanager
+    def store_url(self, tmp_path: Path) -> Iterator[str]:
+        yield "memory://"

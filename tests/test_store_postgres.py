@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conformance import StoreConformance
+from tests.persistent import PersistentStoreConformance
+from tests.stores import postgres_schema_url
+
+
+class TestPostgresStore(StoreConformance, PersistentStoreConformance):
+    @contextmanager
+    def store_url(self, tmp_path: Path) -> Iterator[str]:
+        with postgres_schema_url() as url:
+            yield url

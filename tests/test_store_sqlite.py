@@ -1,0 +1,15 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conformance import StoreConformance
+from tests.persistent import PersistentStoreConformance
+from tests.stores import sqlite_url
+
+
+class TestSqliteStore(StoreConformance, PersistentStoreConformance):
+    @contextmanager
+    def store_url(self, tmp_path: Path) -> Iterator[str]:
+        yield sqlite_url(tmp_path)

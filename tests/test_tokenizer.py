@@ -1,0 +1,63 @@
+"""The shared tokenizer: the seed's lexeme rules, plus stems."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memory_es.retrieval.tokenizer import document_terms, lexemes, query_terms, stem, terms
+
+
+def test_runs_joined_by_dots_slashes_colons_and_at_signs_stay_whole() -> None:
+    assert lexemes("see api.example.com/v1 at 10:30 or mail me@x.org") == [
+        "see",
+        "api.example.com/v1",
+        "at",
+        "10:30",
+        "or",
+        "mail",
+        "me@x.org",
+    ]
+
+
+def test_an_apostrophe_splits_a_word_into_its_parts() -> None:
+    assert lexemes("User's wife") == ["user", "s", "wife"]
+
+
+def test_a_hyphenated_word_is_emitted_whole_and_in_parts() -> None:
+    assert lexemes("state-of-the-art") == ["state-of-the-art", "state", "of", "the", "art"]
+
+
+def test_a_trailing_full_stop_is_not_part_of_the_lexeme() -> None:
+    assert lexemes("User lives in Seattle.") == ["user", "lives", "in", "seattle"]
+
+
+def test_stems_let_live_meet_lives() -> None:
+    assert stem("lives") == stem("live") == "live"
+    assert "live" in document_terms("User lives in Portland.")
+    assert query_terms("where do I live") == ["live"]
+
+
+def test_whole_lexemes_not_substrings() -> None:
+    assert "app" not in terms("Apple")
+    assert "theme" not in document_terms("themes") or stem("themes") == "theme"
+
+
+def test_a_query_of_only_stopwords_matches_nothing() -> None:
+    assert query_terms("what do I have?") == []
+    assert query_terms("") == []
+
+
+@given(st.text(max_size=200))
+def test_tokenizing_is_total_deterministic_and_lowercase(text: str) -> None:
+    first = terms(text)
+    assert first == terms(text)
+    assert all(t == t.casefold() and t for t in first)
+
+
+@given(st.text(max_size=200))
+def test_query_terms_are_sorted_distinct_and_indexed_forms(text: str) -> None:
+    q = query_terms(text)
+    assert q == sorted(set(q))
+    indexed = set(terms(text))
+    assert set(q) <= indexed | {stem(t) for t in indexed}

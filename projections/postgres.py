@@ -47,6 +47,9 @@ class PostgresRecallIndex(SqlRecallIndex):
     def _lock_migrations(self) -> None:
         self._execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK_KEY,))
 
+    def _for_update(self) -> str:
+        return " FOR UPDATE"
+
     def _lock_tracking(self, name: str) -> None:
         self._execute("SELECT position FROM projection_tracking WHERE name = ? FOR UPDATE", (name,))
 

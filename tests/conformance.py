@@ -17,6 +17,7 @@ import pytest
 import memory_es
 from memory_es.errors import InvalidInput, SessionClosed, UnknownSession
 from memory_es.ports import FixedClock
+from tests.conformance_retrieval import RetrievalConformance
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 DAY = 86400
@@ -60,7 +61,7 @@ def play(memory: memory_es.Memory, clock: FixedClock) -> list[str]:
     return sessions
 
 
-class StoreConformance(abc.ABC):
+class StoreConformance(RetrievalConformance, abc.ABC):
     """Cases every store must pass identically."""
 
     @abc.abstractmethod

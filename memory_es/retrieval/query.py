@@ -22,7 +22,7 @@ FIRST_PERSON: frozenset[str] = frozenset({"i", "me", "my", "mine", "myself"})
 class FormedQuery:
     text: str
     project: str
-    terms: tuple[str, ...]  # admitting terms: lexemes and their stems, sorted
+    terms: tuple[str, ...]  # admitting terms: the stem of each content word, sorted
     boost: tuple[str, ...]  # terms that only add relevance (the user)
 
     @property
@@ -34,10 +34,10 @@ def form_query(text: str, *, project: str) -> FormedQuery:
     words = lexemes(text)
     first_person = any(w in FIRST_PERSON for w in words)
     kept = [w for w in words if w not in STOPWORDS and w not in FIRST_PERSON]
-    terms: set[str] = set()
-    for word in kept:
-        terms.add(word)
-        terms.add(stem(word))
+    # One term per query word, its stem: every indexed word carries its stem too, so the
+    # stem meets every inflection ("live" meets "lives") and no word counts twice just
+    # because the stemmer changed it.
+    terms: set[str] = {stem(word) for word in kept}
     boost: tuple[str, ...] = ()
     if first_person and USER_TERM not in terms:
         if terms:

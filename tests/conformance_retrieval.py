@@ -20,6 +20,12 @@ from memory_es.retrieval.tokenizer import document_terms
 from projections.records import BeliefRecord, principal_key
 
 DAY = 86400
+# The vector arm with the deterministic hashed embedder, on every store.
+HYBRID_LINES = [
+    "[m:b54cda26] User's wife is Morgan.",
+    "[m:17156075] User works at Acme Labs as a data engineer.",
+]
+HYBRID_COSINES = [0.57735, 0.204124]
 
 
 def _play(memory: memory_es.Memory, clock: FixedClock) -> None:
@@ -160,6 +166,16 @@ class RetrievalConformance:
         profile_free = memory.recall("pia", "open", limit=3)
         positions = [s.record.position for s in profile_free.items]
         assert positions == sorted(positions, reverse=True)
+
+    def test_the_hybrid_arm_answers_identically(self, url: str, clock: FixedClock) -> None:
+        profile = load_profile({"retrieval": {"semantic_enabled": True}})
+        with memory_es.open(
+            url, clock=clock, ids=memory_es.SequentialIds(), profile=profile
+        ) as memory:
+            _play(memory, clock)
+            result = memory.recall("alice", "Who is my wife, and where do I work?")
+        assert result.lines() == HYBRID_LINES
+        assert [round(s.cosine or 0.0, 6) for s in result.items] == HYBRID_COSINES
 
     # -- recall traces ------------------------------------------------------------------
 

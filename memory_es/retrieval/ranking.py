@@ -196,32 +196,21 @@ def select(ranked: Sequence[Scored], *, limit: int, profile: RetrievalProfile) -
         seen.add(exact)
         unique.append(item)
 
+    # Conflict partners bypass the cap (and do not count toward it): both statements of
+    # an unresolved conflict surface together, or the user cannot see the dispute.
+    pool = {u.record.belief_id for u in unique}
+    disputed = {u.record.belief_id for u in unique if set(u.record.conflicts_with) & pool}
     per_subject: dict[str, int] = {}
     admitted: list[Scored] = []
-    capped: list[Scored] = []
     for item in unique:
         key = subject_key(item.record)
-        if key and per_subject.get(key, 0) >= profile.per_subject_cap:
-            capped.append(item)
-            continue
-        per_subject[key] = per_subject.get(key, 0) + 1
-        admitted.append(item)
-    # A conflict partner of an admitted belief is seated past the cap: both statements
-    # of an unresolved conflict surface together, or the user cannot see the dispute.
-    changed = True
-    while changed:
-        changed = False
-        ids = {a.record.belief_id for a in admitted}
-        for item in list(capped):
-            partners = set(item.record.conflicts_with)
-            if partners & ids or any(
-                item.record.belief_id in a.record.conflicts_with for a in admitted
-            ):
-                capped.remove(item)
-                admitted.append(item)
-                changed = True
-    admitted.sort(key=_order)
-    blocked += [(item, "subject_cap") for item in capped]
+        if item.record.belief_id in disputed or not key:
+            admitted.append(item)
+        elif per_subject.get(key, 0) < profile.per_subject_cap:
+            per_subject[key] = per_subject.get(key, 0) + 1
+            admitted.append(item)
+        else:
+            blocked.append((item, "subject_cap"))
 
     chosen = admitted[:limit]
     reserve = math.ceil(profile.durable_item_share * limit)

@@ -146,23 +146,29 @@ def candidates_sql(
     """BM25 over the lexeme table: the statement and its parameters, in order."""
     values = ", ".join("(?, ?, ?)" for _ in weights)
     where, where_params = where_sql("d", f)
+    # The postings are read first, by the lexeme table's (principal, term) key, and
+    # materialized, so no planner (PostgreSQL without statistics included) starts from
+    # the beliefs table instead.
     sql = (
-        f"WITH q(term, weight, admits) AS (VALUES {values}) "
+        f"WITH q(term, weight, admits) AS (VALUES {values}),"
+        " p AS MATERIALIZED ("
+        " SELECT t.belief_id, t.tf, q.weight, q.admits FROM q"
+        " JOIN belief_terms t ON t.principal = ? AND t.term = q.term"
+        ") "
         f"{select_belief}, m.matched, m.lex FROM ("
-        " SELECT t.belief_id, SUM(q.admits) AS matched,"
-        " SUM(FLOOR(q.weight * (t.tf * ?) / (t.tf + ? * (? + ? * d.doc_len / ?)))) AS lex"
-        " FROM q JOIN belief_terms t ON t.term = q.term"
-        " JOIN beliefs d ON d.belief_id = t.belief_id"
-        f" WHERE t.principal = ? AND {where}"
-        " GROUP BY t.belief_id HAVING SUM(q.admits) > 0"
+        " SELECT p.belief_id, d.position, SUM(p.admits) AS matched,"
+        " SUM(FLOOR(p.weight * (p.tf * ?) / (p.tf + ? * (? + ? * d.doc_len / ?)))) AS lex"
+        " FROM p JOIN beliefs d ON d.belief_id = p.belief_id"
+        f" WHERE {where}"
+        " GROUP BY p.belief_id, d.position HAVING SUM(p.admits) > 0"
+        " ORDER BY lex DESC, d.position DESC, p.belief_id DESC LIMIT ?"
         ") m JOIN beliefs b ON b.belief_id = m.belief_id"
-        " ORDER BY m.lex DESC, b.position DESC, b.belief_id DESC LIMIT ?"
+        " ORDER BY m.lex DESC, m.position DESC, m.belief_id DESC"
     )
     params: list[Any] = []
     for w in weights:
         params += [w.term, w.weight, 1 if w.admits else 0]
-    params += contribution_params(avgdl, bm25)
-    params += [principal, *where_params, cap]
+    params += [principal, *contribution_params(avgdl, bm25), *where_params, cap]
     return sql, params
 
 

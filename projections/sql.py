@@ -134,6 +134,9 @@ class SqlRecallIndex(RecallIndex):
     def _lock_migrations(self) -> None:
         """Serialize concurrent first opens (PostgreSQL); SQLite's write lock already does."""
 
+    def _relax_commit(self) -> None:
+        """Inside a transaction: an operational write need not wait for the disk."""
+
     def _for_update(self) -> str:
         """A row lock for read-modify-write (PostgreSQL); SQLite's write lock already holds."""
         return ""
@@ -189,6 +192,10 @@ class SqlRecallIndex(RecallIndex):
             self._execute(
                 "DELETE FROM projection_tracking WHERE name = ?", (RECALL_INDEX + REBUILD_SUFFIX,)
             )
+        self._analyze()
+
+    def _analyze(self) -> None:
+        """After a swap: planner statistics for the fresh tables (PostgreSQL)."""
 
     # -- reading ---------------------------------------------------------------------------
 

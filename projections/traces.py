@@ -175,6 +175,7 @@ class SqlTraceStore(TraceStore):
     def record(self, trace: TraceRecord) -> None:
         marks = ", ".join("?" for _ in TRACE_COLUMNS)
         with self._index._lock, self._index._transaction():
+            self._index._relax_commit()
             self._index._execute(
                 f"INSERT INTO recall_traces ({', '.join(TRACE_COLUMNS)}) VALUES ({marks})",
                 _encode(trace),

@@ -24,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from memory_es.errors import UsageError
 
 PROFILE_ENV = "MEMORY_ES_PROFILE"
+# libyaml's safe loader when it is built in, the pure-Python one otherwise.
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Knobs(BaseModel):
@@ -129,7 +131,7 @@ class MemoryProfile(_Knobs):
 
 def shipped_document() -> dict[str, Any]:
     text = resources.files("memory_es.profiles").joinpath("profiles.yaml").read_text()
-    document = yaml.safe_load(text)
+    document = yaml.load(text, Loader=_LOADER)
     if not isinstance(document, dict):
         raise UsageError("the shipped profiles.yaml is not a mapping")
     return document
@@ -155,7 +157,7 @@ def load_profile(overlay: str | Path | dict[str, Any] | None = None) -> MemoryPr
         else:
             path = Path(overlay)
             try:
-                loaded = yaml.safe_load(path.read_text())
+                loaded = yaml.load(path.read_text(), Loader=_LOADER)
             except OSError as error:
                 raise UsageError(f"cannot read profile {path}: {error.strerror}") from None
             except yaml.YAMLError as error:

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from memory_es.domain.values import PORTABLE_TYPES, normalize_statement
@@ -145,7 +146,16 @@ def subject_key(record: BeliefRecord) -> str:
 
 
 def jaccard(a: str, b: str) -> float:
-    x, y = set(lexemes(a)), set(lexemes(b))
+    """Token Jaccard similarity of two statements (the shared tokenizer's lexemes)."""
+    return _jaccard(tokens_of(a), tokens_of(b))
+
+
+@lru_cache(maxsize=65536)
+def tokens_of(statement: str) -> frozenset[str]:
+    return frozenset(lexemes(statement))
+
+
+def _jaccard(x: frozenset[str], y: frozenset[str]) -> float:
     if not x and not y:
         return 1.0
     return len(x & y) / len(x | y)
@@ -163,16 +173,20 @@ def rank(
     pre = [(o, _components(o, top, now, project, profile)) for o in offered]
     pre.sort(key=lambda p: (-(p[1].base - p[1].stale_penalty), -p[0].record.position))
     out: list[Scored] = []
-    for i, (o, c) in enumerate(pre):
+    # Higher-scored statements seen so far, per (type, subject): the near-duplicate test
+    # only compares within one group, and tokenizes a statement only when it must.
+    seen: dict[tuple[str, str], list[str]] = {}
+    for o, c in pre:
         b = o.record
+        group = seen.setdefault((b.belief_type, subject_key(b)), [])
         near = any(
-            h.record.belief_type == b.belief_type
-            and subject_key(h.record) == subject_key(b)
-            and jaccard(h.record.statement, b.statement) >= profile.near_duplicate_jaccard
-            for h, _ in pre[:i]
+            _jaccard(tokens_of(b.statement), tokens_of(h)) >= profile.near_duplicate_jaccard
+            for h in group
         )
+        group.append(b.statement)
         penalty = profile.near_duplicate_penalty if near else 0.0
-        c = Components(**{**c.as_dict(), "near_duplicate_penalty": penalty})
+        if penalty:
+            c = replace(c, near_duplicate_penalty=penalty)
         score = round(max(0.0, c.base - c.stale_penalty - penalty), 9)
         out.append(Scored(b, score, o.matched, o.lexical, o.cosine, c, validity(b)))
     out.sort(key=_order)

@@ -243,3 +243,69 @@ def test_ranking_is_deterministic_and_independent_of_arrival_order(
     chosen = select(first, limit=limit, profile=PROFILE)
     assert len(chosen.items) <= limit
     assert select(second, limit=limit, profile=PROFILE) == chosen
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 3), st.integers(1, 12), st.floats(-1.0, 1.0)),
+        min_size=0,
+        max_size=20,
+    )
+)
+def test_the_quality_reorder_keeps_the_pool_and_moves_nothing_more_than_two_places(
+    rows: list[tuple[int, int, float]],
+) -> None:
+    from memory_es.retrieval.quality import bounded_reorder
+
+    pool = rank(
+        [
+            Offered(belief(n + 1, authority=a, evidence_count=e, utility=u), relevance=1.0)
+            for n, (a, e, u) in enumerate(rows)
+        ],
+        now=NOW,
+        project="general",
+        profile=PROFILE,
+    )
+    adjusted, trace = bounded_reorder(pool)
+    assert sorted(s.record.belief_id for s in adjusted) == sorted(s.record.belief_id for s in pool)
+    assert trace.membership_changed is False
+    assert trace.baseline == tuple(s.record.belief_id for s in pool)
+    assert all(abs(d) <= 2 for _, d in trace.displacement)
+
+
+def test_the_quality_reorder_is_off_by_default_and_promotes_provenance_when_on() -> None:
+    assert PROFILE.quality_reorder_enabled is False
+    import memory_es
+    from memory_es.retrieval.recall import RecallQuery, Retriever
+    from memory_es.retrieval.tokenizer import document_terms
+    from projections.memory import MemoryRecallIndex
+    from projections.traces import MemoryTraceStore
+
+    index = MemoryRecallIndex()
+    with index.writer() as writer:
+        for n, authority, confidence in ((1, 3, 0.5), (2, 1, 0.9), (3, 1, 0.9)):
+            record = belief(n, f"Deploy note {n}.", authority=authority, confidence=confidence)
+            record = record.evolve(doc_len=sum(document_terms(record.statement).values()))
+            writer.insert_belief(record, document_terms(record.statement))
+    query = RecallQuery(principal="default/alice", text="deploy note", project="general")
+    on = load_profile({"retrieval": {"quality_reorder_enabled": True}})
+    plain = Retriever(
+        index,
+        MemoryTraceStore(),
+        profile=load_profile(),
+        clock=memory_es.FixedClock(NOW),
+        ids=memory_es.SequentialIds(),
+    )
+    assert plain.recall(query).ranking_trace is None
+    tuned = Retriever(
+        index,
+        MemoryTraceStore(),
+        profile=on,
+        clock=memory_es.FixedClock(NOW),
+        ids=memory_es.SequentialIds(),
+    )
+    result = tuned.recall(query)
+    trace = result.ranking_trace
+    assert trace is not None and not trace.membership_changed
+    assert trace.baseline[-1] == result.items[0].record.belief_id  # the USER statement
+    assert dict(trace.displacement)[trace.baseline[-1]] == 2

@@ -58,6 +58,7 @@ def as_json(result: RecallResult) -> dict[str, Any]:
         "now": result.now,
         "trace_id": result.trace_id,
         "dropped_for_budget": len(result.dropped),
+        "ranking_trace": result.ranking_trace.as_dict() if result.ranking_trace else None,
         "items": [
             {
                 "belief_id": s.record.belief_id,

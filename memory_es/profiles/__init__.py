@@ -80,6 +80,8 @@ class RetrievalProfile(_Knobs):
     durable_item_share: float = Field(default=0.25, ge=0, le=1)
     per_subject_cap: int = Field(default=2, ge=1)
     time_decay_enabled: bool = True
+    # Seed 002's bounded +-2 quality reorder inside the chosen pool: opt-in, off.
+    quality_reorder_enabled: bool = False
     ranking_weights: RankingWeights = RankingWeights()
     lifecycle_weights: LifecycleWeights = LifecycleWeights()
     decay_tau_days: DecayTauDays = DecayTauDays()

@@ -15,12 +15,13 @@ rows whose validity has closed, which the stale penalty then demotes.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from memory_es.policy import retrieval_policy
 from memory_es.ports import Clock, IdGenerator, iso
 from memory_es.profiles import MemoryProfile
+from memory_es.retrieval.quality import RankingTrace, bounded_reorder
 from memory_es.retrieval.query import FormedQuery, form_query
 from memory_es.retrieval.ranking import Scored, Selection, fuse, rank, select
 from memory_es.retrieval.render import render_line
@@ -67,6 +68,7 @@ class RecallResult:
     boost: tuple[str, ...] = ()
     dropped: tuple[Scored, ...] = ()
     blocked: tuple[tuple[Scored, str], ...] = ()
+    ranking_trace: RankingTrace | None = None  # only with quality_reorder_enabled
 
     def lines(self) -> list[str]:
         return [
@@ -142,6 +144,10 @@ class Retriever:
         )
         ranked = rank(offered, now=now, project=q.project, profile=p)
         selection = select(ranked, limit=q.limit, profile=p)
+        ranking_trace = None
+        if p.quality_reorder_enabled:
+            reordered, ranking_trace = bounded_reorder(selection.items)
+            selection = replace(selection, items=tuple(reordered))
         done = time.perf_counter()
         trace_id = None
         if self.profile.trace.enabled:
@@ -167,6 +173,7 @@ class Retriever:
             boost=formed.boost,
             dropped=selection.dropped,
             blocked=selection.blocked,
+            ranking_trace=ranking_trace,
         )
 
     def _trace(

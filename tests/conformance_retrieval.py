@@ -177,6 +177,63 @@ class RetrievalConformance:
         assert result.lines() == HYBRID_LINES
         assert [round(s.cosine or 0.0, 6) for s in result.items] == HYBRID_COSINES
 
+    def test_a_priming_read_and_a_delta_past_a_watermark(
+        self, memory: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        from memory_es.retrieval.recall import RecallQuery
+        from tests.conformance import SCRIPT
+
+        head_before = 0
+        for number, (principal, project, days, turns) in enumerate(SCRIPT):
+            if number == 2:  # the watermark: alice's head before her third session
+                head_before = memory.head_position("alice")
+            clock.advance(days * DAY)
+            session = memory.open_session(principal, project=project)
+            for text in turns:
+                memory.say(session, text)
+            memory.close_session(session)
+        priming = memory.retriever.recall(
+            RecallQuery(
+                principal="default/alice", text="", project="general", limit=10, match_all=True
+            )
+        )
+        assert sorted(s.record.statement for s in priming.items) == [
+            "User lives in Portland.",
+            "User prefers concise answers.",
+            "User works at Acme Labs as a data engineer.",
+            "User's wife is Morgan.",
+        ]
+        delta = memory.retriever.recall(
+            RecallQuery(
+                principal="default/alice",
+                text="",
+                project="general",
+                limit=10,
+                match_all=True,
+                min_position=head_before,
+            )
+        )
+        assert sorted(s.record.statement for s in delta.items) == [
+            "User lives in Portland.",
+            "User prefers concise answers.",
+        ]
+        portland = next(s for s in delta.items if "Portland" in s.record.statement)
+        rest_of_delta = memory.retriever.recall(
+            RecallQuery(
+                principal="default/alice",
+                text="",
+                project="general",
+                limit=10,
+                match_all=True,
+                min_position=head_before,
+                exclude=(portland.record.belief_id,),
+            )
+        )
+        assert [s.record.statement for s in rest_of_delta.items] == [
+            "User prefers concise answers."
+        ]
+        assert memory.recall("alice", "").items == ()  # a query with no terms matches nothing
+
     # -- recall traces ------------------------------------------------------------------
 
     def test_gate_11_operator_trace_fields_expire_on_schedule(

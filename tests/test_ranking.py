@@ -147,12 +147,18 @@ def test_the_durable_share_holds_slots_for_beliefs_about_the_person() -> None:
         profile=PROFILE,
     )
     assert ranked[-1].record.belief_type == "preference"
-    chosen = select(ranked, limit=4, profile=PROFILE)  # ceil(0.25 * 4) = 1 durable slot
+    # A priming read holds ceil(0.25 * 4) = 1 slot for a belief about the person ...
+    chosen = select(ranked, limit=4, profile=PROFILE, hold_durable=True)
     assert [s.record.belief_type for s in chosen.items].count("preference") == 1
     assert len(chosen.items) == 4 and len(chosen.dropped) == 1
+    # ... a query's answer is not displaced, and a zero share holds nothing.
+    assert all(
+        s.record.belief_type == "fact" for s in select(ranked, limit=4, profile=PROFILE).items
+    )
     no_share = load_profile({"retrieval": {"durable_item_share": 0}}).retrieval
     assert all(
-        s.record.belief_type == "fact" for s in select(ranked, limit=4, profile=no_share).items
+        s.record.belief_type == "fact"
+        for s in select(ranked, limit=4, profile=no_share, hold_durable=True).items
     )
 
 

@@ -15,9 +15,9 @@
 
 Order: score descending, then store position descending, then belief id. Selection then
 collapses exact duplicates, caps items per subject (conflict partners bypass the cap),
-holds ``ceil(durable_item_share * limit)`` slots for beliefs about the person, and cuts
-to the caller's budget. Everything here is pure Python over values every store returns
-identically, so the order is identical on every store.
+holds ``ceil(durable_item_share * limit)`` slots for beliefs about the person in a
+priming read, and cuts to the caller's budget. Everything here is pure Python over
+values every store returns identically, so the order is identical on every store.
 """
 
 from __future__ import annotations
@@ -193,8 +193,19 @@ def rank(
     return out
 
 
-def select(ranked: Sequence[Scored], *, limit: int, profile: RetrievalProfile) -> Selection:
-    """Collapse exact duplicates, cap per subject, hold the durable share, cut to budget."""
+def select(
+    ranked: Sequence[Scored],
+    *,
+    limit: int,
+    profile: RetrievalProfile,
+    hold_durable: bool = False,
+) -> Selection:
+    """Collapse exact duplicates, cap per subject, hold the durable share, cut to budget.
+
+    The durable share holds slots only in a priming read (no query text: a session
+    snapshot), as the seed specifies it; a query's answer is never displaced by a less
+    relevant belief just because it is about the person.
+    """
     blocked: list[tuple[Scored, str]] = []
     seen: set[tuple[str, str, bool]] = set()
     unique: list[Scored] = []
@@ -227,7 +238,7 @@ def select(ranked: Sequence[Scored], *, limit: int, profile: RetrievalProfile) -
             blocked.append((item, "subject_cap"))
 
     chosen = admitted[:limit]
-    reserve = math.ceil(profile.durable_item_share * limit)
+    reserve = math.ceil(profile.durable_item_share * limit) if hold_durable else 0
     have = sum(1 for c in chosen if c.record.belief_type in DURABLE_TYPES)
     waiting = [a for a in admitted[limit:] if a.record.belief_type in DURABLE_TYPES]
     while have < reserve and waiting:

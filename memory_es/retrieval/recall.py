@@ -143,7 +143,7 @@ class Retriever:
             cap=cap,
         )
         ranked = rank(offered, now=now, project=q.project, profile=p)
-        selection = select(ranked, limit=q.limit, profile=p)
+        selection = select(ranked, limit=q.limit, profile=p, hold_durable=q.match_all)
         ranking_trace = None
         if p.quality_reorder_enabled:
             reordered, ranking_trace = bounded_reorder(selection.items)
@@ -228,19 +228,14 @@ def recall(
     index: RecallIndex, principal: str, query: str, *, project: str, limit: int
 ) -> RecallResult:
     """A one-off recall with the shipped profile and no trace (tools, scripts)."""
-    from memory_es.ports import SystemClock
+    from memory_es.ports import RandomIds, SystemClock
     from memory_es.profiles import TraceProfile, load_profile
     from projections.traces import MemoryTraceStore
 
     profile = load_profile().model_copy(update={"trace": TraceProfile(enabled=False)})
     retriever = Retriever(
-        index, MemoryTraceStore(), profile=profile, clock=SystemClock(), ids=_NoIds()
+        index, MemoryTraceStore(), profile=profile, clock=SystemClock(), ids=RandomIds()
     )
     return retriever.recall(
         RecallQuery(principal=principal, text=query, project=project, limit=limit)
     )
-
-
-class _NoIds:
-    def new_id(self) -> str:
-        raise RuntimeError("no trace is recorded by a one-off recall")

@@ -128,9 +128,17 @@ class RecallIndex(ABC):
         documents, total_len, df = self._statistics(principal, sorted(set(terms) | set(boost)))
         if documents == 0:
             return []
-        weights = term_weights(terms, boost, df, documents)
+        params = bm25 or Bm25Params()
+        # A boost term only adds to rows other terms admitted; when its largest possible
+        # contribution floors to 0 (a term nearly every belief holds, like "user") its
+        # postings cannot change any score, so they are not read at all.
+        weights = [
+            w
+            for w in term_weights(terms, boost, df, documents)
+            if w.admits or w.weight * (params.k1 + 1.0) >= 1.0
+        ]
         avgdl = total_len / documents
-        return self._ranked(principal, weights, filters, avgdl, bm25 or Bm25Params(), cap)
+        return self._ranked(principal, weights, filters, avgdl, params, cap)
 
     @abstractmethod
     def _statistics(self, principal: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:

@@ -238,9 +238,11 @@ def compare(result: BenchmarkResult, baseline: dict[str, Any]) -> Comparison:
         if metric in ATTRIBUTION and (is_aggregate or is_probe):
             comparison.shifts.append(change)
             continue
-        directional = is_aggregate or (
-            is_probe and metric == "needed_recalled"
-        ) or (".needed_by_distance[" in path and path.startswith("aggregate"))
+        directional = (
+            is_aggregate
+            or (is_probe and metric == "needed_recalled")
+            or (".needed_by_distance[" in path and path.startswith("aggregate"))
+        )
         if not directional:
             continue
         if metric in HIGHER_IS_BETTER or metric == "recalled":

@@ -31,7 +31,9 @@ SCHEMA_VERSION = 1
 TEMPORAL_MIN_SECONDS = 30 * 86400
 GENERAL_SCOPE = "general"
 
-BeliefTypeName = Literal["fact", "preference", "relationship", "user_model_attr", "procedure_pointer"]
+BeliefTypeName = Literal[
+    "fact", "preference", "relationship", "user_model_attr", "procedure_pointer"
+]
 Category = Literal[
     "single_hop",
     "multi_hop",
@@ -300,7 +302,8 @@ class BenchmarkScenario(_Frozen):
     def has_protected_abstention(self) -> bool:
         protected = {normalize(s) for s in self.protected_statements}
         return bool(protected) and any(
-            p.category == "abstention" and protected & {normalize(f) for f in p.forbidden_statements}
+            p.category == "abstention"
+            and protected & {normalize(f) for f in p.forbidden_statements}
             for p in self.probes
         )
 
@@ -336,9 +339,7 @@ def _category_problem(
         if superseded is None:
             return f"needed belief {needed[0].label} must set supersedes"
         missing = [
-            s
-            for s in scenario.belief(superseded).statements
-            if normalize(s) not in forbidden
+            s for s in scenario.belief(superseded).statements if normalize(s) not in forbidden
         ]
         if missing:
             return f"forbidden_statements must cover the superseded statements {missing}"
@@ -353,9 +354,7 @@ def _category_problem(
             return "needs a project_scope"
         if needed:
             local = [
-                b.label
-                for b in needed
-                if scenario.session(b.session).scope == probe.project_scope
+                b.label for b in needed if scenario.session(b.session).scope == probe.project_scope
             ]
             if local:
                 return f"needed beliefs {local} were stated in the probe's own scope"
@@ -431,4 +430,6 @@ def load_corpus(path: Path | str = SHIPPED_CORPUS) -> LoadedCorpus:
         data = path.read_bytes()
     except OSError as error:
         raise CorpusError(f"cannot read corpus {path}: {error.strerror or error}") from None
-    return LoadedCorpus(corpus=parse_corpus(data), sha256=hashlib.sha256(data).hexdigest(), path=path)
+    return LoadedCorpus(
+        corpus=parse_corpus(data), sha256=hashlib.sha256(data).hexdigest(), path=path
+    )

@@ -130,7 +130,9 @@ def score_formation(scenario: BenchmarkScenario, observed: ScenarioObservation) 
         formed=len(live),
         stale_live=stale_live,
         fabricated=fabricated,
-        policy_failures=sum(1 for b in observed.beliefs if contains_fragment(b.statement, protected)),
+        policy_failures=sum(
+            1 for b in observed.beliefs if contains_fragment(b.statement, protected)
+        ),
         proposed=sum(s.proposed for s in observed.sessions),
         dropped_for_ceiling=sum(s.dropped_for_ceiling for s in observed.sessions),
     )
@@ -146,7 +148,9 @@ def _recalled(
     return {label.label for label in labels if any(matches(b, label) for b in beliefs)}
 
 
-def _noise(labels: Sequence[LabeledBelief], ids: Iterable[str], by_id: dict[str, BeliefView]) -> int:
+def _noise(
+    labels: Sequence[LabeledBelief], ids: Iterable[str], by_id: dict[str, BeliefView]
+) -> int:
     noise = 0
     for belief_id in ids:
         belief = by_id.get(belief_id)
@@ -184,7 +188,9 @@ def score_probe(
 
     lines = [line for m in moments for line in m.lines]
     rendered = {f for line in lines for f in contains_fragment(line, probe.forbidden_statements)}
-    protected = {f for line in lines for f in contains_fragment(line, scenario.protected_statements)}
+    protected = {
+        f for line in lines for f in contains_fragment(line, scenario.protected_statements)
+    }
     bucket = _forbidden_bucket(probe.category, successor_formed=len(formed) == len(needed) > 0)
 
     return ProbeRow(
@@ -246,7 +252,8 @@ def _merge_bins(rows: Iterable[ProbeRow]) -> list[dict[str, int]]:
             entry[0] += b.needed
             entry[1] += b.recalled
     return [
-        DistanceBin(distance=d, needed=n, recalled=r).as_dict() for d, (n, r) in sorted(bins.items())
+        DistanceBin(distance=d, needed=n, recalled=r).as_dict()
+        for d, (n, r) in sorted(bins.items())
     ]
 
 

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ from benchmarks.memory_benchmark.run import BenchmarkResult, run_deterministic
 from memory_es.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +52,11 @@ def loaded() -> LoadedCorpus:
 @pytest.fixture(scope="module")
 def result(loaded: LoadedCorpus) -> BenchmarkResult:
     return run_deterministic(loaded)
+
+
+@pytest.fixture(scope="module")
+def observed(loaded: LoadedCorpus) -> dict[str, ScenarioObservation]:
+    return {s.id: drive_scenario(s) for s in loaded.corpus.scenarios}
 
 
 def scenario(loaded: LoadedCorpus, scenario_id: str) -> BenchmarkScenario:
@@ -71,19 +78,22 @@ def test_gate_2_deterministic_arm_is_reproducible(
 
 
 def test_gate_2_output_is_byte_identical_across_processes_and_hash_seeds() -> None:
-    outputs = []
-    for seed in ("0", "4242"):
-        env = {**os.environ, "PYTHONHASHSEED": seed}
-        command = ["eval", "memory-benchmark", "--deterministic-only", "--json"]
-        done = subprocess.run(
-            [sys.executable, "-m", "memory_es", *command],
+    command = [sys.executable, "-m", "memory_es", "eval", "memory-benchmark"]
+    runs = [
+        subprocess.Popen(
+            [*command, "--deterministic-only", "--json"],
             cwd=ROOT,
-            env=env,
-            capture_output=True,
-            check=False,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
-        assert done.returncode == 0, done.stderr.decode()
-        outputs.append(done.stdout)
+        for seed in ("0", "4242")
+    ]
+    outputs = []
+    for process in runs:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err.decode()
+        outputs.append(out)
     assert outputs[0] == outputs[1]
     document = json.loads(outputs[0])
     assert {"aggregate", "per_category", "probes", "comparison"} <= set(document)
@@ -206,7 +216,7 @@ def test_the_baseline_holds_no_trace_or_belief_ids() -> None:
 
 
 def test_gate_5_protected_content_never_forms_and_never_renders(
-    loaded: LoadedCorpus, result: BenchmarkResult
+    loaded: LoadedCorpus, result: BenchmarkResult, observed: dict[str, ScenarioObservation]
 ) -> None:
     assert result.aggregate["policy_failures"] == 0
     assert result.aggregate["protected_rendered"] == 0
@@ -215,10 +225,9 @@ def test_gate_5_protected_content_never_forms_and_never_renders(
     assert len(protected) >= 4
     for s in protected:
         fragments = [f.casefold() for f in s.protected_statements]
-        observed = drive_scenario(s)
-        for belief in observed.beliefs:
+        for belief in observed[s.id].beliefs:
             assert not any(f in belief.statement.casefold() for f in fragments)
-        for _, probe in observed.probes:
+        for _, probe in observed[s.id].probes:
             lines = [line for m in probe.in_turn for line in m.lines]
             if probe.snapshot is not None:
                 lines += probe.snapshot.lines
@@ -245,6 +254,7 @@ def _observation(
         return MomentView(returned=ids, lines=tuple(f"[m:x] {by_id[i].statement}" for i in ids))
 
     return ProbeObservation(
+        at=START,
         beliefs=beliefs,
         snapshot=moment(snapshot) if snapshot else None,
         in_turn=(moment(in_turn),),
@@ -261,7 +271,7 @@ def test_gate_5_a_leak_would_be_counted(loaded: LoadedCorpus) -> None:
     assert leaked.abstention_leaks == 1 and leaked.protected_rendered == 1
     formed = ScenarioObservation(
         scenario=s.id,
-        sessions=(SessionOutcome("s01", 1, 1, 0),),
+        sessions=(SessionOutcome("s01", START, 1, 1, 0),),
         beliefs=(
             token,
             BeliefView("b2", "relationship", ("manager",), manager.statement, "rejected"),
@@ -295,6 +305,28 @@ def test_gate_6_an_unformed_successor_is_counted_apart(loaded: LoadedCorpus) -> 
     formed = score_probe(s, update, _observation((seattle, portland), in_turn=("b2", "b1")))
     assert (formed.currency_violations, formed.currency_unformed) == (1, 0)
     assert formed.needed_recalled == 1 and formed.noise_total == 1
+
+
+# -- the driver --------------------------------------------------------------------------------
+
+
+def test_the_driver_moves_the_clock_before_each_session_turn_and_probe(
+    loaded: LoadedCorpus, observed: dict[str, ScenarioObservation]
+) -> None:
+    for s in loaded.corpus.scenarios:
+        timeline = s.timeline()
+        seen = observed[s.id]
+        assert {o.session: o.closed_at for o in seen.sessions} == timeline.session_end
+        assert {pid: o.at for pid, o in seen.probes} == timeline.probe_at
+
+
+def test_probes_never_form_so_they_cannot_interfere(
+    observed: dict[str, ScenarioObservation],
+) -> None:
+    for seen in observed.values():
+        for _, probe in seen.probes:
+            assert probe.beliefs == seen.beliefs
+            assert probe.completed and len(probe.in_turn) == len(probe.prefix_digests) == 1
 
 
 # -- the scoring arithmetic -------------------------------------------------------------------
@@ -334,7 +366,7 @@ def test_formation_counts_supported_stale_and_fabricated(loaded: LoadedCorpus) -
         BeliefView("b6", "relationship", ("wife",), "User's wife is Morgan.", "superseded"),
     )
     observed = ScenarioObservation(
-        scenario=s.id, sessions=(SessionOutcome("s01", 7, 5, 2),), beliefs=views, probes=()
+        scenario=s.id, sessions=(SessionOutcome("s01", START, 7, 5, 2),), beliefs=views, probes=()
     )
     row = score_formation(s, observed)
     assert (row.labels, row.expected, row.supported, row.formed) == (6, 5, 2, 5)
@@ -344,7 +376,13 @@ def test_formation_counts_supported_stale_and_fabricated(loaded: LoadedCorpus) -
 def test_a_failed_context_build_is_a_run_not_completed(loaded: LoadedCorpus) -> None:
     s = scenario(loaded, RELOCATION)
     failed = ProbeObservation(
-        beliefs=(), snapshot=None, in_turn=(), prefix_digests=(), completed=False, error="boom"
+        at=START,
+        beliefs=(),
+        snapshot=None,
+        in_turn=(),
+        prefix_digests=(),
+        completed=False,
+        error="boom",
     )
     row = score_probe(s, s.probes[0], failed)
     assert (row.run_completed, row.model_calls, row.returned_total) == (0, 0, 0)

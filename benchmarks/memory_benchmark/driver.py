@@ -79,9 +79,11 @@ class _ScenarioDriver:
         for turn in session.turns:
             self.clock.advance(turn.advance_seconds)
             self.memory.say(session_id, turn.text)
+        closed_at = self.clock.now()
         result = self.memory.close_session(session_id)
         return SessionOutcome(
             session=session.id,
+            closed_at=closed_at,
             proposed=result.counts.proposed,
             committed=result.counts.committed,
             dropped_for_ceiling=result.counts.dropped_for_ceiling,
@@ -110,7 +112,7 @@ class _ScenarioDriver:
         )
 
     def probe(self, probe: BenchmarkProbe) -> ProbeObservation:
-        self.clock.advance(probe.advance_seconds)
+        at = self.clock.advance(probe.advance_seconds)
         beliefs = self.beliefs()
         # The snapshot moment: a fresh session at the probe's scope. Session open takes
         # no snapshot yet; when context packs land, read the session snapshot here
@@ -127,6 +129,7 @@ class _ScenarioDriver:
             )
         except MemoryEsError as error:
             return ProbeObservation(
+                at=at,
                 beliefs=beliefs,
                 snapshot=snapshot,
                 in_turn=(),
@@ -141,6 +144,7 @@ class _ScenarioDriver:
         # The cacheable prefix of the call is the snapshot block (empty until snapshots).
         prefix = "\n".join(snapshot.lines if snapshot is not None else ())
         return ProbeObservation(
+            at=at,
             beliefs=beliefs,
             snapshot=snapshot,
             in_turn=(in_turn,),

@@ -7,6 +7,7 @@ driver obtains them (the context pack replacing bare recall) leaves scoring unto
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 LIVE_STATUSES = frozenset({"active", "provisional"})
 
@@ -37,6 +38,7 @@ class MomentView:
 @dataclass(frozen=True)
 class SessionOutcome:
     session: str  # the corpus session id
+    closed_at: datetime  # the clock when the session closed (its last turn's instant)
     proposed: int
     committed: int
     dropped_for_ceiling: int
@@ -44,6 +46,7 @@ class SessionOutcome:
 
 @dataclass(frozen=True)
 class ProbeObservation:
+    at: datetime  # the clock when the probe ran
     beliefs: tuple[BeliefView, ...]  # the store at probe time, every status
     snapshot: MomentView | None  # the session-open moment; None when none was taken
     in_turn: tuple[MomentView, ...]  # one per model call of the probe run

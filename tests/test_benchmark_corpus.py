@@ -146,6 +146,16 @@ MUTATIONS: dict[str, tuple[Callable[[Doc], object], str]] = {
         lambda d: probe(reloc(d), "p01").update(advance_seconds=-1),
         "greater than or equal",
     ),
+    "advance given as text": (
+        lambda d: reloc(d)["sessions"][1].update(advance_seconds="259200"),
+        "valid integer",
+    ),
+    "blank forbidden statement": (
+        lambda d: probe(reloc(d), "p01").update(
+            forbidden_statements=["User lives in Seattle.", "!"]
+        ),
+        "blank",
+    ),
     "empty turn text": (
         lambda d: reloc(d)["sessions"][0]["turns"][0].update(text=""),
         "at least 1",

@@ -72,7 +72,7 @@ class CorpusError(ValueError):
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=False)
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
 def _nonblank(values: list[str], what: str) -> None:
@@ -288,6 +288,8 @@ class BenchmarkScenario(_Frozen):
                         f" {turns} turns of {ref.session}"
                     )
         _nonblank(self.protected_statements, "a protected statement")
+        for probe in self.probes:
+            _nonblank(probe.forbidden_statements, "a forbidden statement")
         return self
 
     @model_validator(mode="after")

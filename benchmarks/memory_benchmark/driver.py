@@ -114,15 +114,16 @@ class _ScenarioDriver:
     def probe(self, probe: BenchmarkProbe) -> ProbeObservation:
         at = self.clock.advance(probe.advance_seconds)
         beliefs = self.beliefs()
-        # The snapshot moment: a fresh session at the probe's scope. Session open takes
-        # no snapshot yet; when context packs land, read the session snapshot here
-        # (returned, dropped for budget, blocked) as a MomentView.
+        # CONTEXT PACK SEAM, the snapshot moment: a fresh session at the probe's scope.
+        # Session open takes no snapshot yet; when context packs land, keep the session id
+        # and read its session snapshot here (returned, dropped for budget, blocked) as a
+        # MomentView.
         self.memory.open_session(EVAL_PRINCIPAL, project=probe.project_scope)
         snapshot: MomentView | None = None
-        # The in-turn moment: one context build for the bare question (one model call).
-        # Today that build is recall at the probe's scope; when context packs land, build
-        # the pack for the question in the session just opened and read its recall and
-        # delta blocks here, and its prefix digest below.
+        # CONTEXT PACK SEAM, the in-turn moment: one context build for the bare question
+        # (one model call). Today that build is recall at the probe's scope; when context
+        # packs land, build the pack for the question in that session and read its
+        # recall and delta blocks (and correction lines) here, and its prefix digest below.
         try:
             result = self.memory.recall(
                 EVAL_PRINCIPAL, probe.question, project=probe.project_scope, limit=IN_TURN_LIMIT

@@ -101,9 +101,7 @@ def _turn_index(dia_id: object) -> tuple[int, int] | None:
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-def load(
-    path: Path, report: LoadReport, *, principal_speaker: str = "both"
-) -> Iterator[Scenario]:
+def load(path: Path, report: LoadReport, *, principal_speaker: str = "both") -> Iterator[Scenario]:
     if principal_speaker not in SPEAKER_CHOICES:
         raise ValueError(f"principal speaker must be one of {SPEAKER_CHOICES}")
     for index, item in enumerate(iter_json_list(path)):
@@ -176,7 +174,12 @@ def _scenario(
         qa = []
     for q_index, raw in enumerate(qa):
         probe = _probe(
-            raw, f"{sample_id}/q{q_index}", report, speaker_of, session_numbers, principals,
+            raw,
+            f"{sample_id}/q{q_index}",
+            report,
+            speaker_of,
+            session_numbers,
+            principals,
             len(sessions) - 1,
         )
         if probe is not None:

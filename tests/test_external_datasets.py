@@ -187,6 +187,7 @@ def test_longmemeval_single_session_assistant_is_reported_separately_at_zero(
     document = run("longmemeval", longmemeval_file, tmp_path / "m.json", progress=False)
     assistant = document["categories"]["single-session-assistant"]
     assert assistant["in_overall"] is False and assistant["recall_any@20"] == 0.0
+    assert assistant["returned_per_probe@20"] == 0.0 and assistant["noise@20"] is None
     assert document["n"] == 2  # single-session-user and knowledge-update
     assert document["categories"]["single-session-user"]["recall_any@5"] == 1.0
     assert document["categories"]["knowledge-update"]["recall_any@5"] == 1.0
@@ -298,3 +299,24 @@ def test_any_all_and_noise_arithmetic() -> None:
     assert (every.any_hit, every.all_hit, every.on_evidence) == (True, True, 1)
     none = judge(units, [])
     assert (none.any_hit, none.all_hit, none.returned) == (False, False, 0)
+
+
+def test_verbatim_diagnostic_is_named_and_never_the_default(
+    locomo_file: Path, tmp_path: Path
+) -> None:
+    default = run("locomo", locomo_file, tmp_path / "a.json", progress=False)
+    verbatim = run(
+        "locomo", locomo_file, tmp_path / "b.json", progress=False, diagnostic_extractor="verbatim"
+    )
+    assert default["policy"]["diagnostic"] is False
+    assert default["policy"]["extractor"] != "diagnostic_verbatim_turns@1"
+    assert verbatim["policy"] == {**verbatim["policy"], "diagnostic": True}
+    assert verbatim["policy"]["extractor"] == "diagnostic_verbatim_turns@1"
+    # Every principal's own turn became one belief: Avery spoke 11 turns, Blake 10.
+    assert verbatim["counts"]["beliefs_formed"] == 21
+    assert verbatim["categories"]["single-hop"]["recall_any@5"] == 1.0
+    # A cross-speaker probe reads both principals but still renders one top-k.
+    cross = verbatim["categories"]["cross-speaker"]
+    assert cross["recall_any@20"] == 1.0 and cross["returned_per_probe@5"] <= 5
+    with pytest.raises(ValueError):
+        run("locomo", locomo_file, tmp_path / "c.json", diagnostic_extractor="oracle")

@@ -26,9 +26,17 @@ __all__ = ["DATASETS", "LICENCES", "main", "run"]
 USAGE = (
     "usage: python -m benchmarks.external --external longmemeval|locomo|halumem "
     "--path FILE --output PATH [--sample N --seed S] [--principal-speaker a|b|both] "
-    "[--no-progress] [--json]"
+    "[--no-progress] [--json] [--diagnostic-extractor verbatim]"
 )
-_VALUED = {"--external", "--path", "--output", "--sample", "--seed", "--principal-speaker"}
+_VALUED = {
+    "--external",
+    "--path",
+    "--output",
+    "--sample",
+    "--seed",
+    "--principal-speaker",
+    "--diagnostic-extractor",
+}
 _FLAGS = {"--no-progress", "--json"}
 
 
@@ -95,6 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             seed=seed or 0,
             principal_speaker=values.get("--principal-speaker", "both"),
             progress="--no-progress" not in flags,
+            diagnostic_extractor=values.get("--diagnostic-extractor"),
         )
     except _Usage as error:
         if str(error) == "help":

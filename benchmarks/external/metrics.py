@@ -7,7 +7,7 @@ turn ids; reference arm: the returned turn is one of the unit's turns).
 
 - recall_any@k: probes with at least one unit met / probes;
 - recall_all@k: probes with every unit met / probes;
-- noise@k: returned items that meet no unit / returned items (0 when nothing returned);
+- noise@k: returned items that meet no unit / returned items (null when none returned);
 - rendered_tokens_per_probe@k: whitespace tokens of what was rendered, per probe — so
   two arms are compared at equal context size.
 """
@@ -89,7 +89,12 @@ class Tally:
         for k in KS:
             out[f"recall_any@{k}"] = _ratio(self.any_hits[k], self.n)
             out[f"recall_all@{k}"] = _ratio(self.all_hits[k], self.n)
-            out[f"noise@{k}"] = _ratio(self.returned[k] - self.on_evidence[k], self.returned[k])
+            # Noise of nothing is undefined, not zero: null when no item was returned.
+            out[f"noise@{k}"] = (
+                _ratio(self.returned[k] - self.on_evidence[k], self.returned[k])
+                if self.returned[k]
+                else None
+            )
             out[f"returned_per_probe@{k}"] = _ratio(self.returned[k], self.n, digits=2)
             out[f"rendered_tokens_per_probe@{k}"] = _ratio(self.tokens[k], self.n, digits=1)
         return out

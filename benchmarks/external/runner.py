@@ -25,11 +25,15 @@ from typing import Any
 import memory_es
 from benchmarks.external import load_halumem, load_locomo, load_longmemeval
 from benchmarks.external.bm25 import BM25, Doc, make_doc
+from benchmarks.external.diagnostic import DIAGNOSTIC_EXTRACTORS
 from benchmarks.external.jsonstream import file_sha256
 from benchmarks.external.metrics import KS, ArmReport, Outcome, judge
 from benchmarks.external.model import LoadReport, Probe, Scenario
 from memory_es.errors import MemoryEsError
+from memory_es.formation.extractor import Extractor
 from memory_es.policy import formation_policy, retrieval_policy
+from memory_es.retrieval.ranking import Scored
+from memory_es.retrieval.recall import RecallResult
 
 DATASETS = ("longmemeval", "locomo", "halumem")
 LICENCES = {
@@ -77,6 +81,8 @@ class Counts:
     labeled_supersessions: int = 0
     unresolved_supersessions: int = 0
     failed_turns: Counter[str] = field(default_factory=Counter)
+    formation: Counter[str] = field(default_factory=Counter)
+    extractor: str = ""
 
 
 @dataclass
@@ -96,8 +102,13 @@ def run(
     seed: int = 0,
     principal_speaker: str = "both",
     progress: bool = True,
+    diagnostic_extractor: str | None = None,
 ) -> dict[str, Any]:
     """Run one dataset and write its metrics file; returns the metrics document.
+
+    ``diagnostic_extractor="verbatim"`` swaps formation for one belief per user turn
+    (:mod:`benchmarks.external.diagnostic`): a diagnostic of the recall stack, named in
+    the file, never the memory arm's figure.
 
     Raises ``FileNotFoundError`` for a missing file, ``FileExistsError`` for an existing
     output (never overwritten), ``MalformedDataset`` for a file of the wrong shape.
@@ -108,6 +119,8 @@ def run(
         raise ValueError("--principal-speaker must be a, b or both")
     if dataset != "locomo" and principal_speaker != "both":
         raise ValueError("--principal-speaker applies to locomo only")
+    if diagnostic_extractor is not None and diagnostic_extractor not in DIAGNOSTIC_EXTRACTORS:
+        raise ValueError(f"unknown diagnostic extractor {diagnostic_extractor!r}: use verbatim")
     if sample is not None and sample < 1:
         raise ValueError("--sample must be at least 1")
     if not path.is_file():
@@ -135,12 +148,14 @@ def run(
     report = LoadReport()
     counts = Counts()
     arms = {MEMORY_ARM: ArmReport(), **{name: ArmReport() for name in REFERENCE_ARMS}}
-    bar = _progress_bar(progress, total=None)
+    # The memory arm runs whatever extractor memory_es.open composes by default.
+    diagnostic = DIAGNOSTIC_EXTRACTORS.get(diagnostic_extractor or "")
+    bar = _progress_bar(progress, total=len(selected) if selected is not None else eligible)
     for scenario in load(dataset, path, report, principal_speaker=principal_speaker):
         probes = [p for p in scenario.probes if selected is None or p.probe_id in selected]
         if not probes:
             continue
-        _run_scenario(scenario, probes, arms, counts)
+        _run_scenario(scenario, probes, arms, counts, diagnostic() if diagnostic else None)
         bar(len(probes))
     bar(None)
 
@@ -162,6 +177,7 @@ def run(
             "turns_recorded": counts.turns_recorded,
             "source_turns": counts.source_turns,
             "beliefs_formed": counts.beliefs_formed,
+            "formation": dict(sorted(counts.formation.items())),
             "labeled_beliefs": counts.labeled_beliefs,
             "labeled_supersessions": counts.labeled_supersessions,
             "unresolved_supersessions": counts.unresolved_supersessions,
@@ -174,6 +190,8 @@ def run(
         "policy": {
             "formation": formation_policy(),
             "retrieval": retrieval_policy(),
+            "extractor": counts.extractor,
+            "diagnostic": diagnostic_extractor is not None,
             "ks": list(KS),
         },
         "caveats": list(CAVEATS),
@@ -236,7 +254,11 @@ def _progress_bar(enabled: bool, total: int | None) -> Callable[[int | None], No
 
 
 def _run_scenario(
-    scenario: Scenario, probes: list[Probe], arms: dict[str, ArmReport], counts: Counts
+    scenario: Scenario,
+    probes: list[Probe],
+    arms: dict[str, ArmReport],
+    counts: Counts,
+    extractor: Extractor | None,
 ) -> None:
     counts.scenarios += 1
     counts.labeled_beliefs += len(scenario.labeled_beliefs)
@@ -254,7 +276,9 @@ def _run_scenario(
     session_refs: dict[str, list[str]] = {}
     previous: datetime | None = None
     indexes: dict[tuple[int, tuple[str, ...]], BM25] = {}
-    with memory_es.open("memory://", clock=clock, ids=memory_es.SequentialIds()) as memory:
+    ids = memory_es.SequentialIds()
+    with memory_es.open("memory://", clock=clock, ids=ids, extractor=extractor) as memory:
+        counts.extractor = memory.extractor.name
         for index, session in enumerate(scenario.sessions[: last_needed + 1]):
             at = session.at or ((previous + timedelta(days=1)) if previous else clock.now())
             previous = at
@@ -264,7 +288,7 @@ def _run_scenario(
                 recording = recordings[principal]
                 clock.set(at)
                 session_id = memory.open_session(principal)
-                ids = recording.session_turn_ids.setdefault(session.ref, [])
+                turn_ids = recording.session_turn_ids.setdefault(session.ref, [])
                 for position, turn in enumerate(session.turns, start=1):
                     clock.set(at + position * _TURN_SPACING)
                     role = "user" if turn.speaker == principal else "assistant"
@@ -274,12 +298,12 @@ def _run_scenario(
                         counts.failed_turns[type(error).__name__] += 1
                         continue
                     recording.turn_ids[turn.ref] = receipt.turn_id
-                    ids.append(receipt.turn_id)
+                    turn_ids.append(receipt.turn_id)
                     recorded_refs.add(turn.ref)
                     counts.turns_recorded += 1
                     counts.source_turns += role == "user"
                 clock.set(at + (len(session.turns) + 1) * _TURN_SPACING)
-                memory.close_session(session_id)
+                counts.formation.update(memory.close_session(session_id).counts.as_dict())
             refs = session_refs.setdefault(session.ref, [])
             for turn in session.turns:
                 if turn.ref in recorded_refs:
@@ -322,12 +346,17 @@ def _score_memory(
     )
     outcomes: dict[int, Outcome] = {}
     for k in KS:
-        sources: list[frozenset[str]] = []
-        tokens = 0
+        items: list[Scored] = []
         for principal in probe.principals:
-            result = memory.recall(principal, probe.question, limit=k)
-            sources.extend(frozenset(s.record.source_event_ids) for s in result.items)
-            tokens += sum(len(line.split()) for line in result.lines())
+            items.extend(memory.recall(principal, probe.question, limit=k).items)
+        if len(probe.principals) > 1:
+            # A cross-speaker probe reads both principals: one top-k over both, in the
+            # ranking function's own order, so k means k items whatever the principals.
+            items.sort(key=lambda s: (-s.score, -s.record.position, s.record.belief_id))
+            items = items[:k]
+        sources = [frozenset(s.record.source_event_ids) for s in items]
+        rendered = RecallResult(query=probe.question, terms=(), items=tuple(items)).lines()
+        tokens = sum(len(line.split()) for line in rendered)
         o = judge(units, sources)
         outcomes[k] = Outcome(o.any_hit, o.all_hit, o.returned, o.on_evidence, tokens)
     arm.add(probe.category, probe.in_overall, outcomes, *_unit_counts(probe))

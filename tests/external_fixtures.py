@@ -53,7 +53,7 @@ def locomo_items() -> list[dict[str, Any]]:
         },
         # Two ids joined in one string, across both speakers: cross-speaker.
         {
-            "question": "What pets and drinks?",
+            "question": "Which dog and which tea?",
             "answer": "Pepper",
             "evidence": ["D2:1; D2:2"],
             "category": 1,

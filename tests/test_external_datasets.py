@@ -128,7 +128,7 @@ def test_locomo_both_scores_each_question_against_its_evidence_speaker(
     assert scenario.principals == ("Avery", "Blake")
     assert probes["Where does Avery live?"].principals == ("Avery",)
     assert probes["Where does Blake work?"].principals == ("Blake",)
-    cross = probes["What pets and drinks?"]
+    cross = probes["Which dog and which tea?"]
     assert (cross.category, cross.in_overall, cross.principals) == (
         "cross-speaker",
         False,

@@ -151,7 +151,9 @@ def run(
     # The memory arm runs whatever extractor memory_es.open composes by default.
     diagnostic = DIAGNOSTIC_EXTRACTORS.get(diagnostic_extractor or "")
     bar = _progress_bar(progress, total=len(selected) if selected is not None else eligible)
+    loaded = 0
     for scenario in load(dataset, path, report, principal_speaker=principal_speaker):
+        loaded += len(scenario.probes)
         probes = [p for p in scenario.probes if selected is None or p.probe_id in selected]
         if not probes:
             continue
@@ -182,7 +184,7 @@ def run(
             "labeled_supersessions": counts.labeled_supersessions,
             "unresolved_supersessions": counts.unresolved_supersessions,
             "turns_refused_by_store": dict(sorted(counts.failed_turns.items())),
-            "eligible_probes": eligible,
+            "eligible_probes": loaded,
             "probes_scored": sum(t.n for t in arms[MEMORY_ARM].categories.values()),
         },
         "skipped": dict(sorted(report.skipped.items())),

@@ -187,8 +187,16 @@ def halumem_users() -> list[dict[str, Any]]:
                 {
                     "start_time": "Oct 06, 2025, 08:41:14",
                     "dialogue": [
-                        {"role": "user", "content": "I live in Lisbon.", "timestamp": "x"},
-                        {"role": "assistant", "content": "Noted.", "timestamp": "x"},
+                        {
+                            "role": "user",
+                            "content": "I live in Lisbon.",
+                            "timestamp": "Oct 06, 2025, 08:41:20",
+                        },
+                        {
+                            "role": "assistant",
+                            "content": "Noted.",
+                            "timestamp": "Oct 06, 2025, 08:41:35",
+                        },
                     ],
                     "memory_points": [
                         {

@@ -208,6 +208,10 @@ def test_halumem_updates_are_labelled_supersessions(halumem_file: Path) -> None:
         ("s1", None)
     ]
     assert report.skipped["no_usable_evidence"] == 1  # the Memory Boundary question
+    first, second = user.sessions
+    assert first.at is not None and first.turns[0].at is not None
+    assert (first.turns[0].at - first.at).total_seconds() == 6  # the turn's own timestamp
+    assert second.turns[0].at is None  # "x" is no time: the driver spaces turns itself
 
 
 def test_halumem_probe_is_asked_after_its_own_session(halumem_file: Path, tmp_path: Path) -> None:
@@ -320,3 +324,17 @@ def test_verbatim_diagnostic_is_named_and_never_the_default(
     assert cross["recall_any@20"] == 1.0 and cross["returned_per_probe@5"] <= 5
     with pytest.raises(ValueError):
         run("locomo", locomo_file, tmp_path / "c.json", diagnostic_extractor="oracle")
+
+
+def test_loaders_stream_one_item_at_a_time(tmp_path: Path) -> None:
+    # The first item is whole, the rest of the file is cut off: a loader that read the
+    # file whole would fail before yielding anything; a streaming one yields the first.
+    items = longmemeval_items()
+    text = json.dumps(items)
+    cut = text.index(json.dumps(items[1])) + 20
+    truncated = tmp_path / "cut.json"
+    truncated.write_text(text[:cut])
+    scenarios = load_longmemeval.load(truncated, LoadReport())
+    assert next(scenarios).scenario_id == "q-user-1"
+    with pytest.raises(MalformedDataset):
+        next(scenarios)

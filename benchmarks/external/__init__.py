@@ -111,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         print(f"error: {error}\n{USAGE}", file=sys.stderr)
         return 2
-    except (ValueError, FileNotFoundError, FileExistsError, IsADirectoryError) as error:
+    except (ValueError, OSError) as error:
         # MalformedDataset is a ValueError: a file not shaped like the named dataset.
         kind = "malformed dataset file" if isinstance(error, MalformedDataset) else "error"
         print(f"{kind}: {error}", file=sys.stderr)

@@ -97,6 +97,8 @@ def _scenario(item: dict[str, Any], index: int, report: LoadReport) -> Scenario 
         at = parse_date(raw.get("start_time"))
         if at is None:
             report.quirk("session_date_unreadable")
+        if raw.get("is_generated_qa_session"):
+            report.quirk("generated_filler_session_recorded")
         turns: list[Turn] = []
         dialogue = raw.get("dialogue")
         if not isinstance(dialogue, list):
@@ -113,7 +115,8 @@ def _scenario(item: dict[str, Any], index: int, report: LoadReport) -> Scenario 
             if not isinstance(content, str) or not content.strip():
                 report.skip("turn_without_text")
                 continue
-            turns.append(Turn(ref=f"{ref}#{t_index}", speaker=str(role), text=content))
+            at_turn = parse_date(turn.get("timestamp"))
+            turns.append(Turn(ref=f"{ref}#{t_index}", speaker=str(role), text=content, at=at_turn))
         sessions.append(Session(ref=ref, at=at, turns=tuple(turns)))
         position = len(sessions) - 1
 

@@ -84,8 +84,13 @@ def _scenario(item: dict[str, Any], index: int, report: LoadReport) -> Scenario 
 
     sessions: list[Session] = []
     evidence: list[Evidence] = []
+    seen: set[str] = set()
     for s_index, raw_turns in enumerate(raw_sessions):
         ref = str(session_ids[s_index]) if s_index < len(session_ids) else f"session-{s_index}"
+        if ref in seen:  # a repeated session id must not merge two sessions' turns
+            report.quirk("session_id_repeated")
+            ref = f"{ref}@{s_index}"
+        seen.add(ref)
         at = parse_date(dates[s_index]) if s_index < len(dates) else None
         if at is None:
             report.quirk("session_date_unreadable")

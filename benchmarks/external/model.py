@@ -19,6 +19,7 @@ class Turn:
     ref: str
     speaker: str  # the speaker's name (LoCoMo) or the role (``user`` / ``assistant``)
     text: str
+    at: datetime | None = None  # the turn's own time, when the dataset gives one
 
 
 @dataclass(frozen=True)

@@ -292,7 +292,10 @@ def _run_scenario(
                 session_id = memory.open_session(principal)
                 turn_ids = recording.session_turn_ids.setdefault(session.ref, [])
                 for position, turn in enumerate(session.turns, start=1):
-                    clock.set(at + position * _TURN_SPACING)
+                    # A turn's own time when the dataset gives one, never before its
+                    # session opened; otherwise 30 s after the turn before it.
+                    spaced = at + position * _TURN_SPACING
+                    clock.set(max(turn.at, at) if turn.at is not None else spaced)
                     role = "user" if turn.speaker == principal else "assistant"
                     try:
                         receipt = memory.say(session_id, turn.text, role=role)
@@ -304,7 +307,7 @@ def _run_scenario(
                     recorded_refs.add(turn.ref)
                     counts.turns_recorded += 1
                     counts.source_turns += role == "user"
-                clock.set(at + (len(session.turns) + 1) * _TURN_SPACING)
+                clock.set(max(clock.now(), at + (len(session.turns) + 1) * _TURN_SPACING))
                 counts.formation.update(memory.close_session(session_id).counts.as_dict())
             refs = session_refs.setdefault(session.ref, [])
             for turn in session.turns:

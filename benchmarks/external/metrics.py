@@ -32,7 +32,9 @@ class Outcome:
     tokens: int
 
 
-def judge(units: list[frozenset[str]], returned_sources: list[frozenset[str]]) -> Outcome:
+def judge(
+    units: list[frozenset[str]], returned_sources: list[frozenset[str]], *, tokens: int = 0
+) -> Outcome:
     """Score returned items (each with the source ids it stands on) against the units."""
     union = frozenset().union(*returned_sources) if returned_sources else frozenset()
     met = [bool(unit & union) for unit in units]
@@ -43,7 +45,7 @@ def judge(units: list[frozenset[str]], returned_sources: list[frozenset[str]]) -
         all_hit=bool(met) and all(met),
         returned=len(returned_sources),
         on_evidence=on_evidence,
-        tokens=0,
+        tokens=tokens,
     )
 
 

@@ -362,8 +362,7 @@ def _score_memory(
         sources = [frozenset(s.record.source_event_ids) for s in items]
         rendered = RecallResult(query=probe.question, terms=(), items=tuple(items)).lines()
         tokens = sum(len(line.split()) for line in rendered)
-        o = judge(units, sources)
-        outcomes[k] = Outcome(o.any_hit, o.all_hit, o.returned, o.on_evidence, tokens)
+        outcomes[k] = judge(units, sources, tokens=tokens)
     arm.add(probe.category, probe.in_overall, outcomes, *_unit_counts(probe))
 
 
@@ -385,7 +384,6 @@ def _score_reference(
         outcomes: dict[int, Outcome] = {}
         for k in KS:
             top = index.top(probe.question, k)
-            o = judge(units, [frozenset({d.ref}) for d in top])
             tokens = sum(len(d.text.split()) for d in top)
-            outcomes[k] = Outcome(o.any_hit, o.all_hit, o.returned, o.on_evidence, tokens)
+            outcomes[k] = judge(units, [frozenset({d.ref}) for d in top], tokens=tokens)
         arms[name].add(probe.category, probe.in_overall, outcomes, *_unit_counts(probe))

@@ -210,7 +210,8 @@ def build_context_pack(
     dropped: list[str] = []
     base_items: list[PackItem] = []
     base_tokens = 0
-    if recall_items > 0 and token_allowance > 0:
+    if recall_items > 0:
+        # Run even with no tokens left, so what budget pressure dropped is on record.
         base = recall(index, principal, text, project=session.project, limit=recall_items)
         ranked = _items(base.items)
         kept, base_tokens = fit_lines(

@@ -29,7 +29,7 @@ def _context(args: argparse.Namespace) -> int:
         # text came from memory, not from the user.
         header = f"--- {message.trust}: {message.kind}"
         if message.kind == "prefix":
-            header += f" sha256:{pack.prefix_digest}"
+            header += f" sha256:{pack.prefix_digest[:8]}"  # --json has the whole digest
         print(header + " ---")
         print(message.content)
     return 0

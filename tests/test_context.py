@@ -6,15 +6,19 @@ Store-facing behaviour (gates 14 and 15, episode paging) is in tests/context_con
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import orjson
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import memory_es
 from memory_es.cli import main
-from memory_es.context.budget import estimate_tokens, fit_lines, render_block
+from memory_es.context.budget import RECALL_MAX_ITEMS, estimate_tokens, fit_lines, render_block
 from memory_es.context.corrections import render_correction
 from memory_es.context.snapshot import SYSTEM_PREAMBLE, prefix_digest, render_prefix
+from memory_es.ports import FixedClock
 
 SEATTLE = "8f21a0c3-0000-4000-8000-000000000001"
 PORTLAND = "9d02b117-0000-4000-8000-000000000002"
@@ -124,3 +128,69 @@ def test_the_context_command_refuses_an_unknown_session(
         capsys, persistent_store_url, "2026-03-03T09:04:00Z", "context", "--session", "x", "hi"
     )
     assert code == 2 and out.strip() == "memory-es: error: unknown session: x"
+
+
+STATEMENTS = st.sampled_from(
+    [
+        "I live in Seattle.",
+        "I live in Portland.",
+        "I live in Lisbon.",
+        "My wife is Morgan.",
+        "My wife is Sam.",
+        "My dog is Rex.",
+        "My dog is Fido.",
+        "My sister is Ada.",
+        "I prefer tea.",
+        "I prefer coffee.",
+    ]
+)
+KINDS = ["prefix", "recall", "delta", "corrections", "turn"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    before=st.lists(STATEMENTS, min_size=1, max_size=4),
+    later=st.lists(st.lists(STATEMENTS, min_size=1, max_size=3), min_size=1, max_size=4),
+    slack=st.lists(st.integers(min_value=0, max_value=120), min_size=4, max_size=4),
+)
+def test_gates_14_and_15_hold_over_generated_histories(
+    before: list[str], later: list[list[str]], slack: list[int]
+) -> None:
+    """Whatever happens after the snapshot, under whatever window the fixed body fits:
+    the prefix digest stays, every snapshot member that stopped holding gets exactly one
+    correction (sorted by id), the delta is past the watermark and disjoint from the
+    base, and the pack fits its window."""
+    clock = FixedClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    with memory_es.open("memory://", clock=clock, ids=memory_es.SequentialIds()) as memory:
+        first = memory.open_session("alice")
+        memory.say(first, " ".join(before))
+        memory.close_session(first)
+        session = memory.open_session("alice")
+        opened = memory.context(session, "Where do I live?")
+        for turns, extra in zip(later, slack, strict=False):
+            clock.advance(3600)
+            other = memory.open_session("alice")
+            memory.say(other, " ".join(turns))
+            memory.close_session(other)
+            roomy = memory.context(session, "Where do I live?")
+            fixed = sum(
+                m.tokens for m in roomy.messages if m.kind in ("prefix", "corrections", "turn")
+            )
+            pack = memory.context(session, "Where do I live?", window_tokens=fixed + extra)
+
+            assert pack.prefix_digest == opened.prefix_digest
+            gone = sorted(
+                b.belief_id
+                for b in map(memory.index.get, (i.belief_id for i in opened.snapshot))
+                if b is not None and b.status != "active"
+            )
+            assert [c.belief_id for c in pack.corrections] == gone
+            assert pack.corrections == roomy.corrections
+            kinds = [m.kind for m in pack.messages]
+            assert kinds == [k for k in KINDS if k in kinds] and kinds[-1] == "turn"
+            assert ("corrections" in kinds) == bool(gone)
+            assert pack.tokens <= fixed + extra
+            assert opened.watermark is not None
+            assert all(i.position is not None and i.position > opened.watermark for i in pack.delta)
+            assert not {i.belief_id for i in pack.delta} & {i.belief_id for i in pack.recall}
+            assert len(pack.recall) + len(pack.delta) <= RECALL_MAX_ITEMS

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memory_es.retrieval.ranking import Scored, rank
@@ -35,3 +36,35 @@ def recall(
     candidates = index.candidates(principal, terms, project=project, cap=candidate_cap(limit))
     ranked = rank(candidates, len(terms))
     return RecallResult(query=query, terms=tuple(terms), items=tuple(ranked[:limit]))
+
+
+def recall_without_text(
+    index: RecallIndex,
+    principal: str,
+    *,
+    project: str,
+    limit: int,
+    min_position: int = 0,
+    max_position: int | None = None,
+    belief_types: Sequence[str] | None = None,
+    exclude: Sequence[str] = (),
+) -> RecallResult:
+    """A recall with no query text, ranked without a match term (context, issue 5).
+
+    The session snapshot (durable types, positions up to the watermark) and the recall
+    delta (positions past the watermark, the base recall's ids excluded before the
+    candidate cap) are this recall; both reach the index through ``recent_candidates``.
+    """
+    if limit < 1:
+        return RecallResult(query="", terms=(), items=())
+    candidates = index.recent_candidates(
+        principal,
+        project=project,
+        cap=candidate_cap(limit),
+        min_position=min_position,
+        max_position=max_position,
+        belief_types=belief_types,
+        exclude=exclude,
+    )
+    ranked = rank(candidates, 0)
+    return RecallResult(query="", terms=(), items=tuple(ranked[:limit]))

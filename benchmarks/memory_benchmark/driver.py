@@ -17,7 +17,6 @@ records of ``observations``; nothing else in the benchmark imports ``memory_es``
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 import memory_es
@@ -33,8 +32,6 @@ from memory_es.errors import MemoryEsError
 from memory_es.policy import formation_policy, retrieval_policy
 
 EVAL_PRINCIPAL = "benchmark-user"
-# The item budget of the in-turn recall (the library's recall default).
-IN_TURN_LIMIT = 10
 
 
 @dataclass(frozen=True)
@@ -114,41 +111,37 @@ class _ScenarioDriver:
     def probe(self, probe: BenchmarkProbe) -> ProbeObservation:
         at = self.clock.advance(probe.advance_seconds)
         beliefs = self.beliefs()
-        # CONTEXT PACK SEAM, the snapshot moment: a fresh session at the probe's scope.
-        # Session open takes no snapshot yet; when context packs land, keep the session id
-        # and read its session snapshot here (returned, dropped for budget, blocked) as a
-        # MomentView.
-        self.memory.open_session(EVAL_PRINCIPAL, project=probe.project_scope)
-        snapshot: MomentView | None = None
-        # CONTEXT PACK SEAM, the in-turn moment: one context build for the bare question
-        # (one model call). Today that build is recall at the probe's scope; when context
-        # packs land, build the pack for the question in that session and read its
-        # recall and delta blocks (and correction lines) here, and its prefix digest below.
+        # The snapshot moment: a fresh session at the probe's scope takes its session
+        # snapshot on open. The in-turn moment: one context build for the bare question
+        # (one model call), whose recall and delta blocks are what the model would read.
         try:
-            result = self.memory.recall(
-                EVAL_PRINCIPAL, probe.question, project=probe.project_scope, limit=IN_TURN_LIMIT
-            )
+            session_id = self.memory.open_session(EVAL_PRINCIPAL, project=probe.project_scope)
+            pack = self.memory.context(session_id, probe.question)
         except MemoryEsError as error:
             return ProbeObservation(
                 at=at,
                 beliefs=beliefs,
-                snapshot=snapshot,
+                snapshot=None,
                 in_turn=(),
                 prefix_digests=(),
                 completed=False,
                 error=f"{type(error).__name__}: {error}",
             )
-        in_turn = MomentView(
-            returned=tuple(s.record.belief_id for s in result.items),
-            lines=tuple(result.lines()),
+        snapshot = MomentView(
+            returned=tuple(item.belief_id for item in pack.snapshot),
+            lines=tuple(item.line for item in pack.snapshot),
         )
-        # The cacheable prefix of the call is the snapshot block (empty until snapshots).
-        prefix = "\n".join(snapshot.lines if snapshot is not None else ())
+        rendered = pack.recall + pack.delta
+        in_turn = MomentView(
+            returned=tuple(item.belief_id for item in rendered),
+            lines=tuple(item.line for item in rendered),
+            dropped_for_budget=pack.dropped_for_budget,
+        )
         return ProbeObservation(
             at=at,
             beliefs=beliefs,
             snapshot=snapshot,
             in_turn=(in_turn,),
-            prefix_digests=(hashlib.sha256(prefix.encode()).hexdigest(),),
+            prefix_digests=(pack.prefix_digest,),
             completed=True,
         )

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check lint types clean
+.PHONY: demo test check lint types clean memory-benchmark memory-benchmark-baseline
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,16 @@ demo: $(STAMP)
 ## The test suite; the PostgreSQL lane runs when a server answers (CI starts one).
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+## The memory benchmark's deterministic arm against its baseline (docs/benchmark.md).
+MEMORY_BASELINE := benchmarks/corpus/memory-benchmark.baseline.json
+memory-benchmark: $(STAMP)
+	$(BIN)/memory-es eval memory-benchmark --deterministic-only
+
+## Re-record that baseline: an explicit removal, then an explicit write (review the diff).
+memory-benchmark-baseline: $(STAMP)
+	rm -f $(MEMORY_BASELINE)
+	$(BIN)/memory-es eval memory-benchmark --deterministic-only --write-baseline $(MEMORY_BASELINE)
 
 ## Lint and strict typing.
 check: lint types

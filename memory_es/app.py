@@ -19,6 +19,16 @@ import psycopg
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import PersistenceError, RecordConflictError
 
+from memory_es.context.budget import (
+    CONTEXT_WINDOW_TOKENS,
+    EPISODE_MAX_PAGES,
+    EPISODE_PAGE_SIZE,
+    RECALL_MAX_ITEMS,
+    RECALL_MAX_TOKENS,
+)
+from memory_es.context.episodes import EpisodeSearch, search_episodes
+from memory_es.context.pack import ContextPack, build_context_pack
+from memory_es.context.snapshot import take_session_snapshot
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import (
@@ -154,18 +164,41 @@ class Memory:
     # -- commands ----------------------------------------------------------------------------
 
     def open_session(
-        self, principal: str, *, project: str | None = None, tenant: str = DEFAULT_TENANT
+        self,
+        principal: str,
+        *,
+        project: str | None = None,
+        tenant: str = DEFAULT_TENANT,
+        snapshot: bool = True,
     ) -> str:
+        """Open a session; with ``snapshot`` (the default) its session snapshot is taken
+        and recorded in the same save (see memory_es/context/snapshot.py)."""
         principal = _require_name("principal", principal)
-        session = Session(
-            id=UUID(self.ids.new_id()),
-            tenant=tenant,
-            principal=principal,
-            project=(project or GENERAL_SCOPE).strip() or GENERAL_SCOPE,
-            opened_at=iso(self.clock.now()),
-        )
-        self._save(session)
-        return str(session.id)
+
+        def command() -> str:
+            now = self.clock.now()
+            session = Session(
+                id=UUID(self.ids.new_id()),
+                tenant=tenant,
+                principal=principal,
+                project=(project or GENERAL_SCOPE).strip() or GENERAL_SCOPE,
+                opened_at=iso(now),
+            )
+            if snapshot:
+                self.runner.catch_up()  # another process may have written since
+                frozen = take_session_snapshot(
+                    self.index,
+                    principal_key(tenant, principal),
+                    project=session.project,
+                    session_id=str(session.id),
+                    now=now,
+                    profile=self.profile,
+                )
+                session.take_session_snapshot(**frozen.event_fields())
+            self._save(session)
+            return str(session.id)
+
+        return self._command(command)
 
     def say(self, session_id: str, text: str, *, role: str = "user") -> TurnReceipt:
         try:
@@ -298,6 +331,64 @@ class Memory:
 
     def head_position(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> int:
         return self.index.head_position(principal_key(tenant, principal))
+
+    # -- context (issue 5): context packs and episode search --------------------------------
+
+    def context(
+        self,
+        session_id: str,
+        text: str,
+        *,
+        window_tokens: int = CONTEXT_WINDOW_TOKENS,
+        recall_items: int = RECALL_MAX_ITEMS,
+        recall_tokens: int = RECALL_MAX_TOKENS,
+    ) -> ContextPack:
+        """The context pack for the session's next model call (memory_es/context/pack.py)."""
+        with self._write_lock:
+            self.runner.catch_up()  # the delta must see another process's writes too
+            return build_context_pack(
+                self.index,
+                self._get_session(session_id),
+                text,
+                now=self.clock.now(),
+                window_tokens=window_tokens,
+                recall_items=recall_items,
+                recall_tokens=recall_tokens,
+                profile=self.profile,
+            )
+
+    def search_episodes(
+        self,
+        principal: str,
+        text: str,
+        *,
+        limit: int = 10,
+        cursor: int = 0,
+        tenant: str = DEFAULT_TENANT,
+        page_size: int = EPISODE_PAGE_SIZE,
+        max_pages: int = EPISODE_MAX_PAGES,
+    ) -> EpisodeSearch:
+        """Turns of the principal's sessions matching ``text``: a bounded page loop."""
+
+        def owner(session_uuid: UUID) -> str | None:
+            try:
+                session = self._get_session(str(session_uuid))
+            except UnknownSession:
+                return None
+            return principal_key(session.tenant, session.principal)
+
+        return search_episodes(
+            self.app.recorder,
+            self.app.mapper,
+            owner,
+            tenant=tenant,
+            principal=principal,
+            text=text,
+            limit=limit,
+            cursor=cursor,
+            page_size=page_size,
+            max_pages=max_pages,
+        )
 
     # -- read models ------------------------------------------------------------------------
 

@@ -47,3 +47,21 @@ class CheckFailed(MemoryEsError):
     """A check ran and failed (drift, regression): exit 1, not a usage error."""
 
     exit_code = 1
+
+
+class FixedBodyOverflow(MemoryEsError):
+    """A context pack's fixed body alone — prefix, correction lines, user turn — overflows.
+
+    Correction lines are never dropped for budget, so when they cannot fit the window is
+    too small for this turn: the caller must shorten the turn or widen the window.
+    """
+
+    def __init__(self, *, prefix: int, corrections: int, turn: int, window: int) -> None:
+        needed = prefix + corrections + turn
+        super().__init__(
+            f"context overflow: the fixed body needs {needed} tokens (prefix {prefix},"
+            f" correction lines {corrections}, user turn {turn}) but the window holds"
+            f" {window}; correction lines are never dropped"
+        )
+        self.needed = needed
+        self.window = window

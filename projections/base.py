@@ -192,6 +192,28 @@ class RecallIndex(ABC):
     def _vector_rows(self, principal: str, filters: Filters) -> list[tuple[BeliefRecord, bytes]]:
         """Every valid row of the principal with its stored vector."""
 
+    # -- context (issue 5): no-text queries for the session snapshot and the recall delta --
+
+    @abstractmethod
+    def recent_candidates(
+        self,
+        principal: str,
+        *,
+        project: str,
+        cap: int,
+        min_position: int = 0,
+        max_position: int | None = None,
+        belief_types: Sequence[str] | None = None,
+        exclude: Sequence[str] = (),
+        statuses: Sequence[str] = LIVE,
+    ) -> list[Candidate]:
+        """Candidates chosen without query text: newest first, then belief id; matched=0.
+
+        Positions in ``(min_position, max_position]``; ``belief_types`` None means every
+        type; ``exclude`` ids are removed before the cap. Scope and status filter as in
+        ``candidates``. The session snapshot and the recall delta are these queries.
+        """
+
     @abstractmethod
     def dump(self) -> dict[str, Any]:
         """Every row in a canonical order, to compare two builds of the read model."""

@@ -11,7 +11,10 @@ from memory_es.ports import FixedClock
 from tests.stores import store_url
 
 pytest.register_assert_rewrite(
-    "tests.conformance", "tests.conformance_retrieval", "tests.persistent"
+    "tests.conformance",
+    "tests.conformance_retrieval",
+    "tests.context_conformance",
+    "tests.persistent",
 )
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

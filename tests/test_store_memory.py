@@ -5,9 +5,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conformance import StoreConformance
+from tests.context_conformance import ContextConformance
 
 
-class TestMemoryStore(StoreConformance):
+class TestMemoryStore(StoreConformance, ContextConformance):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:
         yield "memory://"

@@ -5,11 +5,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conformance import StoreConformance
+from tests.context_conformance import ContextConformance
 from tests.persistent import PersistentStoreConformance
 from tests.stores import postgres_schema_url
 
 
-class TestPostgresStore(StoreConformance, PersistentStoreConformance):
+class TestPostgresStore(StoreConformance, PersistentStoreConformance, ContextConformance):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:
         with postgres_schema_url() as url:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
@@ -34,6 +35,25 @@ class Session(Aggregate):
         at: str
         trigger: str
 
+    class SessionSnapshotTaken(Aggregate.Event):
+        """The session snapshot: the priming recall frozen at open, and its watermark.
+
+        Not the library's aggregate snapshots (a storage optimisation): this is what the
+        model was shown at session open. ``watermark`` is the principal's head position
+        at that moment; ``prefix`` is the rendered stable prefix, kept whole so it is
+        byte-identical for every turn of the session whatever code renders later.
+        """
+
+        trace_id: str
+        watermark: int
+        belief_ids: list[str]
+        lines: list[str]
+        prefix: str
+        prefix_digest: str
+        taken_at: str
+        trace_expires_at: str
+        policy: str
+
     @event(Opened)
     def __init__(self, id: UUID, tenant: str, principal: str, project: str, opened_at: str) -> None:
         self.tenant = tenant
@@ -43,6 +63,8 @@ class Session(Aggregate):
         self.last_activity_at = opened_at
         self.closed_at: str | None = None
         self.turn_count = 0
+        # The session snapshot's trace (plain types: aggregate snapshots store __dict__).
+        self.session_snapshot: dict[str, Any] | None = None
 
     @property
     def is_closed(self) -> bool:
@@ -98,3 +120,60 @@ class Session(Aggregate):
     @event(Closed)
     def _closed(self, at: str, trigger: str) -> None:
         self.closed_at = at
+
+    def take_session_snapshot(
+        self,
+        *,
+        trace_id: str,
+        watermark: int,
+        belief_ids: list[str],
+        lines: list[str],
+        prefix: str,
+        prefix_digest: str,
+        taken_at: str,
+        trace_expires_at: str,
+        policy: str,
+    ) -> None:
+        """Freeze the priming recall; once per session, while it is open."""
+        if self.is_closed:
+            raise SessionClosed(str(self.id))
+        if getattr(self, "session_snapshot", None) is not None:
+            raise InvalidInput(f"session {self.id} already has its session snapshot")
+        if watermark < 0:
+            raise InvalidInput("a watermark is a store position, never negative")
+        self._session_snapshot_taken(
+            trace_id=trace_id,
+            watermark=watermark,
+            belief_ids=belief_ids,
+            lines=lines,
+            prefix=prefix,
+            prefix_digest=prefix_digest,
+            taken_at=taken_at,
+            trace_expires_at=trace_expires_at,
+            policy=policy,
+        )
+
+    @event(SessionSnapshotTaken)
+    def _session_snapshot_taken(
+        self,
+        trace_id: str,
+        watermark: int,
+        belief_ids: list[str],
+        lines: list[str],
+        prefix: str,
+        prefix_digest: str,
+        taken_at: str,
+        trace_expires_at: str,
+        policy: str,
+    ) -> None:
+        self.session_snapshot = {
+            "trace_id": trace_id,
+            "watermark": watermark,
+            "belief_ids": list(belief_ids),
+            "lines": list(lines),
+            "prefix": prefix,
+            "prefix_digest": prefix_digest,
+            "taken_at": taken_at,
+            "trace_expires_at": trace_expires_at,
+            "policy": policy,
+        }

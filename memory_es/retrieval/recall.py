@@ -15,6 +15,7 @@ rows whose validity has closed, which the stale penalty then demotes.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
@@ -221,21 +222,97 @@ class Retriever:
         return trace_id
 
 
-__all__ = ["RecallQuery", "RecallResult", "Retriever", "candidate_cap", "recall"]
+__all__ = [
+    "RecallQuery",
+    "RecallResult",
+    "Retriever",
+    "candidate_cap",
+    "recall",
+    "recall_without_text",
+]
 
 
 def recall(
-    index: RecallIndex, principal: str, query: str, *, project: str, limit: int
+    index: RecallIndex,
+    principal: str,
+    query: str,
+    *,
+    project: str,
+    limit: int,
+    now: datetime | None = None,
+    profile: MemoryProfile | None = None,
 ) -> RecallResult:
-    """A one-off recall with the shipped profile and no trace (tools, scripts)."""
-    from memory_es.ports import RandomIds, SystemClock
-    from memory_es.profiles import TraceProfile, load_profile
-    from projections.traces import MemoryTraceStore
-
-    profile = load_profile().model_copy(update={"trace": TraceProfile(enabled=False)})
-    retriever = Retriever(
-        index, MemoryTraceStore(), profile=profile, clock=SystemClock(), ids=RandomIds()
-    )
-    return retriever.recall(
+    """A recall without a trace, at ``now`` (the context pack's in-turn base recall)."""
+    return _untraced(index, profile, now).recall(
         RecallQuery(principal=principal, text=query, project=project, limit=limit)
     )
+
+
+def recall_without_text(
+    index: RecallIndex,
+    principal: str,
+    *,
+    project: str,
+    limit: int,
+    min_position: int = 0,
+    max_position: int | None = None,
+    belief_types: Sequence[str] | None = None,
+    exclude: Sequence[str] = (),
+    now: datetime | None = None,
+    profile: MemoryProfile | None = None,
+) -> RecallResult:
+    """A recall with no query text, ranked without a match term (context, issue 5).
+
+    The session snapshot (durable types, positions up to the watermark) and the recall
+    delta (positions past the watermark, the base recall's ids excluded before the
+    candidate cap) are this recall; both reach the index through ``recent_candidates``
+    and are ranked by the one ranking function (match is 0 for every candidate).
+    """
+    if limit < 1:
+        return RecallResult(query="", terms=(), items=())
+    resolved = profile or _shipped()
+    candidates = index.recent_candidates(
+        principal,
+        project=project,
+        cap=candidate_cap(limit),
+        min_position=min_position,
+        max_position=max_position,
+        belief_types=belief_types,
+        exclude=exclude,
+    )
+    at = now or _system_now()
+    offered = fuse(
+        [(c.record, c.matched, c.lexical) for c in candidates], None, k=1, cap=len(candidates)
+    )
+    ranked = rank(offered, now=at, project=project, profile=resolved.retrieval)
+    selection = select(ranked, limit=limit, profile=resolved.retrieval, hold_durable=True)
+    return RecallResult(
+        query="",
+        terms=(),
+        items=selection.items,
+        now=iso(at),
+        dropped=selection.dropped,
+        blocked=selection.blocked,
+    )
+
+
+def _shipped() -> MemoryProfile:
+    from memory_es.profiles import load_profile
+
+    return load_profile()
+
+
+def _system_now() -> datetime:
+    from memory_es.ports import SystemClock
+
+    return SystemClock().now()
+
+
+def _untraced(index: RecallIndex, profile: MemoryProfile | None, now: datetime | None) -> Retriever:
+    from memory_es.ports import FixedClock, RandomIds, SystemClock
+    from memory_es.profiles import TraceProfile
+    from projections.traces import MemoryTraceStore
+
+    resolved = (profile or _shipped()).model_copy(update={"trace": TraceProfile(enabled=False)})
+    clock: Clock = FixedClock(now) if now is not None else SystemClock()
+    return Retriever(index, MemoryTraceStore(), profile=resolved, clock=clock, ids=RandomIds())

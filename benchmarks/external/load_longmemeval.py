@@ -1,0 +1,142 @@
+"""LongMemEval (MIT): one question per item, each with its own haystack of sessions.
+
+Shape: a JSON list of ``{question_id, question_type, question, answer, question_date,
+haystack_session_ids, haystack_dates, haystack_sessions, answer_session_ids}``; every
+session is a list of ``{role, content, has_answer?}``. A ``question_id`` ending in
+``_abs`` is an abstention question.
+
+Mapping (seed): the user is the principal; assistant turns are non-source turns.
+Question types become categories; ``_abs`` questions are the ``abstention`` category;
+``single-session-assistant`` is reported separately (its evidence is an assistant turn,
+which never forms, so it is expected to score zero by design). Evidence is the turns
+marked ``has_answer``; an answer session with no marked turn falls back to session
+granularity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchmarks.external.jsonstream import iter_json_list
+from benchmarks.external.model import (
+    Evidence,
+    LoadReport,
+    MalformedDataset,
+    Probe,
+    Scenario,
+    Session,
+    Turn,
+)
+
+LICENCE = "MIT"
+PRINCIPAL = "user"
+SEPARATE = frozenset({"single-session-assistant", "abstention"})
+_DATE_FORMATS = ("%Y/%m/%d (%a) %H:%M", "%Y/%m/%d %H:%M", "%Y-%m-%d %H:%M", "%Y/%m/%d")
+
+
+def parse_date(text: object) -> datetime | None:
+    if not isinstance(text, str):
+        return None
+    for fmt in _DATE_FORMATS:
+        try:
+            return datetime.strptime(text.strip(), fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
+def load(path: Path, report: LoadReport) -> Iterator[Scenario]:
+    for index, item in enumerate(iter_json_list(path)):
+        scenario = _scenario(item, index, report)
+        if scenario is not None:
+            yield scenario
+
+
+def _scenario(item: dict[str, Any], index: int, report: LoadReport) -> Scenario | None:
+    if "haystack_sessions" not in item or "question_id" not in item:
+        raise MalformedDataset(f"item {index} has no haystack_sessions: is this LongMemEval?")
+    question_id = str(item["question_id"])
+    question = item.get("question")
+    if not isinstance(question, str) or not question.strip():
+        report.skip("question_missing")
+        return None
+    answer = item.get("answer")
+    if answer is not None and not isinstance(answer, str):
+        report.quirk("answer_not_a_string")
+        answer = str(answer)
+    question_type = str(item.get("question_type") or "unknown")
+    category = "abstention" if question_id.endswith("_abs") else question_type
+
+    raw_sessions = item.get("haystack_sessions")
+    session_ids = item.get("haystack_session_ids") or []
+    dates = item.get("haystack_dates") or []
+    if not isinstance(raw_sessions, list):
+        report.skip("haystack_not_a_list")
+        return None
+    if len(session_ids) != len(raw_sessions):
+        report.quirk("session_ids_length_mismatch")
+    if len(dates) != len(raw_sessions):
+        report.quirk("dates_length_mismatch")
+    answer_sessions = {str(s) for s in item.get("answer_session_ids") or []}
+
+    sessions: list[Session] = []
+    evidence: list[Evidence] = []
+    seen: set[str] = set()
+    for s_index, raw_turns in enumerate(raw_sessions):
+        ref = str(session_ids[s_index]) if s_index < len(session_ids) else f"session-{s_index}"
+        if ref in seen:  # a repeated session id must not merge two sessions' turns
+            report.quirk("session_id_repeated")
+            ref = f"{ref}@{s_index}"
+        seen.add(ref)
+        at = parse_date(dates[s_index]) if s_index < len(dates) else None
+        if at is None:
+            report.quirk("session_date_unreadable")
+        if not isinstance(raw_turns, list):
+            report.quirk("session_not_a_list")
+            raw_turns = []
+        turns: list[Turn] = []
+        marked = False
+        for t_index, raw in enumerate(raw_turns):
+            if not isinstance(raw, dict):
+                report.skip("turn_not_an_object")
+                continue
+            role, content = raw.get("role"), raw.get("content")
+            if role not in ("user", "assistant"):
+                report.skip("turn_with_unknown_role")
+                continue
+            if not isinstance(content, str) or not content.strip():
+                report.skip("turn_without_text")
+                continue
+            turn_ref = f"{ref}#{t_index}"
+            turns.append(Turn(ref=turn_ref, speaker=str(role), text=content))
+            if raw.get("has_answer") is True:
+                marked = True
+                evidence.append(Evidence(session_ref=ref, turn_ref=turn_ref))
+        if ref in answer_sessions and not marked:
+            evidence.append(Evidence(session_ref=ref, turn_ref=None))
+        sessions.append(Session(ref=ref, at=at, turns=tuple(turns)))
+    if not sessions:
+        report.skip("haystack_empty")
+        return None
+    if not evidence:
+        report.skip("no_usable_evidence")
+        return None
+    probe = Probe(
+        probe_id=question_id,
+        category=category,
+        question=question.strip(),
+        answer=answer,
+        evidence=tuple(evidence),
+        after_session=len(sessions) - 1,
+        principals=(PRINCIPAL,),
+        in_overall=category not in SEPARATE,
+    )
+    return Scenario(
+        scenario_id=question_id,
+        sessions=tuple(sessions),
+        probes=(probe,),
+        principals=(PRINCIPAL,),
+    )

@@ -1,0 +1,91 @@
+"""What every external dataset becomes: scenarios of sessions, turns and probes.
+
+A loader reads one dataset item at a time and yields :class:`Scenario` values; the
+driver records them into a memory store and asks the probes. Nothing here holds a
+dataset whole, and nothing here knows a dataset's file layout.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One dataset turn. ``ref`` is the dataset's own id for it (``D3:7``, ``s2:t4``)."""
+
+    ref: str
+    speaker: str  # the speaker's name (LoCoMo) or the role (``user`` / ``assistant``)
+    text: str
+    at: datetime | None = None  # the turn's own time, when the dataset gives one
+
+
+@dataclass(frozen=True)
+class Session:
+    ref: str
+    at: datetime | None  # ``None`` when the dataset's date could not be read
+    turns: tuple[Turn, ...]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One unit of evidence: a turn, or a whole session when the turn is unknown."""
+
+    session_ref: str
+    turn_ref: str | None  # ``None``: session granularity (the fallback)
+
+
+@dataclass(frozen=True)
+class Probe:
+    probe_id: str
+    category: str
+    question: str
+    answer: str | None
+    evidence: tuple[Evidence, ...]
+    after_session: int  # probes are asked once sessions[0..after_session] are recorded
+    # The principals this probe is scored against (LoCoMo: the evidence speaker).
+    principals: tuple[str, ...]
+    in_overall: bool = True  # False: reported separately, outside the overall figure
+
+
+@dataclass(frozen=True)
+class LabeledBelief:
+    """A dataset's own gold memory point (HaluMem), kept for the mapping report."""
+
+    label: str
+    session_index: int
+    is_update: bool
+    supersedes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    scenario_id: str
+    sessions: tuple[Session, ...]
+    probes: tuple[Probe, ...]
+    # Whose turns are the formation source in each recording: one recording per
+    # principal; a turn whose speaker is the principal is a user turn, any other
+    # speaker's turn is recorded as a non-source (assistant) turn.
+    principals: tuple[str, ...]
+    labeled_beliefs: tuple[LabeledBelief, ...] = ()
+    unresolved_supersessions: int = 0
+
+
+@dataclass
+class LoadReport:
+    """What a loader skipped (with its reason) and which quirks it tolerated."""
+
+    skipped: Counter[str] = field(default_factory=Counter)
+    quirks: Counter[str] = field(default_factory=Counter)
+
+    def skip(self, reason: str, n: int = 1) -> None:
+        self.skipped[reason] += n
+
+    def quirk(self, what: str, n: int = 1) -> None:
+        self.quirks[what] += n
+
+
+class MalformedDataset(ValueError):
+    """The file is not shaped like the dataset it was named as."""

@@ -1,0 +1,389 @@
+"""Record an external dataset into memory_es and measure evidence-provenance recall.
+
+Per scenario (a LoCoMo conversation, a LongMemEval question, a HaluMem user) the driver
+opens a fresh in-process store with a fixed clock and sequential ids, records every
+session once per principal through the public API (``open_session``/``say``/
+``close_session``, the clock set from the dataset's dates), keeps the dataset-turn ->
+turn-id map from the :class:`TurnReceipt` each ``say`` returns, and asks each probe
+with ``memory.recall(principal, question, limit=k)`` for k = 5, 10, 20. Beside it, a
+raw-turn BM25 reference over the same turns (the principal's own, and all) is scored
+the same way. The store is closed before the next scenario: memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import memory_es
+from benchmarks.external import load_halumem, load_locomo, load_longmemeval
+from benchmarks.external.bm25 import BM25, Doc, make_doc
+from benchmarks.external.diagnostic import DIAGNOSTIC_EXTRACTORS
+from benchmarks.external.jsonstream import file_sha256
+from benchmarks.external.metrics import KS, ArmReport, Outcome, judge
+from benchmarks.external.model import LoadReport, Probe, Scenario
+from memory_es.errors import MemoryEsError
+from memory_es.formation.extractor import Extractor
+from memory_es.policy import formation_policy, retrieval_policy
+from memory_es.retrieval.ranking import Scored
+from memory_es.retrieval.recall import RecallResult
+
+DATASETS = ("longmemeval", "locomo", "halumem")
+LICENCES = {
+    "longmemeval": load_longmemeval.LICENCE,
+    "locomo": load_locomo.LICENCE,
+    "halumem": load_halumem.LICENCE,
+}
+# A session with no readable date starts a day after the one before it.
+_DEFAULT_START = datetime(2023, 1, 1, tzinfo=UTC)
+_TURN_SPACING = timedelta(seconds=30)
+MEMORY_ARM = "memory"
+REFERENCE_ARMS = ("bm25_own_turns", "bm25_all_turns")
+
+CAVEATS = (
+    "Evidence-provenance recall scores retrieval, not answers: no model and no judge.",
+    "Published LongMemEval figures use a model judge; these do not.",
+    "The extractor is memory_es's deterministic one; beliefs form only from what it "
+    "recognises in the principal's own turns.",
+    "Subsets are sampled when --sample is given; single-session-assistant, abstention, "
+    "adversarial and cross-speaker questions are reported outside overall.",
+    "The BM25 reference retrieves raw turns, not beliefs; it is a yardstick, not an arm.",
+)
+
+
+def load(
+    dataset: str, path: Path, report: LoadReport, *, principal_speaker: str
+) -> Iterator[Scenario]:
+    if dataset == "locomo":
+        return load_locomo.load(path, report, principal_speaker=principal_speaker)
+    if dataset == "longmemeval":
+        return load_longmemeval.load(path, report)
+    if dataset == "halumem":
+        return load_halumem.load(path, report)
+    raise ValueError(f"unknown dataset {dataset!r}: use one of {', '.join(DATASETS)}")
+
+
+@dataclass
+class Counts:
+    scenarios: int = 0
+    sessions: int = 0
+    turns_recorded: int = 0
+    source_turns: int = 0
+    beliefs_formed: int = 0
+    labeled_beliefs: int = 0
+    labeled_supersessions: int = 0
+    unresolved_supersessions: int = 0
+    failed_turns: Counter[str] = field(default_factory=Counter)
+    formation: Counter[str] = field(default_factory=Counter)
+    extractor: str = ""
+
+
+@dataclass
+class _Recording:
+    """The ids one principal's recording gave each dataset turn and session."""
+
+    turn_ids: dict[str, str] = field(default_factory=dict)
+    session_turn_ids: dict[str, list[str]] = field(default_factory=dict)
+
+
+def run(
+    dataset: str,
+    path: Path,
+    output: Path,
+    *,
+    sample: int | None = None,
+    seed: int = 0,
+    principal_speaker: str = "both",
+    progress: bool = True,
+    diagnostic_extractor: str | None = None,
+) -> dict[str, Any]:
+    """Run one dataset and write its metrics file; returns the metrics document.
+
+    ``diagnostic_extractor="verbatim"`` swaps formation for one belief per user turn
+    (:mod:`benchmarks.external.diagnostic`): a diagnostic of the recall stack, named in
+    the file, never the memory arm's figure.
+
+    Raises ``FileNotFoundError`` for a missing file, ``FileExistsError`` for an existing
+    output (never overwritten), ``MalformedDataset`` for a file of the wrong shape.
+    """
+    if dataset not in DATASETS:
+        raise ValueError(f"unknown dataset {dataset!r}: use one of {', '.join(DATASETS)}")
+    if principal_speaker not in load_locomo.SPEAKER_CHOICES:
+        raise ValueError("--principal-speaker must be a, b or both")
+    if dataset != "locomo" and principal_speaker != "both":
+        raise ValueError("--principal-speaker applies to locomo only")
+    if diagnostic_extractor is not None and diagnostic_extractor not in DIAGNOSTIC_EXTRACTORS:
+        raise ValueError(f"unknown diagnostic extractor {diagnostic_extractor!r}: use verbatim")
+    if sample is not None and sample < 1:
+        raise ValueError("--sample must be at least 1")
+    if not path.is_file():
+        raise FileNotFoundError(f"no dataset file at the given path: {path.name}")
+    if output.exists():
+        raise FileExistsError(f"output exists and is never overwritten: {output}")
+
+    started = time.perf_counter()
+    digest = file_sha256(path)
+
+    # Pass 1 (only when sampling): which probes exist, so a seeded sample can be drawn
+    # without holding the file. Only probe ids are kept.
+    selected: set[str] | None = None
+    eligible: int | None = None
+    if sample is not None:
+        ids = [
+            p.probe_id
+            for s in load(dataset, path, LoadReport(), principal_speaker=principal_speaker)
+            for p in s.probes
+        ]
+        eligible = len(ids)
+        if sample < len(ids):
+            selected = set(random.Random(seed).sample(sorted(ids), sample))
+
+    report = LoadReport()
+    counts = Counts()
+    arms = {MEMORY_ARM: ArmReport(), **{name: ArmReport() for name in REFERENCE_ARMS}}
+    # The memory arm runs whatever extractor memory_es.open composes by default.
+    diagnostic = DIAGNOSTIC_EXTRACTORS.get(diagnostic_extractor or "")
+    bar = _progress_bar(progress, total=len(selected) if selected is not None else eligible)
+    loaded = 0
+    for scenario in load(dataset, path, report, principal_speaker=principal_speaker):
+        loaded += len(scenario.probes)
+        probes = [p for p in scenario.probes if selected is None or p.probe_id in selected]
+        if not probes:
+            continue
+        _run_scenario(scenario, probes, arms, counts, diagnostic() if diagnostic else None)
+        bar(len(probes))
+    bar(None)
+
+    memory_figures = arms[MEMORY_ARM].figures()
+    document: dict[str, Any] = {
+        "dataset": dataset,
+        "licence": LICENCES[dataset],
+        "file_sha256": digest,
+        "sample": sample,
+        "seed": seed,
+        "n": memory_figures["overall"]["n"],
+        "overall": memory_figures["overall"],
+        "categories": memory_figures["categories"],
+        "reference": {name: arms[name].figures() for name in REFERENCE_ARMS},
+        "mapping": _mapping(dataset, principal_speaker),
+        "counts": {
+            "scenarios": counts.scenarios,
+            "sessions": counts.sessions,
+            "turns_recorded": counts.turns_recorded,
+            "source_turns": counts.source_turns,
+            "beliefs_formed": counts.beliefs_formed,
+            "formation": dict(sorted(counts.formation.items())),
+            "labeled_beliefs": counts.labeled_beliefs,
+            "labeled_supersessions": counts.labeled_supersessions,
+            "unresolved_supersessions": counts.unresolved_supersessions,
+            "turns_refused_by_store": dict(sorted(counts.failed_turns.items())),
+            "eligible_probes": loaded,
+            "probes_scored": sum(t.n for t in arms[MEMORY_ARM].categories.values()),
+        },
+        "skipped": dict(sorted(report.skipped.items())),
+        "quirks_tolerated": dict(sorted(report.quirks.items())),
+        "policy": {
+            "formation": formation_policy(),
+            "retrieval": retrieval_policy(),
+            "extractor": counts.extractor,
+            "diagnostic": diagnostic_extractor is not None,
+            "ks": list(KS),
+        },
+        "caveats": list(CAVEATS),
+        "wall_seconds": round(time.perf_counter() - started, 1),
+    }
+    _write_new(output, document)
+    return document
+
+
+def _mapping(dataset: str, principal_speaker: str) -> dict[str, Any]:
+    if dataset == "locomo":
+        return {
+            "principal_speaker": principal_speaker,
+            "other_speaker": "non-source (assistant) turns",
+            "scored": "questions whose evidence lies in a principal's own turns",
+            "reported_separately": sorted(load_locomo.SEPARATE),
+        }
+    if dataset == "longmemeval":
+        return {
+            "principal": "user",
+            "assistant_turns": "non-source",
+            "reported_separately": sorted(load_longmemeval.SEPARATE),
+        }
+    return {
+        "principal": "user",
+        "assistant_turns": "non-source",
+        "memory_points": "labelled beliefs; is_update -> labelled supersession",
+        "evidence": "session granularity (memory points name no turn)",
+        "reported_separately": sorted(load_halumem.SEPARATE),
+    }
+
+
+def _write_new(output: Path, document: dict[str, Any]) -> None:
+    import json
+
+    text = json.dumps(document, indent=2, sort_keys=True) + "\n"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with output.open("x", encoding="utf-8") as handle:  # "x": never overwrite
+        handle.write(text)
+
+
+def _progress_bar(enabled: bool, total: int | None) -> Callable[[int | None], None]:
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=total,
+        unit="probe",
+        file=sys.stderr,
+        disable=not (enabled and sys.stderr.isatty()),
+        leave=False,
+    )
+
+    def step(n: int | None) -> None:
+        if n is None:
+            bar.close()
+        else:
+            bar.update(n)
+
+    return step
+
+
+def _run_scenario(
+    scenario: Scenario,
+    probes: list[Probe],
+    arms: dict[str, ArmReport],
+    counts: Counts,
+    extractor: Extractor | None,
+) -> None:
+    counts.scenarios += 1
+    counts.labeled_beliefs += len(scenario.labeled_beliefs)
+    counts.labeled_supersessions += sum(len(b.supersedes) for b in scenario.labeled_beliefs)
+    counts.unresolved_supersessions += scenario.unresolved_supersessions
+    last_needed = max(p.after_session for p in probes)
+    by_session: dict[int, list[Probe]] = {}
+    for probe in probes:
+        by_session.setdefault(probe.after_session, []).append(probe)
+
+    first = next((s.at for s in scenario.sessions if s.at is not None), None)
+    clock = memory_es.FixedClock(first or _DEFAULT_START)
+    recordings = {p: _Recording() for p in scenario.principals}
+    docs: list[tuple[str, Doc]] = []  # (speaker, doc) of every recorded dataset turn
+    session_refs: dict[str, list[str]] = {}
+    previous: datetime | None = None
+    indexes: dict[tuple[int, tuple[str, ...]], BM25] = {}
+    ids = memory_es.SequentialIds()
+    with memory_es.open("memory://", clock=clock, ids=ids, extractor=extractor) as memory:
+        counts.extractor = memory.extractor.name
+        for index, session in enumerate(scenario.sessions[: last_needed + 1]):
+            at = session.at or ((previous + timedelta(days=1)) if previous else clock.now())
+            previous = at
+            counts.sessions += 1
+            recorded_refs: set[str] = set()
+            for principal in scenario.principals:
+                recording = recordings[principal]
+                clock.set(at)
+                session_id = memory.open_session(principal)
+                turn_ids = recording.session_turn_ids.setdefault(session.ref, [])
+                for position, turn in enumerate(session.turns, start=1):
+                    # A turn's own time when the dataset gives one, never before its
+                    # session opened; otherwise 30 s after the turn before it.
+                    spaced = at + position * _TURN_SPACING
+                    clock.set(max(turn.at, at) if turn.at is not None else spaced)
+                    role = "user" if turn.speaker == principal else "assistant"
+                    try:
+                        receipt = memory.say(session_id, turn.text, role=role)
+                    except MemoryEsError as error:
+                        counts.failed_turns[type(error).__name__] += 1
+                        continue
+                    recording.turn_ids[turn.ref] = receipt.turn_id
+                    turn_ids.append(receipt.turn_id)
+                    recorded_refs.add(turn.ref)
+                    counts.turns_recorded += 1
+                    counts.source_turns += role == "user"
+                clock.set(max(clock.now(), at + (len(session.turns) + 1) * _TURN_SPACING))
+                counts.formation.update(memory.close_session(session_id).counts.as_dict())
+            refs = session_refs.setdefault(session.ref, [])
+            for turn in session.turns:
+                if turn.ref in recorded_refs:
+                    refs.append(turn.ref)
+                    docs.append((turn.speaker, make_doc(turn.ref, turn.text)))
+            for probe in by_session.get(index, []):
+                _score_memory(memory, probe, recordings, arms[MEMORY_ARM])
+                _score_reference(probe, docs, session_refs, arms, indexes)
+        counts.beliefs_formed += sum(
+            sum(1 for b in memory.list_beliefs(p) if b.status != "superseded")
+            for p in scenario.principals
+        )
+
+
+def _units(
+    probe: Probe,
+    turn_ids: Callable[[str], list[str]],
+    session_ids: Callable[[str], list[str]],
+) -> list[frozenset[str]]:
+    units: list[frozenset[str]] = []
+    for e in probe.evidence:
+        ids = turn_ids(e.turn_ref) if e.turn_ref is not None else session_ids(e.session_ref)
+        units.append(frozenset(ids))
+    return units
+
+
+def _unit_counts(probe: Probe) -> tuple[int, int]:
+    turn = sum(1 for e in probe.evidence if e.turn_ref is not None)
+    return turn, len(probe.evidence) - turn
+
+
+def _score_memory(
+    memory: memory_es.Memory, probe: Probe, recordings: dict[str, _Recording], arm: ArmReport
+) -> None:
+    chosen = [recordings[p] for p in probe.principals]
+    units = _units(
+        probe,
+        lambda ref: [r.turn_ids[ref] for r in chosen if ref in r.turn_ids],
+        lambda ref: [i for r in chosen for i in r.session_turn_ids.get(ref, [])],
+    )
+    outcomes: dict[int, Outcome] = {}
+    for k in KS:
+        items: list[Scored] = []
+        for principal in probe.principals:
+            items.extend(memory.recall(principal, probe.question, limit=k).items)
+        if len(probe.principals) > 1:
+            # A cross-speaker probe reads both principals: one top-k over both, in the
+            # ranking function's own order, so k means k items whatever the principals.
+            items.sort(key=lambda s: (-s.score, -s.record.position, s.record.belief_id))
+            items = items[:k]
+        sources = [frozenset(s.record.source_event_ids) for s in items]
+        rendered = RecallResult(query=probe.question, terms=(), items=tuple(items)).lines()
+        tokens = sum(len(line.split()) for line in rendered)
+        outcomes[k] = judge(units, sources, tokens=tokens)
+    arm.add(probe.category, probe.in_overall, outcomes, *_unit_counts(probe))
+
+
+def _score_reference(
+    probe: Probe,
+    docs: list[tuple[str, Doc]],
+    session_refs: dict[str, list[str]],
+    arms: dict[str, ArmReport],
+    indexes: dict[tuple[int, tuple[str, ...]], BM25],
+) -> None:
+    units = _units(probe, lambda ref: [ref], lambda ref: session_refs.get(ref, []))
+    # One index per corpus and per number of turns recorded so far, reused by probes.
+    for name, speakers in (("bm25_own_turns", probe.principals), ("bm25_all_turns", ())):
+        key = (len(docs), tuple(sorted(speakers)))
+        index = indexes.get(key)
+        if index is None:
+            corpus = [d for speaker, d in docs if not speakers or speaker in speakers]
+            index = indexes[key] = BM25(corpus)
+        outcomes: dict[int, Outcome] = {}
+        for k in KS:
+            top = index.top(probe.question, k)
+            tokens = sum(len(d.text.split()) for d in top)
+            outcomes[k] = judge(units, [frozenset({d.ref}) for d in top], tokens=tokens)
+        arms[name].add(probe.category, probe.in_overall, outcomes, *_unit_counts(probe))

@@ -1,0 +1,252 @@
+"""The exact baseline: recording it, and comparing a fresh run against it.
+
+Comparison sorts differences four ways (seed "The baseline and the re-record rule"):
+
+drift         the baseline is not comparable: corpus digest, benchmark version, a policy
+              version, the extractor, a structural count or a distance bin's population
+              differs
+regressions   a higher-is-better count fell or a lower-is-better count rose, a probe lost
+              a recalled label, or a distance bin's recall fell
+improvements  the mirror image; reported, never required
+shifts        an attribution count moved (where recall happened, not how much)
+
+Gate "no regression" fails on drift or any regression; gate "baseline current" fails on
+any difference at all. Evidence is never overwritten: re-recording is an explicit
+removal followed by an explicit write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from benchmarks.memory_benchmark.metrics import ATTRIBUTION
+from benchmarks.memory_benchmark.run import BenchmarkResult
+
+SHIPPED_BASELINE = (
+    Path(__file__).resolve().parent.parent / "corpus" / "memory-benchmark.baseline.json"
+)
+
+HEADER_FIELDS = (
+    "benchmark_version",
+    "corpus_digest",
+    "formation_policy",
+    "retrieval_policy",
+    "extractor",
+)
+STRUCTURAL = ("scenarios", "sessions", "probes", "labels", "expected", "needed_total")
+HIGHER_IS_BETTER = ("supported", "needed_formed", "needed_recalled", "run_completed")
+LOWER_IS_BETTER = (
+    "fabricated",
+    "stale_live",
+    "noise_total",
+    "dropped_for_budget",
+    "dropped_for_ceiling",
+    "blocked_rendered",
+    "currency_violations",
+    "abstention_leaks",
+    "false_transfers",
+    "other_forbidden_rendered",
+    "protected_rendered",
+    "policy_failures",
+    "distinct_prefixes",
+    "max_distinct_prefixes_per_probe",
+)
+INFORMATIONAL = ("build_ref", "recorded_at")
+
+
+class BaselineError(ValueError):
+    """A baseline file that cannot be read, or a write that would overwrite one."""
+
+
+# -- recording ----------------------------------------------------------------------------
+
+
+def baseline_document(
+    result: BenchmarkResult, *, build_ref: str, recorded_at: str
+) -> dict[str, Any]:
+    return {
+        **result.header(),
+        "build_ref": build_ref,
+        "recorded_at": recorded_at,
+        **result.metrics(),
+    }
+
+
+def _line(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def dump_baseline(document: dict[str, Any]) -> bytes:
+    """Stable, review-friendly JSON: one line per row, so a re-record diffs row by row."""
+    parts = []
+    for key in sorted(document):
+        value = document[key]
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            rows = ",\n".join(f"    {_line(row)}" for row in value)
+            parts.append(f'  "{key}": [\n{rows}\n  ]')
+        elif isinstance(value, dict) and value:
+            items = ",\n".join(f"    {_line(k)}: {_line(value[k])}" for k in sorted(value))
+            parts.append(f'  "{key}": {{\n{items}\n  }}')
+        else:
+            parts.append(f'  "{key}": {_line(value)}')
+    return ("{\n" + ",\n".join(parts) + "\n}\n").encode()
+
+
+def write_baseline(path: Path, document: dict[str, Any]) -> None:
+    """Write a new baseline; an existing file is never overwritten."""
+    try:
+        with path.open("xb") as handle:
+            handle.write(dump_baseline(document))
+    except FileExistsError:
+        raise BaselineError(
+            f"{path} exists and a baseline is never overwritten: remove it first,"
+            " then record (the delta shows in review)"
+        ) from None
+    except OSError as error:
+        raise BaselineError(f"cannot write baseline {path}: {error.strerror or error}") from None
+
+
+def load_baseline(path: Path) -> dict[str, Any]:
+    try:
+        document = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise BaselineError(
+            f"no baseline at {path}: record one with --write-baseline {path}"
+        ) from None
+    except (OSError, orjson.JSONDecodeError) as error:
+        raise BaselineError(f"cannot read baseline {path}: {error}") from None
+    wanted = (*HEADER_FIELDS, "aggregate", "per_category", "formation", "probes")
+    missing = [k for k in wanted if not isinstance(document, dict) or k not in document]
+    if missing:
+        raise BaselineError(f"{path} is not a memory benchmark baseline: missing {missing}")
+    assert isinstance(document, dict)
+    return document
+
+
+# -- comparison ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Change:
+    metric: str
+    baseline: Any
+    current: Any
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "baseline": self.baseline, "current": self.current}
+
+
+@dataclass
+class Comparison:
+    drift: list[Change] = field(default_factory=list)
+    regressions: list[Change] = field(default_factory=list)
+    improvements: list[Change] = field(default_factory=list)
+    shifts: list[Change] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)  # every difference, for "current"
+
+    @property
+    def no_regression(self) -> bool:
+        return not self.drift and not self.regressions
+
+    @property
+    def baseline_current(self) -> bool:
+        return not self.drift and not self.changes
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "no_regression": self.no_regression,
+            "baseline_current": self.baseline_current,
+            "drift": [c.as_dict() for c in self.drift],
+            "regressions": [c.as_dict() for c in self.regressions],
+            "improvements": [c.as_dict() for c in self.improvements],
+            "shifts": [c.as_dict() for c in self.shifts],
+            "changes": [c.as_dict() for c in self.changes],
+        }
+
+
+def _flatten(metrics: dict[str, Any]) -> dict[str, Any]:
+    """Every integer of a metrics payload under a stable path."""
+    flat: dict[str, Any] = {}
+
+    def bins(prefix: str, rows: Any) -> None:
+        for b in rows or []:
+            flat[f"{prefix}.needed_by_distance[{b['distance']}].needed"] = b["needed"]
+            flat[f"{prefix}.needed_by_distance[{b['distance']}].recalled"] = b["recalled"]
+
+    for key, value in (metrics.get("aggregate") or {}).items():
+        if key == "needed_by_distance":
+            bins("aggregate", value)
+        else:
+            flat[f"aggregate.{key}"] = value
+    for category, sums in (metrics.get("per_category") or {}).items():
+        for key, value in sums.items():
+            flat[f"per_category.{category}.{key}"] = value
+    for row in metrics.get("formation") or []:
+        for key, value in row.items():
+            if key != "scenario":
+                flat[f"formation[{row['scenario']}].{key}"] = value
+    for row in metrics.get("probes") or []:
+        name = f"probes[{row['scenario']}/{row['probe']}]"
+        for key, value in row.items():
+            if key == "needed_by_distance":
+                bins(name, value)
+            elif key not in ("scenario", "probe"):
+                flat[f"{name}.{key}"] = value
+    return flat
+
+
+def _sort_key(path: str) -> tuple[int, str]:
+    order = ("aggregate", "per_category", "formation", "probes")
+    head = next((i for i, p in enumerate(order) if path.startswith(p)), len(order))
+    return head, path
+
+
+def compare(result: BenchmarkResult, baseline: dict[str, Any]) -> Comparison:
+    comparison = Comparison()
+    header = result.header()
+    for name in HEADER_FIELDS:
+        if baseline.get(name) != header[name]:
+            comparison.drift.append(Change(name, baseline.get(name), header[name]))
+
+    old = _flatten(baseline)
+    new = _flatten(result.metrics())
+    for path in sorted(set(old) | set(new), key=_sort_key):
+        before, after = old.get(path), new.get(path)
+        if before == after:
+            continue
+        change = Change(path, before, after)
+        comparison.changes.append(change)
+        metric = path.rsplit(".", 1)[-1]
+        is_aggregate = path.startswith("aggregate.")
+        is_probe = path.startswith("probes[")
+        structural = (
+            before is None
+            or after is None
+            or (is_aggregate and metric in STRUCTURAL)
+            or (is_probe and metric in ("needed_total", "category"))
+            or (".needed_by_distance[" in path and metric == "needed")
+        )
+        if structural:
+            comparison.drift.append(change)
+            continue
+        if not isinstance(before, int) or not isinstance(after, int):
+            continue
+        if metric in ATTRIBUTION and (is_aggregate or is_probe):
+            comparison.shifts.append(change)
+            continue
+        directional = (
+            is_aggregate
+            or (is_probe and metric == "needed_recalled")
+            or (".needed_by_distance[" in path and path.startswith("aggregate"))
+        )
+        if not directional:
+            continue
+        if metric in HIGHER_IS_BETTER or metric == "recalled":
+            (comparison.regressions if after < before else comparison.improvements).append(change)
+        elif metric in LOWER_IS_BETTER:
+            (comparison.regressions if after > before else comparison.improvements).append(change)
+    return comparison

@@ -1,0 +1,135 @@
+"""``eval memory-benchmark``: the memory benchmark's deterministic arm.
+
+The evaluation package is imported lazily, inside the handler, so nothing in production
+imports ``benchmarks``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from memory_es.cli.common import Subparsers
+from memory_es.errors import UsageError
+
+
+def register(commands: Subparsers) -> None:
+    evaluate = commands.add_parser("eval", help="measure memory: the memory benchmark")
+    benchmarks = evaluate.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    benchmarks.required = True
+    bench = benchmarks.add_parser(
+        "memory-benchmark",
+        help="the memory benchmark (corpus v1, exact baseline)",
+        description=(
+            "Run the deterministic arm: every scenario through the real formation and"
+            " retrieval on an in-process store, a fixed clock and sequential ids; compare"
+            " the integer metrics exactly against the baseline."
+        ),
+    )
+    bench.add_argument(
+        "--deterministic-only",
+        action="store_true",
+        default=True,
+        help="the deterministic arm (the default)",
+    )
+    bench.add_argument(
+        "--corpus",
+        type=Path,
+        metavar="PATH",
+        help="another corpus; compared only when --baseline is given",
+    )
+    bench.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="PATH",
+        help="the baseline to compare against (default: the shipped one, for the shipped corpus)",
+    )
+    bench.add_argument(
+        "--write-baseline",
+        type=Path,
+        metavar="PATH",
+        help="record this run as a new baseline (refused if PATH exists)",
+    )
+    bench.add_argument(
+        "--output",
+        type=Path,
+        metavar="PATH",
+        help="evidence path of a live run; the deterministic arm publishes none and refuses it",
+    )
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    external = bench.add_argument_group(
+        "external datasets", "read from a local path; only derived metrics leave the run"
+    )
+    external.add_argument(
+        "--external", choices=("longmemeval", "locomo", "halumem"), help="the dataset"
+    )
+    external.add_argument("--path", type=Path, metavar="FILE", help="the local dataset file")
+    external.add_argument("--sample", type=int, metavar="N", help="score a sample of N items")
+    external.add_argument("--seed", type=int, metavar="S", help="the sample's seed (default 0)")
+    external.add_argument(
+        "--principal-speaker",
+        choices=("a", "b", "both"),
+        default="both",
+        help="LoCoMo: whose turns are the principal's (default both: one principal each)",
+    )
+    external.add_argument(
+        "--diagnostic-extractor",
+        choices=("verbatim",),
+        help="diagnostic only: store every user turn whole (never the memory arm's figure)",
+    )
+    bench.set_defaults(handler=_memory_benchmark)
+
+
+def _memory_benchmark(args: argparse.Namespace) -> int:
+    if args.external is not None:
+        return _external(args)
+    for flag in ("path", "sample", "seed", "diagnostic_extractor"):
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag.replace('_', '-')} goes with --external")
+    if args.output is not None:
+        raise UsageError("the deterministic arm publishes no evidence: --output is refused")
+    from benchmarks.memory_benchmark.command import memory_benchmark
+
+    return memory_benchmark(
+        corpus=args.corpus,
+        baseline=args.baseline,
+        write_to=args.write_baseline,
+        as_json=args.json,
+    )
+
+
+def _external(args: argparse.Namespace) -> int:
+    """A public dataset: metrics, not evidence, so --output is required in either arm."""
+    if args.path is None or args.output is None:
+        raise UsageError("--external needs --path FILE and --output PATH")
+    if args.seed is not None and args.sample is None:
+        raise UsageError("--seed goes with --sample")
+    if args.corpus is not None or args.baseline is not None or args.write_baseline is not None:
+        raise UsageError("--corpus, --baseline and --write-baseline are for the corpus arm")
+    import sys
+
+    import orjson
+
+    from benchmarks.external import run, summary
+    from benchmarks.external.model import MalformedDataset
+
+    try:
+        document = run(
+            args.external,
+            args.path,
+            args.output,
+            sample=args.sample,
+            seed=args.seed or 0,
+            principal_speaker=args.principal_speaker,
+            progress=sys.stderr.isatty(),
+            diagnostic_extractor=args.diagnostic_extractor,
+        )
+    except MalformedDataset as error:
+        raise UsageError(f"malformed dataset file: {error}") from None
+    except (ValueError, OSError) as error:
+        raise UsageError(str(error)) from None
+    if args.json:
+        sys.stdout.write(orjson.dumps(document, option=orjson.OPT_SORT_KEYS).decode() + "\n")
+    else:
+        print(summary(document))
+    return 0

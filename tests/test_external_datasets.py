@@ -1,0 +1,340 @@
+"""External dataset adapters (seed: "Public datasets, opt-in and never vendored").
+
+Every test runs on tiny synthetic fixtures shaped like the real files, quirks included
+(tests/external_fixtures.py); the real datasets never enter the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+
+from benchmarks.external import load_halumem, load_locomo, load_longmemeval, main, run
+from benchmarks.external.metrics import judge
+from benchmarks.external.model import LoadReport, MalformedDataset
+from tests.external_fixtures import (
+    halumem_users,
+    locomo_items,
+    longmemeval_items,
+    write_json,
+    write_jsonl,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+DATASET_NAME_PATTERNS = ("locomo10*.json", "longmemeval_*.json", "halumem*")
+MAX_TRACKED_BYTES = 2 * 1024 * 1024
+
+
+@pytest.fixture
+def locomo_file(tmp_path: Path) -> Path:
+    return write_json(tmp_path / "synthetic-locomo.json", locomo_items())
+
+
+@pytest.fixture
+def longmemeval_file(tmp_path: Path) -> Path:
+    return write_json(tmp_path / "synthetic-lme.json", longmemeval_items())
+
+
+@pytest.fixture
+def halumem_file(tmp_path: Path) -> Path:
+    return write_jsonl(tmp_path / "synthetic-hm.jsonl", halumem_users())
+
+
+# -- gate 9 -------------------------------------------------------------------------------
+
+
+def test_gate_9_repository_holds_no_dataset_file() -> None:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    tracked = [name for name in listed.split("\0") if name]
+    assert tracked, "git ls-files listed nothing: not a checkout?"
+    named_like_data = [
+        name
+        for name in tracked
+        if any(fnmatch(Path(name).name.lower(), pattern) for pattern in DATASET_NAME_PATTERNS)
+    ]
+    assert named_like_data == []
+    too_big = [
+        name
+        for name in tracked
+        if (ROOT / name).is_file() and (ROOT / name).stat().st_size > MAX_TRACKED_BYTES
+    ]
+    assert too_big == []
+
+
+def test_gate_9_each_loader_maps_its_synthetic_fixture(
+    locomo_file: Path, longmemeval_file: Path, halumem_file: Path
+) -> None:
+    for scenarios in (
+        list(load_locomo.load(locomo_file, LoadReport())),
+        list(load_longmemeval.load(longmemeval_file, LoadReport())),
+        list(load_halumem.load(halumem_file, LoadReport())),
+    ):
+        assert scenarios
+        for scenario in scenarios:
+            assert scenario.sessions and scenario.principals
+            refs = {t.ref for s in scenario.sessions for t in s.turns}
+            session_refs = {s.ref for s in scenario.sessions}
+            for probe in scenario.probes:
+                assert probe.evidence, probe.probe_id
+                for e in probe.evidence:
+                    assert e.session_ref in session_refs
+                    assert e.turn_ref is None or e.turn_ref in refs
+    (user,) = load_halumem.load(halumem_file, LoadReport())
+    assert [b.label for b in user.labeled_beliefs] == ["s0:m1", "s1:m1", "s1:m2"]
+
+
+# -- LoCoMo -------------------------------------------------------------------------------
+
+
+def test_locomo_reads_sessions_in_numeric_order(locomo_file: Path) -> None:
+    (scenario,) = load_locomo.load(locomo_file, LoadReport())
+    assert [s.ref for s in scenario.sessions] == [f"D{n}" for n in range(1, 11)]
+    assert scenario.sessions[0].at is not None and scenario.sessions[9].at is not None
+    assert scenario.sessions[0].at < scenario.sessions[9].at
+
+
+def test_locomo_quirks_are_tolerated_and_counted(locomo_file: Path) -> None:
+    report = LoadReport()
+    (scenario,) = load_locomo.load(locomo_file, report)
+    probes = {p.question: p for p in scenario.probes}
+    assert probes["What year did Avery move?"].answer == "2023"  # an integer answer
+    assert [e.turn_ref for e in probes["What year did Avery move?"].evidence] == ["D10:1"]
+    assert [e.turn_ref for e in probes["Where does Avery work now?"].evidence] == ["D10:1"]
+    read = probes["What did Avery read?"].evidence
+    assert [(e.session_ref, e.turn_ref) for e in read] == [("D7", "D7:1"), ("D7", None)]
+    assert probes["Where does Blake live?"].answer is None  # adversarial, kept
+    assert report.skipped == {"no_usable_evidence": 2, "answer_missing": 1}
+    assert report.quirks["answer_not_a_string"] == 1
+    assert report.quirks["adversarial_without_answer"] == 1
+    assert report.quirks["evidence_ids_joined_in_one_string"] == 1
+    assert report.quirks["evidence_id_zero_padded"] == 1
+    assert report.quirks["evidence_id_stray_colon"] == 1
+    assert report.quirks["evidence_id_malformed_dropped"] == 1
+    assert report.quirks["evidence_turn_unknown_session_fallback"] == 1
+    assert report.quirks["evidence_session_unknown_dropped"] == 1
+
+
+def test_locomo_both_scores_each_question_against_its_evidence_speaker(
+    locomo_file: Path,
+) -> None:
+    (scenario,) = load_locomo.load(locomo_file, LoadReport(), principal_speaker="both")
+    probes = {p.question: p for p in scenario.probes}
+    assert scenario.principals == ("Avery", "Blake")
+    assert probes["Where does Avery live?"].principals == ("Avery",)
+    assert probes["Where does Blake work?"].principals == ("Blake",)
+    cross = probes["Which dog and which tea?"]
+    assert (cross.category, cross.in_overall, cross.principals) == (
+        "cross-speaker",
+        False,
+        ("Avery", "Blake"),
+    )
+    assert not probes["Where does Blake live?"].in_overall  # adversarial
+
+
+def test_locomo_one_principal_scores_only_questions_on_its_turns(locomo_file: Path) -> None:
+    report = LoadReport()
+    (scenario,) = load_locomo.load(locomo_file, report, principal_speaker="a")
+    assert scenario.principals == ("Avery",)
+    assert all(p.principals == ("Avery",) for p in scenario.probes)
+    assert "Where does Blake work?" not in {p.question for p in scenario.probes}
+    assert report.skipped["evidence_not_in_principal_turns"] == 2  # Blake's and cross
+
+
+def test_locomo_run_finds_the_evidence_turn_through_belief_provenance(
+    locomo_file: Path, tmp_path: Path
+) -> None:
+    document = run("locomo", locomo_file, tmp_path / "m.json", progress=False)
+    single_hop = document["categories"]["single-hop"]
+    # "Where does Avery live?" forms "User lives in Lisbon." from D1:1 in Avery's turns;
+    # "Where does Avery work now?" forms from D10:1.
+    assert single_hop["n"] == 2
+    assert single_hop["recall_any@5"] == 1.0
+    assert single_hop["rendered_tokens_per_probe@5"] > 0
+    multi_hop = document["categories"]["multi-hop"]  # Blake works at Fernwood Bakery
+    assert (multi_hop["n"], multi_hop["recall_any@10"]) == (1, 1.0)
+    assert document["n"] == 5  # categories 1-4 with single-speaker evidence
+    assert document["categories"]["cross-speaker"]["in_overall"] is False
+    assert document["counts"]["beliefs_formed"] >= 3
+    reference = document["reference"]["bm25_own_turns"]["categories"]["single-hop"]
+    assert reference["recall_any@5"] == 1.0
+
+
+# -- LongMemEval --------------------------------------------------------------------------
+
+
+def test_longmemeval_maps_types_abstention_and_session_fallback(longmemeval_file: Path) -> None:
+    scenarios = {s.scenario_id: s for s in load_longmemeval.load(longmemeval_file, LoadReport())}
+    (user,) = scenarios["q-user-1"].probes
+    assert (user.category, user.in_overall) == ("single-session-user", True)
+    assert [e.turn_ref for e in user.evidence] == ["answer_s1#0"]
+    (assistant,) = scenarios["q-asst-1"].probes
+    assert (assistant.category, assistant.in_overall) == ("single-session-assistant", False)
+    (abstain,) = scenarios["q-user-2_abs"].probes
+    assert (abstain.category, abstain.in_overall, abstain.answer) == ("abstention", False, "7")
+    assert [(e.session_ref, e.turn_ref) for e in abstain.evidence] == [("answer_s0", None)]
+    assert scenarios["q-ku-1"].sessions[1].at is not None
+
+
+def test_longmemeval_single_session_assistant_is_reported_separately_at_zero(
+    longmemeval_file: Path, tmp_path: Path
+) -> None:
+    document = run("longmemeval", longmemeval_file, tmp_path / "m.json", progress=False)
+    assistant = document["categories"]["single-session-assistant"]
+    assert assistant["in_overall"] is False and assistant["recall_any@20"] == 0.0
+    assert assistant["returned_per_probe@20"] == 0.0 and assistant["noise@20"] is None
+    assert document["n"] == 2  # single-session-user and knowledge-update
+    assert document["categories"]["single-session-user"]["recall_any@5"] == 1.0
+    assert document["categories"]["knowledge-update"]["recall_any@5"] == 1.0
+
+
+# -- HaluMem ------------------------------------------------------------------------------
+
+
+def test_halumem_updates_are_labelled_supersessions(halumem_file: Path) -> None:
+    report = LoadReport()
+    (user,) = load_halumem.load(halumem_file, report)
+    porto = next(b for b in user.labeled_beliefs if b.label == "s1:m1")
+    assert porto.is_update and porto.supersedes == ("s0:m1",)
+    assert user.unresolved_supersessions == 1  # "owned a canoe" names no earlier point
+    probes = {p.question: p for p in user.probes}
+    assert probes["Where do I live?"].after_session == 0
+    assert [(e.session_ref, e.turn_ref) for e in probes["Where do I live now?"].evidence] == [
+        ("s1", None)
+    ]
+    assert report.skipped["no_usable_evidence"] == 1  # the Memory Boundary question
+    first, second = user.sessions
+    assert first.at is not None and first.turns[0].at is not None
+    assert (first.turns[0].at - first.at).total_seconds() == 6  # the turn's own timestamp
+    assert second.turns[0].at is None  # "x" is no time: the driver spaces turns itself
+
+
+def test_halumem_probe_is_asked_after_its_own_session(halumem_file: Path, tmp_path: Path) -> None:
+    document = run("halumem", halumem_file, tmp_path / "m.json", progress=False)
+    assert document["licence"] == "CC BY-NC-ND 4.0"
+    assert document["counts"]["labeled_supersessions"] == 1
+    assert document["categories"]["Basic Fact Recall"]["recall_any@5"] == 1.0
+    assert document["categories"]["Dynamic Update"]["recall_any@5"] == 1.0
+
+
+# -- the metrics file and the command ------------------------------------------------------
+
+
+def test_metrics_file_names_dataset_licence_sample_seed_and_digest_never_the_path(
+    locomo_file: Path, tmp_path: Path
+) -> None:
+    output = tmp_path / "out" / "metrics.json"
+    run("locomo", locomo_file, output, sample=3, seed=7, progress=False)
+    text = output.read_text()
+    document = json.loads(text)
+    assert document["dataset"] == "locomo" and document["licence"] == "CC BY-NC 4.0"
+    assert (document["sample"], document["seed"]) == (3, 7)
+    import hashlib
+
+    assert document["file_sha256"] == hashlib.sha256(locomo_file.read_bytes()).hexdigest()
+    for key in ("recall_any@5", "recall_any@10", "recall_any@20", "recall_all@10"):
+        assert 0.0 <= document["overall"][key] <= 1.0
+        for category in document["categories"].values():
+            assert 0.0 <= category[key] <= 1.0
+    assert str(tmp_path) not in text and locomo_file.name not in text
+    assert "Lisbon" not in text and "lives in" not in text  # no statement, no turn text
+
+
+def test_sampling_is_deterministic_and_sized(locomo_file: Path, tmp_path: Path) -> None:
+    first = run("locomo", locomo_file, tmp_path / "a.json", sample=4, seed=3, progress=False)
+    second = run("locomo", locomo_file, tmp_path / "b.json", sample=4, seed=3, progress=False)
+    first.pop("wall_seconds"), second.pop("wall_seconds")
+    assert first == second
+    assert first["counts"]["probes_scored"] == 4
+    assert first["counts"]["eligible_probes"] == 7
+
+
+def test_existing_output_is_refused(locomo_file: Path, tmp_path: Path) -> None:
+    output = tmp_path / "m.json"
+    output.write_text("keep me")
+    assert main(["--external", "locomo", "--path", str(locomo_file), "--output", str(output)]) == 2
+    assert output.read_text() == "keep me"
+
+
+def test_command_exit_codes(
+    locomo_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ok = tmp_path / "ok.json"
+    args = ["--external", "locomo", "--path", str(locomo_file), "--output", str(ok)]
+    assert main([*args, "--principal-speaker", "b", "--sample", "2", "--seed", "1"]) == 0
+    assert json.loads(ok.read_text())["n"] >= 1
+    assert main(["--external", "mystery", "--path", str(locomo_file), "--output", "x"]) == 2
+    missing = ["--external", "locomo", "--path", str(tmp_path / "none.json")]
+    assert main([*missing, "--output", str(tmp_path / "x.json")]) == 2
+    assert main(["--external", "locomo", "--path", str(locomo_file)]) == 2
+    garbled = tmp_path / "garbled.json"
+    garbled.write_text('[{"sample_id": "x", "conversation": {')
+    assert main(["--external", "locomo", "--path", str(garbled), "--output", str(ok) + "2"]) == 2
+    assert "malformed" in capsys.readouterr().err
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_a_file_of_another_dataset_is_malformed(
+    longmemeval_file: Path, locomo_file: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(MalformedDataset):
+        list(load_locomo.load(longmemeval_file, LoadReport()))
+    with pytest.raises(MalformedDataset):
+        list(load_halumem.load(locomo_file, LoadReport()))
+    with pytest.raises(MalformedDataset):
+        list(
+            load_longmemeval.load(write_jsonl(tmp_path / "l.jsonl", halumem_users()), LoadReport())
+        )
+
+
+# -- evidence arithmetic --------------------------------------------------------------------
+
+
+def test_any_all_and_noise_arithmetic() -> None:
+    units = [frozenset({"t1"}), frozenset({"t7", "t8"})]  # a turn, and a session fallback
+    some = judge(units, [frozenset({"t1"}), frozenset({"t3"})])
+    assert (some.any_hit, some.all_hit, some.returned, some.on_evidence) == (True, False, 2, 1)
+    every = judge(units, [frozenset({"t1", "t8"})])
+    assert (every.any_hit, every.all_hit, every.on_evidence) == (True, True, 1)
+    none = judge(units, [])
+    assert (none.any_hit, none.all_hit, none.returned) == (False, False, 0)
+
+
+def test_verbatim_diagnostic_is_named_and_never_the_default(
+    locomo_file: Path, tmp_path: Path
+) -> None:
+    default = run("locomo", locomo_file, tmp_path / "a.json", progress=False)
+    verbatim = run(
+        "locomo", locomo_file, tmp_path / "b.json", progress=False, diagnostic_extractor="verbatim"
+    )
+    assert default["policy"]["diagnostic"] is False
+    assert default["policy"]["extractor"] != "diagnostic_verbatim_turns@1"
+    assert verbatim["policy"] == {**verbatim["policy"], "diagnostic": True}
+    assert verbatim["policy"]["extractor"] == "diagnostic_verbatim_turns@1"
+    # Every principal's own turn became one belief: Avery spoke 11 turns, Blake 10.
+    assert verbatim["counts"]["beliefs_formed"] == 21
+    assert verbatim["categories"]["single-hop"]["recall_any@5"] == 1.0
+    # A cross-speaker probe reads both principals but still renders one top-k.
+    cross = verbatim["categories"]["cross-speaker"]
+    assert cross["recall_any@20"] == 1.0 and cross["returned_per_probe@5"] <= 5
+    with pytest.raises(ValueError):
+        run("locomo", locomo_file, tmp_path / "c.json", diagnostic_extractor="oracle")
+
+
+def test_loaders_stream_one_item_at_a_time(tmp_path: Path) -> None:
+    # The first item is whole, the rest of the file is cut off: a loader that read the
+    # file whole would fail before yielding anything; a streaming one yields the first.
+    items = longmemeval_items()
+    text = json.dumps(items)
+    cut = text.index(json.dumps(items[1])) + 20
+    truncated = tmp_path / "cut.json"
+    truncated.write_text(text[:cut])
+    scenarios = load_longmemeval.load(truncated, LoadReport())
+    assert next(scenarios).scenario_id == "q-user-1"
+    with pytest.raises(MalformedDataset):
+        next(scenarios)

@@ -43,6 +43,7 @@ LIVE_STATUSES: frozenset[Status] = frozenset({Status.ACTIVE, Status.PROVISIONAL}
 class Role(StrEnum):
     USER = "user"
     ASSISTANT = "assistant"
+    TOOL = "tool"  # the remember tool's statement, recorded at memory trust
 
 
 # Beliefs about the person travel with them across projects; project decisions stay local.

@@ -10,12 +10,29 @@ import argparse
 from collections.abc import Sequence
 from typing import NoReturn
 
-from memory_es.cli import demo, memory_cmds, projection_cmds, recall_cmds, session_cmds
+from memory_es.cli import (
+    demo,
+    eval_formation_cmds,
+    maintenance_cmds,
+    memory_cmds,
+    projection_cmds,
+    recall_cmds,
+    session_cmds,
+)
 from memory_es.cli.common import Handler, fail
 from memory_es.errors import MemoryEsError
 from memory_es.stores import DEFAULT_STORE
 
-COMMAND_GROUPS = (session_cmds, recall_cmds, memory_cmds, projection_cmds, demo)
+# eval_formation_cmds joins the ``eval`` group whoever creates it: keep it after them.
+COMMAND_GROUPS = (
+    session_cmds,
+    recall_cmds,
+    memory_cmds,
+    maintenance_cmds,
+    projection_cmds,
+    demo,
+    eval_formation_cmds,
+)
 
 
 class _Parser(argparse.ArgumentParser):

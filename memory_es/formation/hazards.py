@@ -74,7 +74,7 @@ _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"(?i)\b(?:password|passphrase|passcode|passwd|pwd|pw)(?:'s|\s+is|\s+was"
             r"|\s+for\s+[\w.@-]+(?:\s+[\w.@-]+)?\s+is|\s+to\s+[\w.@-]+\s+is|\s*[:=])"
-            r"\s*(?P<s>(?!is\b|was\b|for\b)\S+)"
+            r"\s*(?P<s>(?!is\b|was\b|for\b)\S+?)(?=[,;.!?]?(?:\s|$))"
         ),
     ),
     (

@@ -194,6 +194,7 @@ _OBJECT_CUT = re.compile(
     r"and so|as I|as we|cause|cuz)\b.*$",
     re.I,
 )
+_RELATIVE_CUT = re.compile(r"\s+(?:that|which|who|whose|where)\b.*$", re.I)
 _PLACE_CUT = re.compile(
     r"\s+(?:with|for|since|near|where|now that|and have|and work|and I|ever since|"
     r"these days|at the moment|right now|currently|now)\b.*$",
@@ -202,7 +203,8 @@ _PLACE_CUT = re.compile(
 _TRAILING = re.compile(
     r"(?:\s+(?:now|these days|nowadays|currently|at the moment|right now|anymore|"
     r"any more|any longer|lol|haha|too|as well|btw|though|actually|honestly|tbh|"
-    r"for now|by the way|fyi|really|a lot|very much|so much)"
+    r"for now|by the way|fyi|really|a lot|very much|so much|please|pls|mostly|mainly|"
+    r"usually|most of the time|for the most part|i guess|i think|haha|lmao|:\)|ok)"
     r"|\s*[:;]-?[)(DPp]|\s*[.!?,;:\u2026]+|\s+)$",
     re.I,
 )
@@ -214,7 +216,7 @@ _HEAD_CUT = re.compile(
 )
 _LEAD_DET = re.compile(
     r"^(?:(?:a|an|the|my|our|their|some|any|this|that|these|those|one|two|three|four|"
-    r"five|\d+|new|brand new|own|pair of|couple of)\s+)+",
+    r"five|\d+|new|brand new|own|pair of|couple of|a bit of|bit of|a little|little|some)\s+)+",
     re.I,
 )
 
@@ -461,6 +463,30 @@ def _moved_away(m: re.Match[str]) -> list[Found]:
         found("retraction.moved_away", f"User no longer lives in {m['o']}", ATTR, HOME,
               polarity=False)
     ]
+
+
+_NEGATED = {
+    "use": "does not use",
+    "have": "does not have",
+    "own": "does not own",
+    "drive": "does not drive",
+    "drink": "does not drink",
+    "eat": "does not eat",
+    "speak": "does not speak",
+    "play": "does not play",
+}
+
+
+@rule("attr.does_not", r"^I (?:really |actually )?do not (?P<verb>use|have|own|drive|drink|eat|"
+      r"speak|play) (?P<o>.+)$")
+def _does_not(m: re.Match[str]) -> list[Found]:
+    o = tidy(m["o"])
+    subject = head(o)
+    if not usable(o) or not subject or NOT_POSSESSIONS.match(subject):
+        return []
+    belief_type = PREF if m["verb"].lower() in ("drink", "eat") else ATTR
+    verb = _NEGATED[m["verb"].lower()]
+    return [found("attr.does_not", f"User {verb} {third(o)}", belief_type, subject, polarity=False)]
 
 
 # Birth and origin read before the hedge guard ("I was ..." is otherwise past tense).
@@ -923,11 +949,12 @@ def _uses(m: re.Match[str]) -> list[Found]:
 
 @rule(
     "attr.has",
-    rf"^I {ADV}(?:have got|have|got myself|got|own|bought|picked up|am the proud owner of)"
-    rf" (?P<o>(?:{DET}\b|(?-i:[A-Z])).+)$",
+    rf"^I {ADV}(?P<verb>have got|have|got myself|got|own|bought|picked up|"
+    rf"am the proud owner of) (?P<o>(?:{DET}\b|(?-i:[A-Z])).+)$",
 )
 def _has(m: re.Match[str]) -> list[Found]:
-    o = tidy(m["o"])
+    verb = "owns" if m["verb"].lower() == "own" else "has"
+    o = tidy(m["o"], cut=_RELATIVE_CUT)
     if not usable(o):
         return []
     out = []
@@ -945,7 +972,7 @@ def _has(m: re.Match[str]) -> list[Found]:
             rel = first if first in RELATIONS else first.rstrip("s")
             out.append(found("relationship.has", f"User has {third(shown)}", REL, RELATIONS[rel]))
             continue
-        out.append(found("attr.has", f"User has {third(shown)}", ATTR, subject))
+        out.append(found("attr.has", f"User {verb} {third(shown)}", ATTR, subject))
     return out
 
 
@@ -989,10 +1016,13 @@ def _activity(m: re.Match[str]) -> list[Found]:
     if not usable(o) or re.match(r"(?i)^(?:a lot|about|through|up|out|into|on|over)\b", o):
         return []
     verb = _ACTIVITY_VERBS[m["verb"].lower()][0]
-    subject = head(o)
-    if not subject:
-        return []
-    return [found("attr.activity", f"User {verb} {third(o)}", ATTR, subject)]
+    items = split_list(o) if verb in ("speaks", "plays") else [o]
+    out = []
+    for item in items:
+        subject = head(item)
+        if subject:
+            out.append(found("attr.activity", f"User {verb} {third(item)}", ATTR, subject))
+    return out
 
 
 # General first-person attributes.
@@ -1136,12 +1166,39 @@ def _trait(m: re.Match[str]) -> list[Found]:
 
 _ELLIPSIS_VERBS = re.compile(
     r"^(?:live|work|prefer|like|love|enjoy|hate|use|have|own|speak|play|drive|"
-    r"am|grew|moved|no longer)\b",
+    r"am|grew|moved|no longer|switched|started|stopped|quit|joined|sold|bought|got|"
+    r"code|speak|drive|run)\b",
     re.I,
 )
 _LIST_RULES = frozenset({"attr.has", "attr.uses", "preference.like", "attr.activity"})
 _LIST_PREFIX = re.compile(r"^(I (?:\w+ ){0,2}?(?:have|own|use|like|love|enjoy|speak|play))\b", re.I)
 _LIST_ITEM = re.compile(rf"^(?:(?i:{DET})\b|[A-Z])")
+
+
+_RETRACTION_TAIL = re.compile(r"(?i)\s+(?:any ?more|any longer)[\s.!,;:]*$")
+
+
+def _trim(clause: str) -> str:
+    tail = _RETRACTION_TAIL.search(clause)  # "... anymore" is what makes a retraction
+    kept = " anymore" if tail else ""
+    clause = clause[: tail.start()] if tail else clause
+    previous = None
+    while previous != clause:
+        previous = clause
+        clause = _TRAILING.sub("", clause)
+    return clause.strip() + kept
+
+
+# A clause that opens with an adverbial ("After a long debate the team decided ...",
+# "Yesterday I bought ...") is read again from its first "I"/"we"/"my", unless what
+# precedes is hypothetical, reported or a question.
+_INNER_START = re.compile(r"\b(?:I|we|the team|our team|my)\b(?! am\b.*\?)")
+_NOT_ASSERTED = re.compile(
+    r"(?i)\b(?:if|whether|wonder|think|thinks|thought|ask|asked|maybe|might|should|could|"
+    r"would|imagine|pretend|suppose|says?|said|tell|told|write|draft|unless|when|once|"
+    r"before|until|not sure|know|believe|hope|wish|please|that|what|who|where|how|why|"
+    r"lived|used|was|were|had)\b"
+)
 
 
 def match_clause(clause: str) -> list[Found] | None:
@@ -1162,13 +1219,17 @@ def extract_clauses(text: str) -> list[Found]:
         first_person = False
         list_prefix: str | None = None
         for raw in clauses(sentence):
-            clause = strip_markers(raw)
+            clause = _trim(strip_markers(raw))
             if not clause or QUESTION_OPENERS.match(clause):
                 list_prefix = None
                 continue
             if first_person and _ELLIPSIS_VERBS.match(clause):
                 clause = "I " + clause
             result = match_clause(clause)
+            if result is None:
+                inner = _INNER_START.search(clause, 1)
+                if inner is not None and not _NOT_ASSERTED.search(clause[: inner.start()]):
+                    result = match_clause(clause[inner.start() :])
             continued = False
             if result is None and list_prefix and len(clause.split()) <= 6 and (
                 _LIST_ITEM.match(clause)

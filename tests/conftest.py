@@ -10,7 +10,9 @@ import memory_es
 from memory_es.ports import FixedClock
 from tests.stores import store_url
 
-pytest.register_assert_rewrite("tests.conformance", "tests.persistent")
+pytest.register_assert_rewrite(
+    "tests.conformance", "tests.persistent", "tests.formation_conformance"
+)
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 STORE_KINDS = ("memory", "sqlite", "postgres")

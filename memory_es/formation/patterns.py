@@ -580,7 +580,7 @@ def _employment(name: str, org: str, role: str | None) -> list[Found]:
     org = proper(org)
     if role:
         role = tidy(role)
-        if not re.match(rf"(?i)^{DET}\b", role):
+        if not re.match(rf"(?i)^(?:{DET}|their|his|her|its)\b", role):
             role = _article(role)
         return [found(name, f"User works at {org} as {third(role)}", ATTR, "employment")]
     return [found(name, f"User works at {org}", ATTR, "employment")]
@@ -1013,7 +1013,9 @@ _AV = "|".join(sorted((re.escape(v) for v in _ACTIVITY_VERBS), key=len, reverse=
 @rule("attr.activity", rf"^I {ADV}(?P<verb>{_AV}) (?P<o>.+)$")
 def _activity(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"])
-    if not usable(o) or re.match(r"(?i)^(?:a lot|about|through|up|out|into|on|over)\b", o):
+    if not usable(o) or re.match(
+        r"(?i)^(?:a lot|about|through|up|out|into|on|over|for|with|at|late|early)\b", o
+    ):
         return []
     verb = _ACTIVITY_VERBS[m["verb"].lower()][0]
     items = split_list(o) if verb in ("speaks", "plays") else [o]
@@ -1078,13 +1080,16 @@ _ATTRIBUTES: dict[str, str] = {
 _ATTR_ALT = "|".join(sorted((re.escape(a) for a in _ATTRIBUTES), key=len, reverse=True))
 
 
-@rule("attr.my_attribute", rf"^My (?P<attr>{_ATTR_ALT}) (?:is|are|'s) (?P<o>.+)$")
+@rule("attr.my_attribute", rf"^My (?P<attr>{_ATTR_ALT}) (?P<be>is|are|'s) (?P<o>.+)$")
 def _my_attribute(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"])
     if not usable(o):
         return []
     attr = m["attr"].lower()
-    return [found("attr.my_attribute", f"User's {attr} is {third(o)}", ATTR, _ATTRIBUTES[attr])]
+    be = "are" if m["be"].lower() == "are" else "is"
+    return [
+        found("attr.my_attribute", f"User's {attr} {be} {third(o)}", ATTR, _ATTRIBUTES[attr])
+    ]
 
 
 @rule("attr.name", r"^(?:call me|you can call me|people call me|everyone calls me) (?P<o>\w+)$")

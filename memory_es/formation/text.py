@@ -156,7 +156,7 @@ def sentences(text: str) -> list[str]:
 # Clause boundaries: colon, semicolon, dashes, parentheses, commas; and a conjunction
 # that opens a new first-person clause ("..., and I work at ...", "but my wife is ...").
 _CLAUSE_SPLIT = re.compile(
-    r"\s*(?::|;|\u2014|\u2013|\s-{1,2}\s|\(|\)|,)\s*"
+    r"\s*(?:(?<!\d):(?!\d)|;|\u2014|\u2013|\s-{1,2}\s|\(|\)|,(?!\d{3}\b))\s*"
     r"|\s+(?=(?:and|but|so|because|since|plus|also|though|although|while|whereas)"
     r"\s+(?:I|my|we|our)\b)",
     re.I,

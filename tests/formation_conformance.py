@@ -20,6 +20,7 @@ from memory_es.domain.values import Authority, short_id
 from memory_es.errors import UsageError
 from memory_es.formation.extractor import ClauseExtractor, Proposal, SourceTurn
 from memory_es.ports import FixedClock
+from projections.records import BeliefRecord
 
 DAY = 86400
 
@@ -35,8 +36,7 @@ class InferringExtractor:
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
         return [
-            dataclasses.replace(p, authority=Authority.INFERRED)
-            for p in self._inner.extract(turns)
+            dataclasses.replace(p, authority=Authority.INFERRED) for p in self._inner.extract(turns)
         ]
 
 
@@ -66,14 +66,12 @@ def _session(
     return session
 
 
-def _by_statement(memory: memory_es.Memory, principal: str) -> dict[str, object]:
+def _by_statement(memory: memory_es.Memory, principal: str) -> dict[str, BeliefRecord]:
     return {b.statement: b for b in memory.list_beliefs(principal)}
 
 
 def _topics(memory: memory_es.Memory) -> list[str]:
-    return [
-        n.topic for n in memory.app.recorder.select_notifications(start=None, limit=100_000)
-    ]
+    return [n.topic for n in memory.app.recorder.select_notifications(start=None, limit=100_000)]
 
 
 # Secrets the property generates: no quote or backslash, so a JSON-encoded event would
@@ -99,8 +97,9 @@ def secrets(draw: st.DrawFn) -> tuple[str, str]:
     if kind == "bearer":
         return f"curl -H 'Authorization: Bearer {body}' https://api.example.com", body
     if kind == "aws":
-        key = "AKIA" + draw(st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", min_size=16,
-                                    max_size=16))
+        key = "AKIA" + draw(
+            st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", min_size=16, max_size=16)
+        )
         return f"our aws key is {key}, rotate it monthly", key
     if kind == "password":
         return f"My password is {body}. I live in Oslo.", body
@@ -139,11 +138,11 @@ class FormationConformance:
         result = memory.close_session(session)
         assert result.counts.established == 1
         belief = _by_statement(memory, "ivy")["The launch date moved to the Acme Q3 window."]
-        assert belief.authority == int(Authority.AFFIRMED)  # type: ignore[attr-defined]
-        assert belief.status == "active"  # type: ignore[attr-defined]
-        assert belief.belief_type == "fact"  # type: ignore[attr-defined]
-        assert belief.subjects == ("Acme Q3",)  # type: ignore[attr-defined]
-        assert belief.source_event_ids == (turn.turn_id,)  # type: ignore[attr-defined]
+        assert belief.authority == int(Authority.AFFIRMED)
+        assert belief.status == "active"
+        assert belief.belief_type == "fact"
+        assert belief.subjects == ("Acme Q3",)
+        assert belief.source_event_ids == (turn.turn_id,)
 
     def test_gate_16_empty_untrusted_or_foreign_provenance_forms_nothing(
         self, memory: memory_es.Memory, clock: FixedClock
@@ -200,14 +199,15 @@ class FormationConformance:
         beliefs = _by_statement(memory, "jay")
         seattle, portland = beliefs["User lives in Seattle."], beliefs["User lives in Portland."]
         # Both live, flagged and linked in both directions; the original stays ACTIVE.
-        assert seattle.status == "active"  # type: ignore[attr-defined]
-        assert portland.status == "provisional"  # type: ignore[attr-defined]
-        assert seattle.conflicts_with == (portland.belief_id,)  # type: ignore[attr-defined]
-        assert portland.conflicts_with == (seattle.belief_id,)  # type: ignore[attr-defined]
+        assert seattle.status == "active"
+        assert portland.status == "provisional"
+        assert seattle.conflicts_with == (portland.belief_id,)
+        assert portland.conflicts_with == (seattle.belief_id,)
         # Being disputed is a state change: the existing belief takes a fresh position.
-        assert seattle.position > portland.position  # type: ignore[attr-defined]
-        assert memory.head_position("jay") == seattle.position  # type: ignore[attr-defined]
-        topic = f"{PrincipalMemory.ConfirmationRequested.__module__}:PrincipalMemory.ConfirmationRequested"
+        assert seattle.position > portland.position
+        assert memory.head_position("jay") == seattle.position
+        event = PrincipalMemory.ConfirmationRequested
+        topic = f"{event.__module__}:{event.__qualname__}"
         assert _topics(memory).count(topic) == 1
         lines = memory.recall("jay", "where do I live").lines()
         assert lines == [
@@ -237,7 +237,7 @@ class FormationConformance:
         clock.advance(DAY)
         memory.close_session(_session(memory, clock, "kim", "I live in Denver."))
         before = _by_statement(memory, "kim")
-        assert before["User lives in Seattle."].status == "superseded"  # type: ignore[attr-defined]
+        assert before["User lives in Seattle."].status == "superseded"
         # Two live beliefs on one subject: a USER one and, later, an INFERRED conflict.
         memory.extractor = InferringExtractor()
         clock.advance(DAY)
@@ -280,7 +280,7 @@ class FormationConformance:
         memory.close_session(_session(memory, clock, "max", "I live in Lyon. I have a Vespa."))
         vespa = _by_statement(memory, "max")["User has a Vespa."]
         head = memory.head_position("max")
-        rejected = memory.reject(vespa.short_id)  # type: ignore[attr-defined]
+        rejected = memory.reject(vespa.short_id)
         assert rejected.status == "rejected" and rejected.position > head
         assert memory.recall("max", "Vespa").lines() == []
         for days in (1, 30, 90):
@@ -306,7 +306,7 @@ class FormationConformance:
         session = _session(memory, clock, "noa", "I live in Porto. I have an Apple Watch.")
         memory.close_session(session)
         watch = _by_statement(memory, "noa")["User has an Apple Watch."]
-        memory.reject(watch.belief_id)  # type: ignore[attr-defined]
+        memory.reject(watch.belief_id)
         head = memory.projection_status().log_head
         with pytest.raises(UsageError):
             memory.replay_session(session)
@@ -317,7 +317,10 @@ class FormationConformance:
         assert result.counts.rejected == 1 and result.counts.same_source == 1
         assert result.formed == []
         statuses = {b.statement: b.status for b in memory.list_beliefs("noa")}
-        assert statuses == {"User lives in Porto.": "active", "User has an Apple Watch.": "rejected"}
+        assert statuses == {
+            "User lives in Porto.": "active",
+            "User has an Apple Watch.": "rejected",
+        }
 
     def test_replayed_older_evidence_conflicts_instead_of_reverting(
         self, memory: memory_es.Memory, clock: FixedClock
@@ -350,15 +353,18 @@ class FormationConformance:
             )
         )
         decision = "The team decided to use Postgres with pgvector for the memory store."
-        elsewhere = memory.recall("pia", "Which indentation style do I prefer?", project="orbit-app")
+        elsewhere = memory.recall(
+            "pia", "Which indentation style do I prefer?", project="orbit-app"
+        )
         assert [s.record.statement for s in elsewhere.items] == ["User prefers tabs over spaces."]
         database = memory.recall(
             "pia", "What database did we pick for the memory store?", project="orbit-app"
         )
         assert decision not in [s.record.statement for s in database.items]
-        home = memory.recall("pia", "What database did we pick for the memory store?",
-                             project="veetbot")
-        assert [s.record.statement for s in home.items][0] == decision
+        home = memory.recall(
+            "pia", "What database did we pick for the memory store?", project="veetbot"
+        )
+        assert next(s.record.statement for s in home.items) == decision
 
     # -- the idle sweep ---------------------------------------------------------------------
 

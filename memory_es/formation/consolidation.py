@@ -197,9 +197,7 @@ def _commit(
         principal.link_conflict(belief_id=partner, partner_id=belief_id, at=now, policy=policy)
         if number:
             # The formation event names the first partner; later ones link here.
-            principal.link_conflict(
-                belief_id=belief_id, partner_id=partner, at=now, policy=policy
-            )
+            principal.link_conflict(belief_id=belief_id, partner_id=partner, at=now, policy=policy)
         principal.request_confirmation(belief_id=belief_id, partner_id=partner, at=now)
     if decision.conflicts:
         counts.conflicted += 1
@@ -212,9 +210,9 @@ def _evidence(
     newest = max(proposal.sources, key=lambda s: (s.at, s.seq))
     return Evidence(
         belief_type=proposal.belief_type.value,
-        subject_key=normalize_statement(proposal.key) if proposal.key else subject_key(
-            proposal.subjects
-        ),
+        subject_key=normalize_statement(proposal.key)
+        if proposal.key
+        else subject_key(proposal.subjects),
         normalized=normalize_statement(proposal.statement),
         polarity=proposal.polarity,
         authority=authority,

@@ -287,7 +287,9 @@ def head(obj: str) -> str:
     return " ".join(words[:4]).strip(" ,.;:!?'\"")
 
 
-_LOWER_WORDS = frozenset("of the and de la le du von van der in on upon".split())
+_LOWER_WORDS = frozenset(
+    ["of", "the", "and", "de", "la", "le", "du", "von", "van", "der", "in", "on", "upon"]
+)
 
 
 def proper(name: str) -> str:
@@ -398,15 +400,18 @@ def _retraction(name: str, verb: str, obj: str) -> list[Found]:
         return [found(name, f"User no longer {third_verb} {third(o)}", ATTR, HOME, polarity=False)]
     if subject_rule == "employment":
         return [
-            found(
-                name, f"User no longer works at {third(o)}", ATTR, "employment", polarity=False
-            )
+            found(name, f"User no longer works at {third(o)}", ATTR, "employment", polarity=False)
         ]
     shown = o if place else indefinite(o)
     subject = preference_subject(o) if subject_rule == "prefer" else head(o)
     return [
-        found(name, f"User no longer {third_verb} {third(shown)}", belief_type, subject,
-              polarity=False)
+        found(
+            name,
+            f"User no longer {third_verb} {third(shown)}",
+            belief_type,
+            subject,
+            polarity=False,
+        )
     ]
 
 
@@ -438,8 +443,13 @@ def _got_rid_of(m: re.Match[str]) -> list[Found]:
     if not usable(o):
         return []
     return [
-        found("retraction.got_rid_of", f"User no longer has {indefinite(o)}", ATTR, head(o),
-              polarity=False)
+        found(
+            "retraction.got_rid_of",
+            f"User no longer has {indefinite(o)}",
+            ATTR,
+            head(o),
+            polarity=False,
+        )
     ]
 
 
@@ -452,16 +462,22 @@ def _left_job(m: re.Match[str]) -> list[Found]:
     if m["rest"].strip() and not re.match(r"(?i)^\s*(?:last|this|in|a|after|because)", m["rest"]):
         return []
     return [
-        found("retraction.left_job", f"User no longer works at {m['o']}", ATTR, "employment",
-              polarity=False)
+        found(
+            "retraction.left_job",
+            f"User no longer works at {m['o']}",
+            ATTR,
+            "employment",
+            polarity=False,
+        )
     ]
 
 
 @rule("retraction.moved_away", rf"^I {ADV}(?:have )?moved (?:away )?(?:from|out of) (?P<o>{NAME})$")
 def _moved_away(m: re.Match[str]) -> list[Found]:
     return [
-        found("retraction.moved_away", f"User no longer lives in {m['o']}", ATTR, HOME,
-              polarity=False)
+        found(
+            "retraction.moved_away", f"User no longer lives in {m['o']}", ATTR, HOME, polarity=False
+        )
     ]
 
 
@@ -477,8 +493,11 @@ _NEGATED = {
 }
 
 
-@rule("attr.does_not", r"^I (?:really |actually )?do not (?P<verb>use|have|own|drive|drink|eat|"
-      r"speak|play) (?P<o>.+)$")
+@rule(
+    "attr.does_not",
+    r"^I (?:really |actually )?do not (?P<verb>use|have|own|drive|drink|eat|"
+    r"speak|play) (?P<o>.+)$",
+)
 def _does_not(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"])
     subject = head(o)
@@ -513,7 +532,8 @@ def _grew_up(m: re.Match[str]) -> list[Found]:
 @rule(
     "none.hedge",
     r"^I (?:think|guess|feel|wonder|want|wanna|need|needed|was|were|had|used to|might|may|"
-    r"could|should|must|can(?! not stand| not bear)|will|would like|would love|would rather|would be|would not|"
+    r"could|should|must|can(?! not stand| not bear)|will|would like|would love|"
+    r"would rather|would be|would not|"
     r"hope|wish|mean|meant|said|told|asked|forgot|forget|believe|suppose|bet|doubt|"
     r"imagine|assume|heard|saw|read|agree|disagree|see|understand|know|get it|got it|"
     r"appreciate|apologize|apologise|promise|tried|try|plan|am going to|am gonna|"
@@ -586,8 +606,11 @@ def _employment(name: str, org: str, role: str | None) -> list[Found]:
     return [found(name, f"User works at {org}", ATTR, "employment")]
 
 
-@rule("attr.work_remote", rf"^I {ADV}(?:work|am working) (?P<o>remotely|from home|remote|hybrid|"
-      r"in (?:the|an) office|on-?site)\b.*$")
+@rule(
+    "attr.work_remote",
+    rf"^I {ADV}(?:work|am working) (?P<o>remotely|from home|remote|hybrid|"
+    r"in (?:the|an) office|on-?site)\b.*$",
+)
 def _work_remote(m: re.Match[str]) -> list[Found]:
     mode = m["o"].lower()
     mode = "remotely" if mode == "remote" else mode
@@ -684,7 +707,8 @@ def _my_rel_is(m: re.Match[str]) -> list[Found]:
 
 @rule(
     "relationship.named",
-    rf"^My {REL_WORD}(?:'s name is| is called| is named|'s called|'s named) (?P<who>[A-Za-z][\w'-]*)$",
+    rf"^My {REL_WORD}(?:'s name is| is called| is named|'s called|'s named)"
+    r" (?P<who>[A-Za-z][\w'-]*)$",
 )
 def _my_rel_named_lower(m: re.Match[str]) -> list[Found]:
     return _relationship("relationship.named", m["rel"], m["who"])
@@ -734,12 +758,15 @@ def _have_rel(m: re.Match[str]) -> list[Found]:
     out = [found("relationship.has", f"User has {m['n']} {m['o']}", REL, RELATIONS[rel])]
     rest = m["rest"].strip()
     if rest:
-        again = re.match(rf"(?i)^and (?P<n>a|an|one|two|three|\d+) (?P<o>{REL_WORD}(?:s|ren)?)$", rest)
+        again = re.match(
+            rf"(?i)^and (?P<n>a|an|one|two|three|\d+) (?P<o>{REL_WORD}(?:s|ren)?)$", rest
+        )
         if again:
             rel2 = again["rel"].lower()
             out.append(
-                found("relationship.has", f"User has {again['n']} {again['o']}", REL,
-                      RELATIONS[rel2])
+                found(
+                    "relationship.has", f"User has {again['n']} {again['o']}", REL, RELATIONS[rel2]
+                )
             )
     return out
 
@@ -760,7 +787,7 @@ def _prefer(m: re.Match[str]) -> list[Found]:
     return [found("preference.prefer", f"User prefers {third(o)}", PREF, preference_subject(o))]
 
 
-@rule("preference.prefer", rf"^My preference is (?:for )?(?P<o>.+)$")
+@rule("preference.prefer", r"^My preference is (?:for )?(?P<o>.+)$")
 def _my_preference(m: re.Match[str]) -> list[Found]:
     return _prefer(m)
 
@@ -776,8 +803,11 @@ _LIKE_VERBS = {
 }
 
 
-@rule("preference.like", r"^I (?P<adv>really |truly |also |just |absolutely )?"
-      r"(?P<verb>like|love|enjoy|adore) (?P<o>.+)$")
+@rule(
+    "preference.like",
+    r"^I (?P<adv>really |truly |also |just |absolutely )?"
+    r"(?P<verb>like|love|enjoy|adore) (?P<o>.+)$",
+)
 def _like(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"])
     if not usable(o) or re.match(r"(?i)^(?:the way|how|when|what|that|working with you)\b", o):
@@ -838,18 +868,66 @@ def _favorite(m: re.Match[str]) -> list[Found]:
     if not usable(o):
         return []
     return [
-        found("preference.favorite", f"User's favorite {what} is {third(o)}", PREF,
-              f"favorite {what}")
+        found(
+            "preference.favorite", f"User's favorite {what} is {third(o)}", PREF, f"favorite {what}"
+        )
     ]
 
 
 # Team decisions: local to the project they were made in.
 _GENERIC_DECISION_VERBS = frozenset(
-    "use go switch move adopt keep stick try stop start have make do get put run be skip "
-    "drop add stay migrate build write ship rewrite replace".split()
+    [
+        "use",
+        "go",
+        "switch",
+        "move",
+        "adopt",
+        "keep",
+        "stick",
+        "try",
+        "stop",
+        "start",
+        "have",
+        "make",
+        "do",
+        "get",
+        "put",
+        "run",
+        "be",
+        "skip",
+        "drop",
+        "add",
+        "stay",
+        "migrate",
+        "build",
+        "write",
+        "ship",
+        "rewrite",
+        "replace",
+    ]
 )
 _SKIP_WORDS = frozenset(
-    "a an the to on with from for in at of our all over into its their this that".split()
+    [
+        "a",
+        "an",
+        "the",
+        "to",
+        "on",
+        "with",
+        "from",
+        "for",
+        "in",
+        "at",
+        "of",
+        "our",
+        "all",
+        "over",
+        "into",
+        "its",
+        "their",
+        "this",
+        "that",
+    ]
 )
 
 
@@ -870,12 +948,16 @@ def _decision(name: str, connector: str, obj: str) -> list[Found]:
         return []
     text = third(o, team=True)
     if connector == "that":
-        return [found(name, f"The team decided that {text}", F, PROJECT_DECISION,
-                      key=f"{PROJECT_DECISION}/{head(text).lower()}")]
-    if connector == "to":
-        key = decision_key(o)
-    else:
-        key = f"{PROJECT_DECISION}/{head(o).lower()}"
+        return [
+            found(
+                name,
+                f"The team decided that {text}",
+                F,
+                PROJECT_DECISION,
+                key=f"{PROJECT_DECISION}/{head(text).lower()}",
+            )
+        ]
+    key = decision_key(o) if connector == "to" else f"{PROJECT_DECISION}/{head(o).lower()}"
     return [found(name, f"The team decided {connector} {text}", F, PROJECT_DECISION, key=key)]
 
 
@@ -896,8 +978,8 @@ def _team_decision(m: re.Match[str]) -> list[Found]:
 
 @rule(
     "fact.team_decision",
-    rf"^{_WE} (?:have |has )?(?:chose|picked|selected|went with|are going with|are going to go with|"
-    r"settled on) (?P<o>.+)$",
+    rf"^{_WE} (?:have |has )?(?:chose|picked|selected|went with|are going with|"
+    r"are going to go with|settled on) (?P<o>.+)$",
 )
 def _team_chose(m: re.Match[str]) -> list[Found]:
     return _decision("fact.team_decision", "on", m["o"])
@@ -963,7 +1045,9 @@ def _has(m: re.Match[str]) -> list[Found]:
         if not subject or NOT_POSSESSIONS.match(subject):
             continue
         shown = indefinite(item) if re.match(r"(?i)^(?:my|our)\b", item) else item
-        named = re.match(rf"(?i)^(?:a|an|one) {REL_WORD} (?:named|called) (?P<who>[A-Za-z][\w'-]*)$", item)
+        named = re.match(
+            rf"(?i)^(?:a|an|one) {REL_WORD} (?:named|called) (?P<who>[A-Za-z][\w'-]*)$", item
+        )
         if named:
             out.extend(_relationship("relationship.named", named["rel"], named["who"]))
             continue
@@ -1087,9 +1171,7 @@ def _my_attribute(m: re.Match[str]) -> list[Found]:
         return []
     attr = m["attr"].lower()
     be = "are" if m["be"].lower() == "are" else "is"
-    return [
-        found("attr.my_attribute", f"User's {attr} {be} {third(o)}", ATTR, _ATTRIBUTES[attr])
-    ]
+    return [found("attr.my_attribute", f"User's {attr} {be} {third(o)}", ATTR, _ATTRIBUTES[attr])]
 
 
 @rule("attr.name", r"^(?:call me|you can call me|people call me|everyone calls me) (?P<o>\w+)$")
@@ -1117,8 +1199,13 @@ def _allergy(m: re.Match[str]) -> list[Found]:
     if not usable(o):
         return []
     return [
-        found("attr.allergy", f"User is allergic to {third(o)}", ATTR, "allergy",
-              key=f"allergy/{head(o).lower()}")
+        found(
+            "attr.allergy",
+            f"User is allergic to {third(o)}",
+            ATTR,
+            "allergy",
+            key=f"allergy/{head(o).lower()}",
+        )
     ]
 
 
@@ -1163,8 +1250,14 @@ _TRAIT_ALT = "|".join(sorted((re.escape(t) for t in _TRAITS), key=len, reverse=T
 def _trait(m: re.Match[str]) -> list[Found]:
     trait = m["t"].lower()
     rest = tidy(m["rest"]) if m["rest"] else ""
-    return [found("attr.trait", f"User is {trait}{' ' + rest.strip() if rest else ''}", ATTR,
-                  _TRAITS[trait])]
+    return [
+        found(
+            "attr.trait",
+            f"User is {trait}{' ' + rest.strip() if rest else ''}",
+            ATTR,
+            _TRAITS[trait],
+        )
+    ]
 
 
 # -- the clause walk ---------------------------------------------------------------------
@@ -1236,8 +1329,11 @@ def extract_clauses(text: str) -> list[Found]:
                 if inner is not None and not _NOT_ASSERTED.search(clause[: inner.start()]):
                     result = match_clause(clause[inner.start() :])
             continued = False
-            if result is None and list_prefix and len(clause.split()) <= 6 and (
-                _LIST_ITEM.match(clause)
+            if (
+                result is None
+                and list_prefix
+                and len(clause.split()) <= 6
+                and (_LIST_ITEM.match(clause))
             ):
                 result = match_clause(f"{list_prefix} {clause}")
                 continued = True

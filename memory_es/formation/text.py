@@ -158,7 +158,10 @@ def sentences(text: str) -> list[str]:
 _CLAUSE_SPLIT = re.compile(
     r"\s*(?:(?<!\d):(?!\d)|;|\u2014|\u2013|\s-{1,2}\s|\(|\)|,(?!\d{3}\b))\s*"
     r"|\s+(?=(?:and|but|so|because|since|plus|also|though|although|while|whereas)"
-    r"\s+(?:I|my|we|our)\b)",
+    r"\s+(?:I|my|we|our)\b)"
+    # "... and work from home": a coordinated verb whose subject is the "I" before it.
+    r"|\s+(?=and\s+(?:also\s+)?(?:work|live|prefer|like|love|use|have|own|speak|play|drive|"
+    r"hate|enjoy)\s)",
     re.I,
 )
 

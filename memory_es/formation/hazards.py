@@ -41,7 +41,7 @@ _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "cloud_key",
         re.compile(
             r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"  # AWS key ids
-            r"|\bAIza[0-9A-Za-z_-]{35}\b"  # Google API keys
+            r"|\bAIza[0-9A-Za-z_-]{30,}"  # Google API keys
             r"|\bya29\.[0-9A-Za-z_-]{20,}"  # Google OAuth access tokens
         ),
     ),

@@ -1299,8 +1299,21 @@ _NOT_ASSERTED = re.compile(
 )
 
 
+# Adverbs right after "I" / "I am" / "I have" say nothing the statement keeps
+# ("I am currently living in" reads as "I am living in", "I really really love" as
+# "I love").
+_ADVERB_RUN = re.compile(
+    r"^(I(?: am| have)?)((?:\s+(?:also|still|currently|now|actually|really|mostly|usually|"
+    r"generally|definitely|just|totally|absolutely|honestly|personally|truly|always|"
+    r"recently|finally|officially|happily|basically|literally|mainly|primarily|only|"
+    r"kind of|kinda|sort of|pretty much|very much|so|seriously|genuinely))+)(?=\s)",
+    re.I,
+)
+
+
 def match_clause(clause: str) -> list[Found] | None:
     """The beliefs one clause states; None when no rule reads it."""
+    clause = _ADVERB_RUN.sub(r"\1", clause)
     for _name, pattern, fn in RULES:
         m = pattern.match(clause)
         if m is not None:

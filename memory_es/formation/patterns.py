@@ -178,7 +178,26 @@ NOT_POSSESSIONS = re.compile(
     r"option|options|access|permission|permissions|update|updates|quick|small|"
     r"weird|strange|similar|new|different|same|other|another|nothing|something|"
     r"anything|everything|no|none|trouble|difficulty|experience|background|"
-    r"budget|limit|point|reason|sense|hunch|preference|opinion|habit)\b",
+    r"budget|limit|point|reason|sense|hunch|preference|opinion|habit|"
+    # what someone debugging or drafting "has": the work in front of them, not a belonging
+    r"function|functions|class|classes|method|methods|file|files|list|lists|dict|dicts|"
+    r"dictionary|dataframe|df|script|scripts|table|tables|column|columns|query|queries|"
+    r"loop|variable|variables|array|arrays|string|strings|object|objects|component|"
+    r"endpoint|branch|commit|dataset|csv|json|snippet|code|build|config|output|result|"
+    r"results|warning|warnings|exception|stack trace|log|logs|copy|document|doc|docs|"
+    r"spreadsheet|pr|pull request|ticket|case|version|draft|regex|test|tests|typo|"
+    r"follow up|concern|announcement|favorite|feeling)\b",
+    re.I,
+)
+
+# Objects that pick among things on the screen ("the second one", "a shorter version"):
+# a choice in the conversation, not a lasting preference or possession.
+_CHOICE = re.compile(
+    r"^(?:(?:the|a|an|this|that)\s+)?(?:(?:first|second|third|fourth|last|other|former|"
+    r"latter|previous|next|newer|latest|shorter|longer|original|updated|revised|"
+    r"top|bottom|simpler|cleaner|same|above|below|current)\b"
+    r"|(?:\w+\s+){0,2}(?:one|ones|option|options|version|versions|approach|draft|"
+    r"suggestion|alternative|variant)\b)",
     re.I,
 )
 _PRONOUN_OBJECT = re.compile(
@@ -283,6 +302,7 @@ def head(obj: str) -> str:
     """The subject a phrase is about: determiners off, cut at the first preposition."""
     h = _LEAD_DET.sub("", obj.strip())
     h = _HEAD_CUT.sub("", h)
+    h = re.sub(r"(?i)\s+(?:installed|set up|configured|running)$", "", h)
     words = h.split()
     return " ".join(words[:4]).strip(" ,.;:!?'\"")
 
@@ -303,7 +323,12 @@ def proper(name: str) -> str:
 
 
 def usable(obj: str) -> bool:
-    return bool(obj) and not _PRONOUN_OBJECT.match(obj) and len(obj.split()) <= 16
+    return (
+        bool(obj)
+        and not _PRONOUN_OBJECT.match(obj)
+        and not _CHOICE.match(obj)
+        and len(obj.split()) <= 16
+    )
 
 
 def sentence_case(statement: str) -> str:
@@ -1164,12 +1189,23 @@ _ATTRIBUTES: dict[str, str] = {
 _ATTR_ALT = "|".join(sorted((re.escape(a) for a in _ATTRIBUTES), key=len, reverse=True))
 
 
+_STATE_WORD = re.compile(
+    r"^(?:(?:so|very|really|pretty|super|too|kind of|a bit)\s+)?(?:small|big|large|tiny|huge|"
+    r"busy|great|fine|good|bad|old|new|slow|fast|broken|weird|annoying|crazy|long|short|"
+    r"hectic|messy|ok|okay|awesome|terrible|amazing|nice|down|up|off|on|over|done|"
+    r"\w+ing|\w+ed)$",
+    re.I,
+)
+
+
 @rule("attr.my_attribute", rf"^My (?P<attr>{_ATTR_ALT}) (?P<be>is|are|'s) (?P<o>.+)$")
 def _my_attribute(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"])
     if not usable(o):
         return []
     attr = m["attr"].lower()
+    if _STATE_WORD.match(o):
+        return []  # "My team is small": a description, not the attribute's value
     be = "are" if m["be"].lower() == "are" else "is"
     return [found("attr.my_attribute", f"User's {attr} {be} {third(o)}", ATTR, _ATTRIBUTES[attr])]
 

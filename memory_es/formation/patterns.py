@@ -351,16 +351,33 @@ def split_list(obj: str) -> list[str]:
 
 Rule = Callable[[re.Match[str]], list[Found]]
 RULES: list[tuple[str, re.Pattern[str], Rule]] = []
+# Rules anchored on a first word ("^I ", "^My "), so a clause only tries its own.
+_ANCHORS: dict[str, str] = {"^I ": "i", "^My ": "my"}
+_BY_FIRST_WORD: dict[str | None, list[tuple[str, re.Pattern[str], Rule]]] = {}
 
 
 def rule(name: str, pattern: str) -> Callable[[Rule], Rule]:
     compiled = re.compile(pattern, re.I)
+    anchor = next((w for prefix, w in _ANCHORS.items() if pattern.startswith(prefix)), None)
 
     def register(fn: Rule) -> Rule:
-        RULES.append((name, compiled, fn))
+        entry = (name, compiled, fn)
+        RULES.append(entry)
+        _BY_FIRST_WORD.setdefault(anchor, []).append(entry)
         return fn
 
     return register
+
+
+def _rules_for(first_word: str) -> list[tuple[str, re.Pattern[str], Rule]]:
+    """Rules a clause opening with this word can match, in catalogue order."""
+    key = first_word if first_word in ("i", "my") else None
+    if key is None:
+        return _BY_FIRST_WORD.get(None, [])
+    mine = {id(r) for r in _BY_FIRST_WORD.get(key, [])} | {
+        id(r) for r in _BY_FIRST_WORD.get(None, [])
+    }
+    return [r for r in RULES if id(r) in mine]
 
 
 def found(
@@ -417,7 +434,6 @@ _RV = "|".join(sorted((re.escape(v) for v in _RETRACT_VERBS), key=len, reverse=T
 
 def _retraction(name: str, verb: str, obj: str) -> list[Found]:
     third_verb, belief_type, subject_rule = _RETRACT_VERBS[verb.lower()]
-    place = subject_rule in ("home", "employment")
     o = tidy(obj, cut=_PLACE_CUT if subject_rule == "home" else None)
     if not usable(o):
         return []
@@ -427,7 +443,7 @@ def _retraction(name: str, verb: str, obj: str) -> list[Found]:
         return [
             found(name, f"User no longer works at {third(o)}", ATTR, "employment", polarity=False)
         ]
-    shown = o if place else indefinite(o)
+    shown = indefinite(o)
     subject = preference_subject(o) if subject_rule == "prefer" else head(o)
     return [
         found(
@@ -822,9 +838,6 @@ _LIKE_VERBS = {
     "love": "loves",
     "enjoy": "enjoys",
     "adore": "adores",
-    "really like": "really likes",
-    "really love": "really loves",
-    "really enjoy": "really enjoys",
 }
 
 
@@ -851,9 +864,6 @@ _DISLIKE = {
     "do not like": "does not like",
     "do not enjoy": "does not enjoy",
     "do not love": "does not love",
-    "really do not like": "really does not like",
-    "really hate": "really hates",
-    "really dislike": "really dislikes",
     "am not a fan of": "is not a fan of",
     "am not a big fan of": "is not a big fan of",
     "am not into": "is not into",
@@ -1350,7 +1360,8 @@ _ADVERB_RUN = re.compile(
 def match_clause(clause: str) -> list[Found] | None:
     """The beliefs one clause states; None when no rule reads it."""
     clause = _ADVERB_RUN.sub(r"\1", clause)
-    for _name, pattern, fn in RULES:
+    first = clause.split(" ", 1)[0].lower()
+    for _name, pattern, fn in _ORDERED.get(first if first in ("i", "my") else "", []):
         m = pattern.match(clause)
         if m is not None:
             return fn(m)
@@ -1398,3 +1409,11 @@ def extract_clauses(text: str) -> list[Found]:
             elif result is None:
                 list_prefix = None
     return out
+
+
+# Built once the catalogue above is complete.
+_ORDERED: dict[str, list[tuple[str, re.Pattern[str], Rule]]] = {
+    "i": _rules_for("i"),
+    "my": _rules_for("my"),
+    "": _rules_for(""),
+}

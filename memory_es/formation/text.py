@@ -85,24 +85,25 @@ _TYPOS: dict[str, str] = {
 }
 _WORD = re.compile(r"[A-Za-z']+")
 
-# Contractions the patterns read in their long form.
-_CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\bI'm\b", re.I), "I am"),
-    (re.compile(r"\bI've\b", re.I), "I have"),
-    (re.compile(r"\bI'd\b", re.I), "I would"),
-    (re.compile(r"\bI'll\b", re.I), "I will"),
-    (re.compile(r"\bwe're\b", re.I), "we are"),
-    (re.compile(r"\bwe've\b", re.I), "we have"),
-    (re.compile(r"\bwe'll\b", re.I), "we will"),
-    (re.compile(r"\bwe'd\b", re.I), "we would"),
-    (re.compile(r"\bdon't\b", re.I), "do not"),
-    (re.compile(r"\bdoesn't\b", re.I), "does not"),
-    (re.compile(r"\bdidn't\b", re.I), "did not"),
-    (re.compile(r"\bcan't\b", re.I), "can not"),
-    (re.compile(r"\bwon't\b", re.I), "will not"),
-    (re.compile(r"\bisn't\b", re.I), "is not"),
-    (re.compile(r"\baren't\b", re.I), "are not"),
-)
+# Contractions the patterns read in their long form (one pass, case-insensitive).
+_CONTRACTIONS: dict[str, str] = {
+    "i'm": "I am",
+    "i've": "I have",
+    "i'd": "I would",
+    "i'll": "I will",
+    "we're": "we are",
+    "we've": "we have",
+    "we'll": "we will",
+    "we'd": "we would",
+    "don't": "do not",
+    "doesn't": "does not",
+    "didn't": "did not",
+    "can't": "can not",
+    "won't": "will not",
+    "isn't": "is not",
+    "aren't": "are not",
+}
+_CONTRACTION = re.compile(r"\b(?:" + "|".join(_CONTRACTIONS) + r")(?![\w'])", re.I)
 
 
 def repair(text: str) -> str:
@@ -123,8 +124,7 @@ def repair(text: str) -> str:
         return word
 
     text = _WORD.sub(fix, text)
-    for pattern, long_form in _CONTRACTIONS:
-        text = pattern.sub(long_form, text)
+    text = _CONTRACTION.sub(lambda m: _CONTRACTIONS[m.group(0).lower()], text)
     return re.sub(r"[ \t]+", " ", text)
 
 

@@ -18,7 +18,7 @@ import memory_es
 from memory_es.errors import InvalidInput, SessionClosed, UnknownSession
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock
-from tests.formation_conformance import FormationConformance
+from tests.formation_conformance import SeedScenarioConformance
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 DAY = 86400
@@ -62,7 +62,7 @@ def play(memory: memory_es.Memory, clock: FixedClock) -> list[str]:
     return sessions
 
 
-class StoreConformance(FormationConformance, abc.ABC):
+class StoreConformance(SeedScenarioConformance, abc.ABC):
     """Cases every store must pass identically."""
 
     @abc.abstractmethod

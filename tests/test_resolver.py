@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_es.domain.resolver import Evidence, Existing, Outcome, beats, resolve
@@ -179,6 +179,7 @@ def prior_beliefs(draw: st.DrawFn) -> Existing:
     )
 
 
+@settings(max_examples=300, deadline=None)  # a noisy shared machine; no stopwatch here
 @given(
     auth_in=AUTHORITIES,
     instant=INSTANTS,

@@ -10,7 +10,12 @@ import memory_es
 from memory_es.ports import FixedClock
 from tests.stores import store_url
 
-pytest.register_assert_rewrite("tests.conformance", "tests.context_conformance", "tests.persistent")
+pytest.register_assert_rewrite(
+    "tests.conformance",
+    "tests.context_conformance",
+    "tests.formation_conformance",
+    "tests.persistent",
+)
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 STORE_KINDS = ("memory", "sqlite", "postgres")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memory_es.retrieval.conflicts import with_conflict_partners
 from memory_es.retrieval.ranking import Scored, rank
 from memory_es.retrieval.render import render_line
 from memory_es.retrieval.tokenizer import query_terms
@@ -35,7 +36,8 @@ def recall(
     terms = query_terms(query)
     candidates = index.candidates(principal, terms, project=project, cap=candidate_cap(limit))
     ranked = rank(candidates, len(terms))
-    return RecallResult(query=query, terms=tuple(terms), items=tuple(ranked[:limit]))
+    items = with_conflict_partners(index, ranked[:limit], principal=principal, project=project)
+    return RecallResult(query=query, terms=tuple(terms), items=tuple(items))
 
 
 def recall_without_text(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -34,7 +34,6 @@ from memory_es.domain.session import Session
 from memory_es.domain.values import (
     DEFAULT_TENANT,
     GENERAL_SCOPE,
-    Authority,
     Role,
     principal_aggregate_id,
 )
@@ -44,9 +43,12 @@ from memory_es.errors import (
     StoreUnavailable,
     UnknownSession,
 )
-from memory_es.formation.consolidation import ConsolidationResult, consolidate
-from memory_es.formation.extractor import Extractor, FirstPersonExtractor, SourceTurn
+from memory_es.formation import service as formation_service
+from memory_es.formation.consolidation import ConsolidationResult
+from memory_es.formation.established import EstablishedFact
+from memory_es.formation.extractor import ClauseExtractor, Extractor, SourceTurn
 from memory_es.formation.hazards import screen
+from memory_es.maintenance import MaintenanceReport, run_maintenance
 from memory_es.ports import Clock, IdGenerator, RandomIds, SystemClock, iso, parse_iso
 from memory_es.profiles import MemoryProfile, resolve_profile
 from memory_es.retrieval.embedding import make_embedder
@@ -237,31 +239,39 @@ class Memory:
         self, session_id: str, *, trigger: str = "session_close"
     ) -> ConsolidationResult:
         """Close the session and form beliefs from it; both saved in one transaction."""
+        return formation_service.close_session(self, session_id, trigger=trigger)
 
-        def command() -> ConsolidationResult:
-            session = self._get_session(session_id)
-            now = iso(self.clock.now())
-            session.close(at=now, trigger=trigger)
-            turns = self.session_turns(session_id)
-            principal = self._get_or_create_principal(session.tenant, session.principal)
-            result = consolidate(
-                principal,
-                session_id=str(session.id),
-                project=session.project,
-                turns=turns,
-                redactions=sum(len(t.redactions) for t in self._turn_events(session.id)),
-                refused=sum(1 for t in self._turn_events(session.id) if t.hazards),
-                proposals=self.extractor.extract(turns),
-                authority=Authority.USER,
-                now=now,
-                ids=self.ids,
-                trigger=trigger,
-                extractor=self.extractor.name,
-            )
-            self._save(session, principal)
-            return result
+    # -- formation: established facts, remember, rejection, replay, idle sweep ------------
 
-        return self._command(command)
+    def establish_facts(
+        self, session_id: str, facts: Sequence[EstablishedFact]
+    ) -> formation_service.FactsReceipt:
+        """Facts the agent established in an open session, each with the turn ids that
+        back it; formation admits them at AFFIRMED when the session closes."""
+        return formation_service.establish_facts(self, session_id, facts)
+
+    def remember(
+        self,
+        principal: str,
+        text: str,
+        *,
+        project: str | None = None,
+        tenant: str = DEFAULT_TENANT,
+    ) -> ConsolidationResult:
+        """The remember tool: the statement forms at AFFIRMED, its own evidence."""
+        return formation_service.remember(self, principal, text, project=project, tenant=tenant)
+
+    def reject(self, belief_ref: str) -> BeliefRecord:
+        """Durable user rejection (a full id or an eight-hex short id)."""
+        return formation_service.reject(self, belief_ref)
+
+    def replay_session(self, session_id: str, *, confirm: bool = False) -> ConsolidationResult:
+        """Opt-in re-derivation of a closed session under the current formation policy."""
+        return formation_service.replay(self, session_id, confirm=confirm)
+
+    def run_maintenance(self, *, dry_run: bool = False) -> MaintenanceReport:
+        """Operator maintenance: the idle-session sweep (later issues add more)."""
+        return run_maintenance(self, dry_run=dry_run)
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -521,7 +531,7 @@ def open(
         index,
         clock=clock or SystemClock(),
         ids=ids or RandomIds(),
-        extractor=extractor or FirstPersonExtractor(),
+        extractor=extractor or ClauseExtractor(),
         profile=resolved,
         embedder=embedder,
     )

@@ -4,9 +4,9 @@ Bump a version in the change that alters the semantics it names; a read model bu
 under another version is detected at start-up.
 """
 
-FORMATION_POLICY_VERSION = 1
+FORMATION_POLICY_VERSION = 2
 RETRIEVAL_POLICY_VERSION = 2
-PROJECTION_SCHEMA_VERSION = 1
+PROJECTION_SCHEMA_VERSION = 2
 
 
 def formation_policy() -> str:

@@ -13,9 +13,12 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from projections.candidates import LIVE, Bm25Params, Filters, TermWeight, term_weights
-from projections.records import BeliefRecord, Candidate
+from projections.records import BeliefRecord, Candidate, SessionRecord
 from projections.vectors import VectorEncoder
 from projections.version import READ_MODEL_VERSION
+
+# LIVE moved to projections/candidates.py with the candidate query; re-exported here.
+__all__ = ["LIVE", "IndexWriter", "RecallIndex"]
 
 RECALL_INDEX = "recall_index"
 REBUILD_SUFFIX = ":rebuild"
@@ -45,6 +48,14 @@ class IndexWriter(ABC):
 
     @abstractmethod
     def raise_head(self, principal: str, position: int) -> None: ...
+
+    # -- sessions (formation: the idle sweep reads which are open) -------------------------
+
+    @abstractmethod
+    def open_session(self, record: SessionRecord) -> None: ...
+
+    @abstractmethod
+    def update_session(self, session_id: str, **changes: Any) -> None: ...
 
 
 class RecallIndex(ABC):
@@ -213,6 +224,10 @@ class RecallIndex(ABC):
         type; ``exclude`` ids are removed before the cap. Scope and status filter as in
         ``candidates``. The session snapshot and the recall delta are these queries.
         """
+
+    @abstractmethod
+    def idle_sessions(self, *, last_activity_before: str, limit: int) -> list[SessionRecord]:
+        """Open sessions whose last activity is at or before the instant, oldest first."""
 
     @abstractmethod
     def dump(self) -> dict[str, Any]:

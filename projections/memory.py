@@ -23,7 +23,7 @@ from projections.candidates import (
     in_order,
     passes,
 )
-from projections.records import BeliefRecord, Candidate
+from projections.records import BeliefRecord, Candidate, SessionRecord
 from projections.vectors import vector_text
 
 
@@ -35,6 +35,7 @@ class _Tables:
     principals: dict[str, str] = field(default_factory=dict)
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # documents, total_len
     vectors: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # principal, vector
+    sessions: dict[str, SessionRecord] = field(default_factory=dict)
     position: int = 0
     version: str | None = None
 
@@ -51,6 +52,7 @@ class _MemoryWriter(IndexWriter):
         self._terms: list[tuple[str, str, str, int]] = []
         self._heads: dict[str, int] = {}
         self._principals: dict[str, str] = {}
+        self._sessions: dict[str, SessionRecord] = {}
         self._position: int | None = None
 
     def tracked_position(self) -> int:
@@ -95,8 +97,20 @@ class _MemoryWriter(IndexWriter):
         known = self._heads.get(principal, self._tables.heads.get(principal, 0))
         self._heads[principal] = max(known, position)
 
+    def open_session(self, record: SessionRecord) -> None:
+        if record.session_id not in self._sessions and (
+            record.session_id not in self._tables.sessions
+        ):
+            self._sessions[record.session_id] = record
+
+    def update_session(self, session_id: str, **changes: Any) -> None:
+        current = self._sessions.get(session_id) or self._tables.sessions.get(session_id)
+        if current is not None:
+            self._sessions[session_id] = current.evolve(**changes)
+
     def commit(self) -> None:
         t = self._tables
+        t.sessions.update(self._sessions)
         t.beliefs.update(self._beliefs)
         for principal, term, belief_id, n in self._terms:
             t.terms.setdefault(principal, {}).setdefault(term, {})[belief_id] = n
@@ -238,6 +252,16 @@ class MemoryRecallIndex(RecallIndex):
         rows.sort(key=lambda b: (-b.position, b.belief_id))
         return [Candidate(record=b, matched=0) for b in rows[:cap]]
 
+    def idle_sessions(self, *, last_activity_before: str, limit: int) -> list[SessionRecord]:
+        with self._lock:
+            rows = [
+                r
+                for r in self._live.sessions.values()
+                if r.closed_at is None and r.last_activity_at <= last_activity_before
+            ]
+        rows.sort(key=lambda r: (r.last_activity_at, r.session_id))
+        return rows[:limit]
+
     def dump(self) -> dict[str, Any]:
         t = self._live
         return {
@@ -252,4 +276,8 @@ class MemoryRecallIndex(RecallIndex):
             "principals": sorted(t.principals.items()),
             "stats": sorted((p, d, n) for p, (d, n) in t.stats.items()),
             "vectors": sorted((k, p, bytes(v)) for k, (p, v) in t.vectors.items()),
+            "sessions": [
+                (r.session_id, r.principal, r.project, r.opened_at, r.last_activity_at, r.closed_at)
+                for r in sorted(t.sessions.values(), key=lambda r: r.session_id)
+            ],
         }

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.session import Session
 from memory_es.domain.values import short_id
 from memory_es.retrieval.tokenizer import document_terms
 from projections.base import IndexWriter
-from projections.records import BeliefRecord, principal_key
+from projections.records import BeliefRecord, SessionRecord, principal_key
 
 
 def project_event(event: Any, position: int, writer: IndexWriter) -> None:
@@ -72,6 +73,30 @@ def project_event(event: Any, position: int, writer: IndexWriter) -> None:
             position=position,
         )
         writer.raise_head(current.principal, position)
+        return
+    if isinstance(event, PrincipalMemory.BeliefRejected):
+        # Durable user rejection: out of recall, a fresh position (a state change).
+        current = _require(writer, event.belief_id)
+        writer.update_belief(event.belief_id, status="rejected", position=position)
+        writer.raise_head(current.principal, position)
+        return
+    if isinstance(event, Session.Opened):
+        writer.open_session(
+            SessionRecord(
+                session_id=str(event.originator_id),
+                principal=principal_key(event.tenant, event.principal),
+                project=event.project,
+                opened_at=event.opened_at,
+                last_activity_at=event.opened_at,
+                closed_at=None,
+            )
+        )
+        return
+    if isinstance(event, Session.TurnRecorded):
+        writer.update_session(str(event.originator_id), last_activity_at=event.at)
+        return
+    if isinstance(event, Session.Closed):
+        writer.update_session(str(event.originator_id), closed_at=event.at)
         return
     if isinstance(event, PrincipalMemory.ConflictLinked):
         current = _require(writer, event.belief_id)

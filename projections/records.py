@@ -59,3 +59,21 @@ class Candidate:
 
 def principal_key(tenant: str, principal: str) -> str:
     return f"{tenant}/{principal}"
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    """A session as the idle sweep sees it: open until ``closed_at`` is set."""
+
+    session_id: str
+    principal: str  # "tenant/principal"
+    project: str
+    opened_at: str
+    last_activity_at: str
+    closed_at: str | None
+
+    def evolve(self, **changes: Any) -> SessionRecord:
+        return replace(self, **changes)
+
+
+SESSION_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(SessionRecord))

@@ -22,8 +22,10 @@ from projections.records import (
     BELIEF_COLUMNS,
     BOOL_COLUMNS,
     JSON_COLUMNS,
+    SESSION_COLUMNS,
     BeliefRecord,
     Candidate,
+    SessionRecord,
 )
 from projections.vectors import vector_text
 
@@ -36,6 +38,7 @@ READ_MODEL_TABLES = (
     "principals",
     "principal_stats",
     "belief_vectors",
+    "sessions",
 )
 
 BOOTSTRAP = (
@@ -327,8 +330,21 @@ class SqlRecallIndex(RecallIndex):
             rows = self._execute(sql, params)
         return [Candidate(record=decode_record(r), matched=0) for r in rows]
 
+    def idle_sessions(self, *, last_activity_before: str, limit: int) -> list[SessionRecord]:
+        with self._lock:
+            rows = self._execute(
+                f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions"
+                " WHERE closed_at IS NULL AND last_activity_at <= ?"
+                " ORDER BY last_activity_at, session_id LIMIT ?",
+                (last_activity_before, limit),
+            )
+        return [SessionRecord(*r) for r in rows]
+
     def dump(self) -> dict[str, Any]:
         with self._lock:
+            sessions = self._execute(
+                f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions ORDER BY session_id"
+            )
             beliefs = self._execute(f"{_SELECT_BELIEF} FROM beliefs b ORDER BY b.belief_id")
             terms = self._execute(
                 "SELECT principal, term, belief_id, tf FROM belief_terms"
@@ -351,6 +367,7 @@ class SqlRecallIndex(RecallIndex):
             "principals": [(a, p) for a, p in principals],
             "stats": [(p, int(d), int(n)) for p, d, n in stats],
             "vectors": [(k, p, bytes(v)) for k, p, v in vectors],
+            "sessions": [tuple(r) for r in sessions],
         }
 
 
@@ -433,6 +450,22 @@ class _SqlWriter(IndexWriter):
         self._run(
             f"UPDATE {{p}}beliefs SET {assignments} WHERE belief_id = ?",
             [*(encoded[c] for c in columns), belief_id],
+        )
+
+    def open_session(self, record: SessionRecord) -> None:
+        marks = ", ".join("?" for _ in SESSION_COLUMNS)
+        self._run(
+            f"INSERT INTO {{p}}sessions ({', '.join(SESSION_COLUMNS)}) VALUES ({marks})"
+            " ON CONFLICT (session_id) DO NOTHING",
+            [getattr(record, c) for c in SESSION_COLUMNS],
+        )
+
+    def update_session(self, session_id: str, **changes: Any) -> None:
+        columns = sorted(changes)
+        assignments = ", ".join(f"{c} = ?" for c in columns)
+        self._run(
+            f"UPDATE {{p}}sessions SET {assignments} WHERE session_id = ?",
+            [*(changes[c] for c in columns), session_id],
         )
 
     def raise_head(self, principal: str, position: int) -> None:

@@ -16,8 +16,10 @@ import pytest
 
 import memory_es
 from memory_es.errors import InvalidInput, SessionClosed, UnknownSession
+from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock
 from tests.conformance_retrieval import RetrievalConformance
+from tests.formation_conformance import SeedScenarioConformance
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 DAY = 86400
@@ -61,7 +63,7 @@ def play(memory: memory_es.Memory, clock: FixedClock) -> list[str]:
     return sessions
 
 
-class StoreConformance(RetrievalConformance, abc.ABC):
+class StoreConformance(RetrievalConformance, SeedScenarioConformance, abc.ABC):
     """Cases every store must pass identically."""
 
     @abc.abstractmethod
@@ -115,7 +117,7 @@ class StoreConformance(RetrievalConformance, abc.ABC):
         for belief in memory.list_beliefs("alice"):
             assert belief.source_event_ids
             assert set(belief.source_event_ids) <= turn_ids
-            assert belief.policy == "formation@1"
+            assert belief.policy == formation_policy()
 
     # -- recall -------------------------------------------------------------------------------
 
@@ -231,6 +233,7 @@ class StoreConformance(RetrievalConformance, abc.ABC):
             memory.close_session(session)
         open_session = memory.open_session("erin")
         head = memory.projection_status().log_head
+        dump = memory.index.dump()  # the open session is in the read model now
         with pytest.raises(InvalidInput):
             memory.say(open_session, "   ")
         with pytest.raises(InvalidInput):

@@ -14,6 +14,7 @@ pytest.register_assert_rewrite(
     "tests.conformance",
     "tests.conformance_retrieval",
     "tests.context_conformance",
+    "tests.formation_conformance",
     "tests.persistent",
 )
 

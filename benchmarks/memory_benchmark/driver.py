@@ -87,14 +87,10 @@ class _ScenarioDriver:
         )
 
     def maintenance_once(self) -> None:
-        """MAINTENANCE CALL SITE: the single place the benchmark runs maintenance.
-
-        It runs exactly once per scenario, after the last session and before the first
-        probe, so probes never change what the next probe reads. There is no maintenance
-        entry point in the library yet; when ``maintenance run`` lands (decay sweep, trace
-        expiry, idle sessions), call it here — e.g. ``self.memory.run_maintenance()`` — at
-        the fixed clock, and re-record the baseline in the same change.
-        """
+        """The single place the benchmark runs maintenance: once per scenario, after the
+        last session and before the first probe, at the fixed clock, so probes never
+        change what the next probe reads."""
+        self.memory.run_maintenance()
 
     def beliefs(self) -> tuple[BeliefView, ...]:
         return tuple(

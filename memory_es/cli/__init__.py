@@ -7,6 +7,8 @@ line on stderr.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -14,6 +16,8 @@ from memory_es.cli import (
     context_cmds,
     demo,
     eval_cmds,
+    eval_formation_cmds,
+    maintenance_cmds,
     memory_cmds,
     projection_cmds,
     recall_cmds,
@@ -23,14 +27,17 @@ from memory_es.cli.common import Handler, fail
 from memory_es.errors import MemoryEsError
 from memory_es.stores import DEFAULT_STORE
 
+# eval_formation_cmds joins the ``eval`` group eval_cmds creates: keep it after it.
 COMMAND_GROUPS = (
     session_cmds,
     recall_cmds,
     context_cmds,
     memory_cmds,
+    maintenance_cmds,
     projection_cmds,
     eval_cmds,
     demo,
+    eval_formation_cmds,
 )
 
 
@@ -80,3 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail(str(error), error.exit_code)
     except KeyboardInterrupt:
         fail("interrupted", 130)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as Unix tools do on SIGPIPE.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise SystemExit(141) from None

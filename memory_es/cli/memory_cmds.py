@@ -1,10 +1,11 @@
-"""``memory list``."""
+"""``memory list|reject|remember|replay``."""
 
 from __future__ import annotations
 
 import argparse
 
 from memory_es.cli.common import Subparsers, open_store, print_json
+from memory_es.errors import UsageError
 from memory_es.retrieval.render import render_line
 
 
@@ -18,6 +19,26 @@ def register(commands: Subparsers) -> None:
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(handler=_list)
 
+    # Formation's governance: durable rejection, the remember tool, governed replay.
+    reject = actions.add_parser("reject", help="durable user rejection: never formed again")
+    reject.add_argument("belief_id", metavar="BELIEF_ID", help="full id or 8-hex short id")
+    reject.set_defaults(handler=_reject)
+
+    remember = actions.add_parser("remember", help="the remember tool: forms at AFFIRMED")
+    remember.add_argument("--principal", required=True)
+    remember.add_argument("--project", default=None, help="project scope (default: general)")
+    remember.add_argument("--json", action="store_true")
+    remember.add_argument("text", metavar="TEXT")
+    remember.set_defaults(handler=_remember)
+
+    replay = actions.add_parser(
+        "replay", help="re-run formation over a closed session (opt-in: --confirm)"
+    )
+    replay.add_argument("--session", required=True, metavar="ID")
+    replay.add_argument("--confirm", action="store_true", help="yes, re-derive this session")
+    replay.add_argument("--json", action="store_true")
+    replay.set_defaults(handler=_replay)
+
 
 def _list(args: argparse.Namespace) -> int:
     with open_store(args) as memory:
@@ -28,3 +49,47 @@ def _list(args: argparse.Namespace) -> int:
     for b in beliefs:
         print(f"{render_line(b.belief_id, b.statement, b.conflicts_with)}  ({b.status})")
     return 0
+
+
+def _reject(args: argparse.Namespace) -> int:
+    with open_store(args) as memory:
+        record = memory.reject(args.belief_id)
+    print(f"{render_line(record.belief_id, record.statement)}  ({record.status})")
+    return 0
+
+
+def _remember(args: argparse.Namespace) -> int:
+    with open_store(args) as memory:
+        result = memory.remember(args.principal, args.text, project=args.project)
+        formed = [memory.index.get(b) for b in result.formed]
+    if args.json:
+        print_json(result.as_dict())
+        return 0
+    for record in formed:
+        if record is not None:
+            print(render_line(record.belief_id, record.statement, record.conflicts_with))
+    if not result.formed:
+        print("nothing formed; " + _counts(result.counts.as_dict()))
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    if not args.confirm:
+        raise UsageError(
+            "replay re-runs formation over the session's original turns under the current"
+            " policy (rejected beliefs stay rejected); it is opt-in: add --confirm"
+        )
+    with open_store(args) as memory:
+        result = memory.replay_session(args.session, confirm=True)
+    if args.json:
+        print_json(result.as_dict())
+    else:
+        print(
+            f"replayed {result.session_id} under {result.policy} ({result.extractor}); "
+            + _counts(result.counts.as_dict())
+        )
+    return 0
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in counts.items())

@@ -75,6 +75,13 @@ class PrincipalMemory(Aggregate):
         partner_id: str
         at: str
 
+    class BeliefRejected(Aggregate.Event):
+        """Durable user rejection: the belief leaves recall and never forms again."""
+
+        belief_id: str
+        at: str
+        policy: str
+
     class ConsolidationRecorded(Aggregate.Event):
         session_id: str
         trigger: str
@@ -99,7 +106,10 @@ class PrincipalMemory(Aggregate):
     def existing(self) -> list[Existing]:
         return [
             Existing(
-                belief_id=bid, evidence=_evidence(v), live=Status(v["status"]) in LIVE_STATUSES
+                belief_id=bid,
+                evidence=_evidence(v),
+                live=Status(v["status"]) in LIVE_STATUSES,
+                rejected=v["status"] == Status.REJECTED.value,
             )
             for bid, v in self.beliefs.items()
         ]
@@ -174,6 +184,10 @@ class PrincipalMemory(Aggregate):
     @event(ConfirmationRequested)
     def request_confirmation(self, belief_id: str, partner_id: str, at: str) -> None:
         """The user is asked which of two conflicting statements holds."""
+
+    @event(BeliefRejected)
+    def reject_belief(self, belief_id: str, at: str, policy: str) -> None:
+        self.beliefs[belief_id]["status"] = Status.REJECTED.value
 
     @event(ConsolidationRecorded)
     def record_consolidation(

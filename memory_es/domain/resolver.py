@@ -1,8 +1,13 @@
 """The resolver: how an incoming candidate meets what the principal already believes.
 
-Rule order (seed): same source, duplicate, conflict, contradiction. Authority ranks
-USER > AFFIRMED > INFERRED; at equal authority, time orders — the incoming instant is
-the newest source event's time, the existing one its ``valid_from``. Pure: no I/O.
+Rule order (seed): same source, duplicate, conflict, contradiction — after the durable
+rejections, which nothing restated can get past. Authority ranks USER > AFFIRMED >
+INFERRED per candidate; at equal authority, time orders — the incoming instant is the
+newest source event's time, the existing one its ``valid_from``; inside one session the
+source order decides. Polarity never enters the decision: a later retraction at the
+same authority supersedes what it retracts, an earlier one conflicts, exactly as an
+assertion would. Several live beliefs may share a subject: the candidate supersedes
+every one it beats and conflicts with every one it does not. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -11,11 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from memory_es.domain.values import Authority
+from memory_es.domain.values import Authority, subject_keys
 
 
 class Outcome(StrEnum):
     NEW = "new"
+    REJECTED = "rejected"
     SAME_SOURCE = "same_source"
     DUPLICATE = "duplicate"
     CONFLICT = "conflict"
@@ -44,12 +50,19 @@ class Existing:
     belief_id: str
     evidence: Evidence
     live: bool
+    rejected: bool = False
 
 
 @dataclass(frozen=True)
 class Decision:
+    """``existing_id`` names the belief a rejection, same source or duplicate matched
+    (or the first partner of a conflict or contradiction); ``supersedes`` and
+    ``conflicts`` list every same-subject live belief the candidate beats or does not."""
+
     outcome: Outcome
     existing_id: str | None = None
+    supersedes: tuple[str, ...] = ()
+    conflicts: tuple[str, ...] = ()
 
 
 def is_later(incoming: Evidence, existing: Evidence) -> bool:
@@ -59,8 +72,25 @@ def is_later(incoming: Evidence, existing: Evidence) -> bool:
     return incoming.instant > existing.instant
 
 
+def beats(incoming: Evidence, existing: Evidence) -> bool:
+    """Authority first; at equal authority, only a strictly later source wins."""
+    if incoming.authority != existing.authority:
+        return incoming.authority > existing.authority
+    return is_later(incoming, existing)
+
+
+def visible(incoming: Evidence, existing: Evidence) -> bool:
+    """Beliefs meet only where both can be seen: the same project, or a portable one."""
+    return existing.project == incoming.project or existing.portable
+
+
 def resolve(incoming: Evidence, beliefs: Iterable[Existing]) -> Decision:
     candidates = list(beliefs)
+    # 0. Durable rejection: the user said no to this statement; however often it is
+    #    restated (or replayed), it does not return.
+    for b in candidates:
+        if b.rejected and b.evidence.normalized == incoming.normalized:
+            return Decision(Outcome.REJECTED, b.belief_id)
     # 1. Same source: these turns already formed this statement (any status). A replay
     #    of old evidence must not form it again, nor revive what replaced it.
     for b in candidates:
@@ -70,23 +100,24 @@ def resolve(incoming: Evidence, beliefs: Iterable[Existing]) -> Decision:
             and incoming.source_event_ids <= b.evidence.source_event_ids
         ):
             return Decision(Outcome.SAME_SOURCE, b.belief_id)
-    live = [
-        b
-        for b in candidates
-        if b.live and (b.evidence.project == incoming.project or b.evidence.portable)
-    ]
+    live = [b for b in candidates if b.live and visible(incoming, b.evidence)]
     # 2. Duplicate: the same statement is already believed; reinforce it.
     for b in live:
         if b.evidence.normalized == incoming.normalized:
             return Decision(Outcome.DUPLICATE, b.belief_id)
-    # 3/4. Same type and subject, different statement: conflict or contradiction.
+    # 3/4. Same type and subject, different statement: conflict with every belief the
+    #      candidate does not beat, supersede every one it does.
+    supersedes: list[str] = []
+    conflicts: list[str] = []
     for b in live:
         ev = b.evidence
-        if ev.belief_type != incoming.belief_type or ev.subject_key != incoming.subject_key:
+        if ev.belief_type != incoming.belief_type or not (
+            subject_keys(ev.subject_key) & subject_keys(incoming.subject_key)
+        ):
             continue
-        if incoming.authority < ev.authority:
-            return Decision(Outcome.CONFLICT, b.belief_id)
-        if incoming.authority > ev.authority or is_later(incoming, ev):
-            return Decision(Outcome.CONTRADICTION, b.belief_id)
-        return Decision(Outcome.CONFLICT, b.belief_id)
+        (supersedes if beats(incoming, ev) else conflicts).append(b.belief_id)
+    if conflicts:
+        return Decision(Outcome.CONFLICT, conflicts[0], tuple(supersedes), tuple(conflicts))
+    if supersedes:
+        return Decision(Outcome.CONTRADICTION, supersedes[0], tuple(supersedes), ())
     return Decision(Outcome.NEW)

@@ -9,6 +9,10 @@ from eventsourcing.domain import Aggregate, event
 
 from memory_es.errors import InvalidInput, SessionClosed
 
+# A session with no turn for this long is idle: the maintenance sweep closes it (and so
+# runs formation at its own project scope). A constant, deliberately not a profile knob.
+SESSION_IDLE_SECONDS = 30 * 60
+
 
 class Session(Aggregate):
     """Opened for a principal at a project scope; turns recorded; closed once."""
@@ -30,6 +34,14 @@ class Session(Aggregate):
         at: str
         redactions: list[str]
         hazards: list[str]
+
+    class FactsEstablished(Aggregate.Event):
+        """Conclusions established in the session, each with the turn ids backing it
+        (``{"statement": ..., "source_event_ids": [...]}``; statements already redacted).
+        Formation at close admits those whose provenance holds."""
+
+        facts: list[dict[str, object]]
+        at: str
 
     class Closed(Aggregate.Event):
         at: str
@@ -111,6 +123,15 @@ class Session(Aggregate):
     ) -> None:
         self.turn_count = seq
         self.last_activity_at = at
+
+    def establish_facts(self, *, facts: list[dict[str, object]], at: str) -> None:
+        if self.is_closed:
+            raise SessionClosed(str(self.id))
+        self._facts_established(facts=facts, at=at)
+
+    @event(FactsEstablished)
+    def _facts_established(self, facts: list[dict[str, object]], at: str) -> None:
+        """Evidence for formation; conversation activity is unchanged."""
 
     def close(self, *, at: str, trigger: str) -> None:
         if self.is_closed:

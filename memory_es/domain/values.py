@@ -43,6 +43,7 @@ LIVE_STATUSES: frozenset[Status] = frozenset({Status.ACTIVE, Status.PROVISIONAL}
 class Role(StrEnum):
     USER = "user"
     ASSISTANT = "assistant"
+    TOOL = "tool"  # the remember tool's statement, recorded at memory trust
 
 
 # Beliefs about the person travel with them across projects; project decisions stay local.
@@ -63,3 +64,12 @@ def short_id(belief_id: str) -> str:
 def normalize_statement(text: str) -> str:
     """Case-folded, whitespace-collapsed, trailing punctuation stripped."""
     return " ".join(text.casefold().split()).rstrip(".!?;:, ")
+
+
+# A belief's subject key may name several subjects, joined by this separator: a decision
+# to switch from one tool to another is about both, so it supersedes a decision on either.
+SUBJECT_KEY_SEPARATOR = "|"
+
+
+def subject_keys(key: str) -> frozenset[str]:
+    return frozenset(part for part in key.split(SUBJECT_KEY_SEPARATOR) if part)

@@ -1,7 +1,9 @@
 """Consolidation: proposals through the resolver into events on the principal aggregate.
 
 A domain service: the caller injects the instant and the id generator, and saves the
-session and principal aggregates together afterwards.
+session and principal aggregates together afterwards. Established facts (AFFIRMED) are
+prepended before the candidate ceiling, so they may displace extractor proposals; every
+displaced proposal is counted as rejected as well as dropped for the ceiling.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.resolver import Evidence, Outcome, resolve
+from memory_es.domain.resolver import Decision, Evidence, Outcome, resolve
 from memory_es.domain.values import (
     GENERAL_SCOPE,
     PORTABLE_TYPES,
@@ -44,6 +46,8 @@ class ConsolidationCounts:
     dropped_for_ceiling: int = 0
     redacted: int = 0
     refused: int = 0
+    established: int = 0
+    established_refused: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return dict(self.__dict__)
@@ -55,6 +59,22 @@ class ConsolidationResult:
     counts: ConsolidationCounts = field(default_factory=ConsolidationCounts)
     formed: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
+    conflicted: list[str] = field(default_factory=list)
+    policy: str = field(default_factory=formation_policy)
+    trigger: str = ""
+    extractor: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "session_id": self.session_id,
+            "trigger": self.trigger,
+            "policy": self.policy,
+            "extractor": self.extractor,
+            "counts": self.counts.as_dict(),
+            "formed": list(self.formed),
+            "superseded": list(self.superseded),
+            "conflicted": list(self.conflicted),
+        }
 
 
 def subject_key(subjects: Sequence[str]) -> str:
@@ -76,19 +96,32 @@ def consolidate(
     trigger: str,
     extractor: str,
     ceiling: int = DEFAULT_CANDIDATE_CEILING,
+    established: Sequence[Proposal] = (),
+    established_refused: int = 0,
 ) -> ConsolidationResult:
-    result = ConsolidationResult(session_id=session_id)
+    """``authority`` is the default for proposals that carry none (USER for what the
+    user said); an established fact carries its own (AFFIRMED)."""
+    policy = formation_policy()
+    result = ConsolidationResult(
+        session_id=session_id, policy=policy, trigger=trigger, extractor=extractor
+    )
     counts = result.counts
     counts.redacted = redactions
     counts.refused = refused
-    counts.proposed = len(proposals)
-    admitted = list(proposals[:ceiling])
-    counts.dropped_for_ceiling = len(proposals) - len(admitted)
+    counts.established = len(established)
+    counts.established_refused = established_refused
+    candidates = [*established, *proposals]
+    counts.proposed = len(candidates)
+    admitted = candidates[: max(0, ceiling)]
+    counts.dropped_for_ceiling = len(candidates) - len(admitted)
     counts.rejected += counts.dropped_for_ceiling
-    policy = formation_policy()
     for proposal in admitted:
-        incoming = _evidence(proposal, authority=authority, project=project, session_id=session_id)
+        vouched = proposal.authority or authority
+        incoming = _evidence(proposal, authority=vouched, project=project, session_id=session_id)
         decision = resolve(incoming, principal.existing())
+        if decision.outcome is Outcome.REJECTED:
+            counts.rejected += 1
+            continue
         if decision.outcome is Outcome.SAME_SOURCE:
             counts.same_source += 1
             continue
@@ -96,55 +129,14 @@ def consolidate(
             assert decision.existing_id is not None
             principal.reinforce_belief(
                 belief_id=decision.existing_id,
-                source_event_ids=[proposal.source.turn_id],
+                source_event_ids=sorted(incoming.source_event_ids),
                 source_session_id=session_id,
-                at=proposal.source.at,
+                at=incoming.instant,
                 policy=policy,
             )
             counts.reinforced += 1
             continue
-        belief_id = ids.new_id()
-        supersedes = decision.existing_id if decision.outcome is Outcome.CONTRADICTION else None
-        conflicts_with = decision.existing_id if decision.outcome is Outcome.CONFLICT else None
-        principal.form_belief(
-            belief_id=belief_id,
-            statement=proposal.statement,
-            normalized=incoming.normalized,
-            belief_type=proposal.belief_type.value,
-            subjects=list(proposal.subjects),
-            subject_key=incoming.subject_key,
-            polarity=proposal.polarity,
-            authority=int(authority),
-            confidence=INITIAL_CONFIDENCE[authority],
-            status=(Status.PROVISIONAL if authority is Authority.INFERRED else Status.ACTIVE).value,
-            project=project,
-            portable=incoming.portable,
-            source_event_ids=[proposal.source.turn_id],
-            source_session_id=session_id,
-            source_seq=proposal.source.seq,
-            valid_from=proposal.source.at,
-            formed_at=now,
-            policy=policy,
-            supersedes=supersedes,
-            conflicts_with=conflicts_with,
-        )
-        counts.committed += 1
-        result.formed.append(belief_id)
-        if supersedes is not None:
-            principal.supersede_belief(
-                belief_id=supersedes,
-                successor_id=belief_id,
-                valid_to=proposal.source.at,
-                policy=policy,
-            )
-            counts.superseded += 1
-            result.superseded.append(supersedes)
-        if conflicts_with is not None:
-            principal.link_conflict(
-                belief_id=conflicts_with, partner_id=belief_id, at=now, policy=policy
-            )
-            principal.request_confirmation(belief_id=belief_id, partner_id=conflicts_with, at=now)
-            counts.conflicted += 1
+        _commit(principal, proposal, incoming, decision, vouched, result, now, ids, policy)
     principal.record_consolidation(
         session_id=session_id,
         trigger=trigger,
@@ -156,19 +148,78 @@ def consolidate(
     return result
 
 
+def _commit(
+    principal: PrincipalMemory,
+    proposal: Proposal,
+    incoming: Evidence,
+    decision: Decision,
+    authority: Authority,
+    result: ConsolidationResult,
+    now: str,
+    ids: IdGenerator,
+    policy: str,
+) -> None:
+    counts = result.counts
+    belief_id = ids.new_id()
+    newest = max(proposal.sources, key=lambda s: (s.at, s.seq))
+    principal.form_belief(
+        belief_id=belief_id,
+        statement=proposal.statement,
+        normalized=incoming.normalized,
+        belief_type=proposal.belief_type.value,
+        subjects=list(proposal.subjects),
+        subject_key=incoming.subject_key,
+        polarity=proposal.polarity,
+        authority=int(authority),
+        confidence=INITIAL_CONFIDENCE[authority],
+        status=(Status.PROVISIONAL if authority is Authority.INFERRED else Status.ACTIVE).value,
+        project=incoming.project,
+        portable=incoming.portable,
+        source_event_ids=sorted(incoming.source_event_ids),
+        source_session_id=incoming.session_id,
+        source_seq=incoming.seq,
+        valid_from=newest.at,
+        formed_at=now,
+        policy=policy,
+        supersedes=decision.supersedes[0] if decision.supersedes else None,
+        conflicts_with=decision.conflicts[0] if decision.conflicts else None,
+    )
+    counts.committed += 1
+    result.formed.append(belief_id)
+    for old in decision.supersedes:
+        principal.supersede_belief(
+            belief_id=old, successor_id=belief_id, valid_to=incoming.instant, policy=policy
+        )
+        counts.superseded += 1
+        result.superseded.append(old)
+    for number, partner in enumerate(decision.conflicts):
+        # The existing belief is disputed: linked back, with a fresh store position.
+        principal.link_conflict(belief_id=partner, partner_id=belief_id, at=now, policy=policy)
+        if number:
+            # The formation event names the first partner; later ones link here.
+            principal.link_conflict(belief_id=belief_id, partner_id=partner, at=now, policy=policy)
+        principal.request_confirmation(belief_id=belief_id, partner_id=partner, at=now)
+    if decision.conflicts:
+        counts.conflicted += 1
+        result.conflicted.append(belief_id)
+
+
 def _evidence(
     proposal: Proposal, *, authority: Authority, project: str, session_id: str
 ) -> Evidence:
+    newest = max(proposal.sources, key=lambda s: (s.at, s.seq))
     return Evidence(
         belief_type=proposal.belief_type.value,
-        subject_key=subject_key(proposal.subjects),
+        subject_key=normalize_statement(proposal.key)
+        if proposal.key
+        else subject_key(proposal.subjects),
         normalized=normalize_statement(proposal.statement),
         polarity=proposal.polarity,
         authority=authority,
-        instant=proposal.source.at,
+        instant=newest.at,
         session_id=session_id,
-        seq=proposal.source.seq,
-        source_event_ids=frozenset({proposal.source.turn_id}),
+        seq=max(s.seq for s in proposal.sources),
+        source_event_ids=frozenset(s.turn_id for s in proposal.sources),
         project=project,
         portable=project == GENERAL_SCOPE or proposal.belief_type in PORTABLE_TYPES,
     )

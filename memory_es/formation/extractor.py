@@ -1,18 +1,21 @@
-"""The extractor port and the first deterministic extractor.
+"""The extractor port and the deterministic clause extractor.
 
 An extractor turns the trusted user turns of a session into proposals; it knows nothing
-about existing beliefs (that is the resolver's job). ``FirstPersonExtractor`` covers
-plain first-person facts and is meant to be replaced whole, not patched.
+about existing beliefs (that is the resolver's job). ``ClauseExtractor`` reads each
+trusted user turn as sentences and clauses (``memory_es.formation.text``) and matches
+each clause against the pattern catalogue (``memory_es.formation.patterns``), which
+turns first-person statements into third-person beliefs. docs/formation.md lists every
+pattern with the belief type and subject it produces.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from memory_es.domain.values import BeliefType
+from memory_es.domain.values import Authority, BeliefType
 
 
 @dataclass(frozen=True)
@@ -29,11 +32,23 @@ class SourceTurn:
 
 @dataclass(frozen=True)
 class Proposal:
+    """A candidate belief. ``source`` is its newest source turn; ``more_sources`` the
+    other turns that back it (established facts cite several). ``key`` overrides the
+    resolver's subject key (default: the first subject); ``authority`` overrides the
+    consolidation's default (USER for what the user said)."""
+
     statement: str
     belief_type: BeliefType
     subjects: tuple[str, ...]
     polarity: bool
     source: SourceTurn
+    key: str | None = None
+    authority: Authority | None = None
+    more_sources: tuple[SourceTurn, ...] = field(default=())
+
+    @property
+    def sources(self) -> tuple[SourceTurn, ...]:
+        return (self.source, *self.more_sources)
 
 
 class Extractor(Protocol):
@@ -42,7 +57,6 @@ class Extractor(Protocol):
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]: ...
 
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _IRREGULAR = {"have": "has", "am": "is", "'m": "is", "do": "does", "go": "goes", "be": "is"}
 
 
@@ -57,73 +71,37 @@ def third_person(verb: str) -> str:
     return v + "s"
 
 
-def _clean(obj: str) -> str:
-    obj = obj.strip().rstrip(".!?,;: ")
-    return re.sub(r"\s+(?:now|these days|anymore)$", "", obj, flags=re.IGNORECASE)
+class ClauseExtractor:
+    """Deterministic: the same turns always give the same proposals, in turn order."""
 
-
-# (pattern, belief_type, subject, statement template); {o} is the cleaned object.
-_PATTERNS: tuple[tuple[re.Pattern[str], BeliefType, str, str], ...] = (
-    (
-        re.compile(r"^I live in (?P<o>.+)$", re.I),
-        BeliefType.USER_MODEL_ATTR,
-        "home location",
-        "User lives in {o}.",
-    ),
-    (
-        re.compile(r"^I work (?:at|for) (?P<o>.+)$", re.I),
-        BeliefType.USER_MODEL_ATTR,
-        "employment",
-        "User works at {o}.",
-    ),
-    (
-        re.compile(r"^I prefer (?P<o>.+)$", re.I),
-        BeliefType.PREFERENCE,
-        "preference",
-        "User prefers {o}.",
-    ),
-    (
-        re.compile(
-            r"^My (?P<rel>wife|husband|partner|manager|sister|brother|son|daughter|dog|cat)"
-            r" is (?P<o>.+)$",
-            re.I,
-        ),
-        BeliefType.RELATIONSHIP,
-        "{rel}",
-        "User's {rel} is {o}.",
-    ),
-)
-
-
-class FirstPersonExtractor:
-    name = "first_person@1"
+    name = "clauses@2"
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
+        from memory_es.formation.patterns import extract_clauses
+
         proposals: list[Proposal] = []
+        seen: set[tuple[str, str]] = set()
         for turn in turns:
             if not turn.trusted or turn.role != "user":
                 continue
-            for sentence in _SENTENCE.split(turn.text):
-                sentence = sentence.strip()
-                if not sentence or sentence.endswith("?"):
+            for found in extract_clauses(turn.text):
+                # One turn saying the same thing twice proposes it once.
+                marker = (turn.turn_id, found.statement.casefold())
+                if marker in seen:
                     continue
-                for pattern, belief_type, subject, template in _PATTERNS:
-                    m = pattern.match(sentence)
-                    if m is None:
-                        continue
-                    groups = {k: v for k, v in m.groupdict().items() if v is not None}
-                    obj = _clean(groups.pop("o"))
-                    if not obj:
-                        continue
-                    rel = groups.get("rel", "").lower()
-                    proposals.append(
-                        Proposal(
-                            statement=template.format(o=obj, rel=rel),
-                            belief_type=belief_type,
-                            subjects=(subject.format(rel=rel),),
-                            polarity=True,
-                            source=turn,
-                        )
+                seen.add(marker)
+                proposals.append(
+                    Proposal(
+                        statement=found.statement,
+                        belief_type=found.belief_type,
+                        subjects=found.subjects,
+                        polarity=found.polarity,
+                        source=turn,
+                        key=found.key,
                     )
-                    break
+                )
         return proposals
+
+
+# The foundation's name for the default extractor, kept so callers need not change.
+FirstPersonExtractor = ClauseExtractor

@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from memory_es.policy import retrieval_policy
 from memory_es.ports import Clock, IdGenerator, iso
 from memory_es.profiles import MemoryProfile
+from memory_es.retrieval.conflicts import with_conflict_partners
 from memory_es.retrieval.quality import RankingTrace, bounded_reorder
 from memory_es.retrieval.query import FormedQuery, form_query
 from memory_es.retrieval.ranking import Scored, Selection, fuse, rank, select
@@ -145,6 +146,17 @@ class Retriever:
         )
         ranked = rank(offered, now=now, project=q.project, profile=p)
         selection = select(ranked, limit=q.limit, profile=p, hold_durable=q.match_all)
+        if statuses == LIVE:
+            # The other side of a returned conflict comes with it, past the budget.
+            partners = with_conflict_partners(
+                self.index,
+                selection.items,
+                principal=q.principal,
+                project=q.project,
+                now=now,
+                profile=p,
+            )
+            selection = replace(selection, items=tuple(partners))
         ranking_trace = None
         if p.quality_reorder_enabled:
             reordered, ranking_trace = bounded_reorder(selection.items)

@@ -1,0 +1,35 @@
+"""``maintenance run [--dry-run]``: operator maintenance, only ever when asked."""
+
+from __future__ import annotations
+
+import argparse
+
+from memory_es.cli.common import Subparsers, open_store, print_json
+
+
+def register(commands: Subparsers) -> None:
+    maintenance = commands.add_parser("maintenance", help="operator maintenance sweeps")
+    actions = maintenance.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    run = actions.add_parser("run", help="close idle sessions (formation at their scope)")
+    run.add_argument("--dry-run", action="store_true", help="report, change nothing")
+    run.add_argument("--json", action="store_true")
+    run.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    with open_store(args) as memory:
+        report = memory.run_maintenance(dry_run=args.dry_run)
+    if args.json:
+        print_json(report.as_dict())
+        return 0
+    verb = "would close" if report.dry_run else "closed"
+    idle = report.idle
+    print(f"idle sessions (no turn since {idle.boundary}): {verb} {len(idle.closed)}")
+    for closed in idle.closed:
+        line = f"  {closed.session_id} {closed.principal} project={closed.project}"
+        if closed.result is not None:
+            c = closed.result.counts
+            line += f" committed={c.committed} superseded={c.superseded} conflicted={c.conflicted}"
+        print(line)
+    return 0

@@ -1,0 +1,43 @@
+"""``maintenance run``: operator work that runs only when asked, never as a side effect.
+
+Today it is the idle-session sweep (formation); the lifecycle issues add decay, trace
+expiry and L1 deactivation to the same report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from memory_es.formation.service import IdleSweep, sweep_idle
+
+if TYPE_CHECKING:
+    from memory_es.app import Memory
+
+
+@dataclass(frozen=True)
+class MaintenanceReport:
+    dry_run: bool
+    idle: IdleSweep
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "idle_sessions": {
+                "boundary": self.idle.boundary,
+                "closed": [
+                    {
+                        "session_id": c.session_id,
+                        "principal": c.principal,
+                        "project": c.project,
+                        "last_activity_at": c.last_activity_at,
+                        "counts": c.result.counts.as_dict() if c.result else None,
+                    }
+                    for c in self.idle.closed
+                ],
+            },
+        }
+
+
+def run_maintenance(memory: Memory, *, dry_run: bool = False) -> MaintenanceReport:
+    return MaintenanceReport(dry_run=dry_run, idle=sweep_idle(memory, dry_run=dry_run))

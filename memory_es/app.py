@@ -270,7 +270,7 @@ class Memory:
         return formation_service.replay(self, session_id, confirm=confirm)
 
     def run_maintenance(self, *, dry_run: bool = False) -> MaintenanceReport:
-        """Operator maintenance: the idle-session sweep (later issues add more)."""
+        """Operator maintenance: the idle-session sweep and recall-trace expiry."""
         return run_maintenance(self, dry_run=dry_run)
 
     # -- queries -----------------------------------------------------------------------------

@@ -114,6 +114,10 @@ class TraceStore(ABC):
         """
 
     @abstractmethod
+    def due_for_expiry(self, now: str) -> int:
+        """How many traces a sweep at ``now`` would expire (a dry run changes nothing)."""
+
+    @abstractmethod
     def expire_operator_fields(self, now: str, limit: int | None = None) -> int:
         """Null the operator tier of traces past their operator expiry (ISO ``now``).
 
@@ -148,6 +152,9 @@ class MemoryTraceStore(TraceStore):
                 merged = tuple(sorted(set(trace.cited) | new))
                 self._rows[trace_id] = replace(trace, cited=merged)
             return len(new)
+
+    def due_for_expiry(self, now: str) -> int:
+        return sum(1 for t in self._rows.values() if _due(t, now))
 
     def expire_operator_fields(self, now: str, limit: int | None = None) -> int:
         with self._lock:
@@ -215,6 +222,15 @@ class SqlTraceStore(TraceStore):
                     (orjson.dumps(sorted(before | new)).decode(), trace_id),
                 )
             return len(new)
+
+    def due_for_expiry(self, now: str) -> int:
+        with self._index._lock:
+            rows = self._index._execute(
+                "SELECT COUNT(*) FROM recall_traces WHERE operator_expired = 0"
+                " AND operator_expires_at <= ?",
+                (now,),
+            )
+        return int(rows[0][0])
 
     def expire_operator_fields(self, now: str, limit: int | None = None) -> int:
         nulls = ", ".join(f"{c} = NULL" for c in OPERATOR_FIELDS)

@@ -25,7 +25,7 @@ HYBRID_LINES = [
     "[m:b54cda26] User's wife is Morgan.",
     "[m:17156075] User works at Acme Labs as a data engineer.",
 ]
-HYBRID_COSINES = [0.57735, 0.204124]
+HYBRID_COSINES = [0.5, 0.204124]
 
 
 def _play(memory: memory_es.Memory, clock: FixedClock) -> None:

@@ -64,3 +64,25 @@ def test_recall_as_of_reads_history_and_plain_output_is_belief_lines(
     assert code == 0 and len(out.splitlines()) == 1 and out.startswith("[m:")
     code, _, err = run(capsys, url, "recall", "--principal", "ana", "--as-of", "yesterday", "x")
     assert code == 2 and "as_of" in err
+
+
+def test_maintenance_run_expires_operator_trace_fields(
+    capsys: pytest.CaptureFixture[str], persistent_store_url: str
+) -> None:
+    url = persistent_store_url
+    _history(capsys, url)
+    _, out, _ = run(capsys, url, "recall", "--principal", "ana", "--json", "live")
+    trace_id = orjson.loads(out)["trace_id"]
+    later = "2026-06-01T00:00:00Z"  # past the 30-day operator retention of that trace
+    code, out, _ = run(capsys, url, "maintenance", "run", "--dry-run", now=later)
+    assert code == 0 and "recall traces past their operator retention: would expire 1" in out
+    code, out, _ = run(capsys, url, "maintenance", "run", "--json", now=later)
+    assert code == 0 and orjson.loads(out)["traces"] == {"operator_fields_expired": 1}
+    code, out, _ = run(capsys, url, "maintenance", "run", now=later)
+    assert "expired 0" in out
+    import memory_es
+
+    with memory_es.open(url) as memory:
+        trace = memory.trace(trace_id)
+    assert trace is not None and trace.operator_expired and trace.total_ms is None
+    assert trace.returned  # the user-safe tier survives

@@ -6,7 +6,7 @@ import pytest
 
 import memory_es
 from memory_es.errors import StaleReadModel
-from memory_es.policy import retrieval_policy
+from memory_es.policy import PROJECTION_SCHEMA_VERSION, retrieval_policy
 from memory_es.ports import FixedClock
 from tests.conformance import START, play
 
@@ -25,11 +25,12 @@ def test_a_retrieval_1_read_model_is_refused_then_rebuilt(persistent_store_url: 
             execute("DELETE FROM principal_stats")
             execute(
                 "UPDATE projection_tracking SET version = ? WHERE name = ?",
-                ("recall_index@1;retrieval@1", "recall_index"),
+                (f"recall_index@{PROJECTION_SCHEMA_VERSION};retrieval@1", "recall_index"),
             )
     with pytest.raises(StaleReadModel, match=r"retrieval@1.*retrieval@2"):
         memory_es.open(url)
     with memory_es.open(url, on_stale="rebuild") as memory:
-        assert memory.projection_status().version == "recall_index@1;retrieval@2"
+        expected_version = f"recall_index@{PROJECTION_SCHEMA_VERSION};retrieval@2"
+        assert memory.projection_status().version == expected_version
         assert memory.index.dump() == expected
         assert memory.recall("alice", "where do I live").lines() == lines

@@ -36,7 +36,10 @@ def test_in_turn_recall_runs_at_the_sessions_project_scope(clock: FixedClock) ->
         other = memory.open_session("alice", project="zephyr")
         result = memory.recall_in_session(other, "What do I prefer, and where do I work?")
         # Beliefs about the person are portable: they cross projects, at scope 0.
-        assert [s.record.belief_type for s in result.items] == ["preference", "user_model_attr"]
+        assert sorted(s.record.belief_type for s in result.items) == [
+            "preference",
+            "user_model_attr",
+        ]
         assert all(s.components.scope == 0.0 for s in result.items)
         here = memory.open_session("alice", project="atlas")
         local = memory.recall_in_session(here, "What do I prefer?")

@@ -61,12 +61,12 @@ def test_the_vector_arm_is_off_by_default(clock: FixedClock) -> None:
 def test_the_vector_arm_finds_what_no_lexeme_matches(clock: FixedClock) -> None:
     with memory_es.open("memory://", clock=clock) as lexical_only:
         _form(lexical_only)
-        assert lexical_only.recall("alice", "Who is my spouse?").items == ()
+        assert lexical_only.recall("alice", "Who is my husband?").items == ()
     with memory_es.open(
         "memory://", clock=clock, profile=HYBRID, embedder=ConceptEmbedder()
     ) as hybrid:
         _form(hybrid)
-        result = hybrid.recall("alice", "Who is my spouse?", limit=1)
+        result = hybrid.recall("alice", "Who is my husband?", limit=1)
         assert [s.record.statement for s in result.items] == ["User's wife is Morgan."]
         assert result.items[0].lexical == 0 and result.items[0].cosine is not None
         trace = hybrid.trace(result.trace_id or "")

@@ -10,6 +10,8 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
 from uuid import UUID
 
@@ -47,14 +49,17 @@ from memory_es.formation.established import EstablishedFact
 from memory_es.formation.extractor import ClauseExtractor, Extractor, SourceTurn
 from memory_es.formation.hazards import screen
 from memory_es.maintenance import MaintenanceReport, run_maintenance
-from memory_es.ports import Clock, IdGenerator, RandomIds, SystemClock, iso
-from memory_es.retrieval.recall import RecallResult, recall
+from memory_es.ports import Clock, IdGenerator, RandomIds, SystemClock, iso, parse_iso
+from memory_es.profiles import MemoryProfile, resolve_profile
+from memory_es.retrieval.embedding import make_embedder
+from memory_es.retrieval.recall import RecallQuery, RecallResult, Retriever
 from memory_es.stores import StoreSpec, parse_store_url
 from projections.base import RecallIndex
 from projections.memory import MemoryRecallIndex
 from projections.records import BeliefRecord, principal_key
 from projections.runner import Progress, ProjectionRunner
-from projections.version import READ_MODEL_VERSION
+from projections.traces import TraceRecord, TraceStore, trace_store_for
+from projections.vectors import Embedder, VectorEncoder
 
 T = TypeVar("T")
 
@@ -118,15 +123,33 @@ class Memory:
         clock: Clock,
         ids: IdGenerator,
         extractor: Extractor,
+        profile: MemoryProfile | None = None,
+        traces: TraceStore | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.spec = spec
         self.app = app
         self.index = index
-        self.clock = clock
         self.ids = ids
         self.extractor = extractor
+        self.profile = profile or resolve_profile()
+        self.traces = traces or trace_store_for(index)
+        self.retriever = Retriever(
+            index, self.traces, profile=self.profile, clock=clock, ids=ids, embedder=embedder
+        )
+        self.clock = clock
         self.runner = ProjectionRunner(app.recorder, app.mapper, index)
         self._write_lock = threading.RLock()
+
+    @property
+    def clock(self) -> Clock:
+        return self._clock
+
+    @clock.setter
+    def clock(self, clock: Clock) -> None:
+        # One clock for commands and recall (the demo and replays swap it in).
+        self._clock = clock
+        self.retriever.clock = clock
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -171,6 +194,7 @@ class Memory:
                     project=session.project,
                     session_id=str(session.id),
                     now=now,
+                    profile=self.profile,
                 )
                 session.take_session_snapshot(**frozen.event_fields())
             self._save(session)
@@ -246,7 +270,7 @@ class Memory:
         return formation_service.replay(self, session_id, confirm=confirm)
 
     def run_maintenance(self, *, dry_run: bool = False) -> MaintenanceReport:
-        """Operator maintenance: the idle-session sweep (later issues add more)."""
+        """Operator maintenance: the idle-session sweep and recall-trace expiry."""
         return run_maintenance(self, dry_run=dry_run)
 
     # -- queries -----------------------------------------------------------------------------
@@ -271,19 +295,49 @@ class Memory:
         project: str | None = None,
         limit: int = 10,
         tenant: str = DEFAULT_TENANT,
+        as_of: datetime | str | None = None,
+        include_superseded: bool = False,
     ) -> RecallResult:
+        """Recall for a query; ``as_of`` reads what was believed at that instant."""
         if limit < 1:
             raise InvalidInput("limit must be at least 1")
-        return recall(
-            self.index,
-            principal_key(tenant, principal),
-            query,
-            project=project or GENERAL_SCOPE,
-            limit=limit,
+        return self.retriever.recall(
+            RecallQuery(
+                principal=principal_key(tenant, principal),
+                text=query,
+                project=project or GENERAL_SCOPE,
+                limit=limit,
+                as_of=_instant(as_of),
+                include_superseded=include_superseded,
+            )
         )
 
     def list_beliefs(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> list[BeliefRecord]:
         return self.index.beliefs(principal_key(tenant, principal))
+
+    # -- retrieval: in-turn recall and recall traces (memory_es/retrieval/) ----------------
+
+    def recall_in_session(self, session_id: str, text: str, *, limit: int = 10) -> RecallResult:
+        """In-turn recall: the query former at the session's own project scope."""
+        session = self._get_session(session_id)
+        return self.retriever.recall(
+            RecallQuery(
+                principal=principal_key(session.tenant, session.principal),
+                text=text,
+                project=session.project,
+                limit=limit,
+                kind="in_turn",
+                session_id=str(session.id),
+            )
+        )
+
+    def trace(self, trace_id: str) -> TraceRecord | None:
+        return self.traces.get(trace_id)
+
+    def expire_operator_fields(self, now: datetime | None = None, limit: int | None = None) -> int:
+        """Null the operator tier of traces past their expiry; idempotent (seed gate 11)."""
+        at = (now or self.clock.now()).replace(microsecond=0)
+        return self.traces.expire_operator_fields(iso(at), limit)
 
     def head_position(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> int:
         return self.index.head_position(principal_key(tenant, principal))
@@ -310,6 +364,7 @@ class Memory:
                 window_tokens=window_tokens,
                 recall_items=recall_items,
                 recall_tokens=recall_tokens,
+                profile=self.profile,
             )
 
     def search_episodes(
@@ -360,7 +415,7 @@ class Memory:
             tracked_position=self.index.tracked_position(),
             log_head=self.runner.log_head(),
             version=self.index.stored_version(),
-            expected_version=READ_MODEL_VERSION,
+            expected_version=self.index.version,
         )
 
     # -- internals ---------------------------------------------------------------------------
@@ -423,6 +478,17 @@ def _parse_session_id(session_id: str) -> UUID:
         raise UnknownSession(str(session_id)) from None
 
 
+def _instant(value: datetime | str | None) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        if isinstance(value, datetime) and value.tzinfo is None:
+            raise InvalidInput("as_of needs a timezone-aware instant")
+        return value
+    try:
+        return parse_iso(value)
+    except ValueError:
+        raise InvalidInput(f"as_of needs an ISO-8601 instant with a timezone: {value!r}") from None
+
+
 def _require_name(what: str, value: str) -> str:
     value = (value or "").strip()
     if not value:
@@ -437,15 +503,25 @@ def open(
     ids: IdGenerator | None = None,
     extractor: Extractor | None = None,
     on_stale: Literal["refuse", "rebuild", "ignore"] = "refuse",
+    profile: MemoryProfile | str | Path | None = None,
+    embedder: Embedder | None = None,
 ) -> Memory:
     """Open a store: create its tables, apply migrations, catch the read model up.
 
     A read model built by other code (``on_stale``) is refused with a clear message,
     rebuilt from position 0, or left alone for an operator command to inspect.
+    ``profile`` is a MemoryProfile or an overlay YAML path (default: MEMORY_ES_PROFILE,
+    else the shipped profiles.yaml). With ``retrieval.semantic_enabled`` the vector arm
+    runs with ``embedder`` (default: the profile's) and the read model holds its vectors.
     """
     spec = parse_store_url(url)
+    resolved = resolve_profile(profile)
+    if resolved.retrieval.semantic_enabled:
+        embedder = embedder or make_embedder(resolved.retrieval.embedder)
+    else:
+        embedder = None
     try:
-        index = _make_index(spec)
+        index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
         app = MemoryApplication(env=spec.env)
     except (psycopg.Error, sqlite3.Error, PersistenceError, OSError) as error:
         raise StoreUnavailable(f"cannot open store {spec.display}: {_first_line(error)}") from None
@@ -456,6 +532,8 @@ def open(
         clock=clock or SystemClock(),
         ids=ids or RandomIds(),
         extractor=extractor or ClauseExtractor(),
+        profile=resolved,
+        embedder=embedder,
     )
     status = memory.projection_status()
     if status.stale and on_stale == "ignore":
@@ -473,20 +551,24 @@ def open(
     return memory
 
 
-def _make_index(spec: StoreSpec) -> RecallIndex:
+def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> RecallIndex:
+    index: RecallIndex
     if spec.kind == "memory":
-        return MemoryRecallIndex()
-    if spec.kind == "sqlite":
+        index = MemoryRecallIndex()
+    elif spec.kind == "sqlite":
         from projections.sqlite import SqliteRecallIndex
 
         sqlite_index = SqliteRecallIndex(spec.sqlite_path)
         sqlite_index.migrate()
-        return sqlite_index
-    from projections.postgres import PostgresRecallIndex
+        index = sqlite_index
+    else:
+        from projections.postgres import PostgresRecallIndex
 
-    pg_index = PostgresRecallIndex(spec.pg_conninfo, schema=spec.pg_schema)
-    pg_index.migrate()
-    return pg_index
+        pg_index = PostgresRecallIndex(spec.pg_conninfo, schema=spec.pg_schema)
+        pg_index.migrate()
+        index = pg_index
+    index.vector_encoder = encoder
+    return index
 
 
 def _first_line(error: BaseException) -> str:

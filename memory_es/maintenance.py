@@ -1,7 +1,8 @@
 """``maintenance run``: operator work that runs only when asked, never as a side effect.
 
-Today it is the idle-session sweep (formation); the lifecycle issues add decay, trace
-expiry and L1 deactivation to the same report.
+Today it is the idle-session sweep (formation) and the recall traces' operator-tier
+expiry (retrieval, seed gate 11); the lifecycle issues add decay and L1 deactivation to
+the same report.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memory_es.formation.service import IdleSweep, sweep_idle
+from memory_es.ports import iso
 
 if TYPE_CHECKING:
     from memory_es.app import Memory
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
 class MaintenanceReport:
     dry_run: bool
     idle: IdleSweep
+    traces_expired: int = 0  # recall traces whose operator tier was (or would be) nulled
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -36,8 +39,15 @@ class MaintenanceReport:
                     for c in self.idle.closed
                 ],
             },
+            "traces": {"operator_fields_expired": self.traces_expired},
         }
 
 
 def run_maintenance(memory: Memory, *, dry_run: bool = False) -> MaintenanceReport:
-    return MaintenanceReport(dry_run=dry_run, idle=sweep_idle(memory, dry_run=dry_run))
+    idle = sweep_idle(memory, dry_run=dry_run)
+    if dry_run:
+        now = iso(memory.clock.now().replace(microsecond=0))
+        expired = memory.traces.due_for_expiry(now)
+    else:
+        expired = memory.expire_operator_fields()
+    return MaintenanceReport(dry_run=dry_run, idle=idle, traces_expired=expired)

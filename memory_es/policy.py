@@ -5,7 +5,7 @@ under another version is detected at start-up.
 """
 
 FORMATION_POLICY_VERSION = 2
-RETRIEVAL_POLICY_VERSION = 1
+RETRIEVAL_POLICY_VERSION = 2
 PROJECTION_SCHEMA_VERSION = 2
 
 

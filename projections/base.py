@@ -12,12 +12,16 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
+from projections.candidates import LIVE, Bm25Params, Filters, TermWeight, term_weights
 from projections.records import BeliefRecord, Candidate, SessionRecord
+from projections.vectors import VectorEncoder
+from projections.version import READ_MODEL_VERSION
+
+# LIVE moved to projections/candidates.py with the candidate query; re-exported here.
+__all__ = ["LIVE", "IndexWriter", "RecallIndex"]
 
 RECALL_INDEX = "recall_index"
 REBUILD_SUFFIX = ":rebuild"
-
-LIVE = ("active", "provisional")
 
 
 class IndexWriter(ABC):
@@ -57,6 +61,16 @@ class IndexWriter(ABC):
 class RecallIndex(ABC):
     """Current-state beliefs, their lexemes, and each principal's head position."""
 
+    # The optional vector arm: when set, every formed belief also gets a vector row, and
+    # the read-model version names the encoder (a store built without it reads as stale).
+    vector_encoder: VectorEncoder | None = None
+
+    @property
+    def version(self) -> str:
+        if self.vector_encoder is None:
+            return READ_MODEL_VERSION
+        return f"{READ_MODEL_VERSION};vectors={self.vector_encoder.name}"
+
     @abstractmethod
     def writer(self, *, rebuild: bool = False) -> AbstractContextManager[IndexWriter]:
         """One transaction over the live tables, or over the fresh rebuild tables."""
@@ -89,7 +103,6 @@ class RecallIndex(ABC):
     @abstractmethod
     def find_by_short_id(self, short_id: str) -> list[BeliefRecord]: ...
 
-    @abstractmethod
     def candidates(
         self,
         principal: str,
@@ -99,11 +112,96 @@ class RecallIndex(ABC):
         cap: int,
         min_position: int = 0,
         statuses: Sequence[str] = LIVE,
+        boost: Sequence[str] = (),
+        as_of: str | None = None,
+        exclude: Sequence[str] = (),
+        bm25: Bm25Params | None = None,
+        match_all: bool = False,
     ) -> list[Candidate]:
-        """Any-term lexical candidates, most terms matched first, newest first on ties.
+        """Validity-filtered candidates, by BM25 relevance, newest first on ties, capped.
 
-        Validity and scope filter here, before anything is ranked.
+        Any-term: a row matches if it holds any admitting query term (boost terms only
+        add to the score). With no terms, nothing matches — unless ``match_all`` asks
+        for every valid row newest first (priming and delta reads). The same statement
+        runs on both SQL stores; the in-memory store computes the same integers.
         """
+        filters = Filters(
+            project=project,
+            statuses=tuple(statuses),
+            as_of=as_of,
+            min_position=min_position,
+            exclude=tuple(sorted(set(exclude))),
+        )
+        if not filters.statuses or cap < 1:
+            return []
+        if not terms:
+            return self._browse(principal, filters, cap) if match_all else []
+        documents, total_len, df = self._statistics(principal, sorted(set(terms) | set(boost)))
+        if documents == 0:
+            return []
+        params = bm25 or Bm25Params()
+        # A boost term only adds to rows other terms admitted; when its largest possible
+        # contribution floors to 0 (a term nearly every belief holds, like "user") its
+        # postings cannot change any score, so they are not read at all.
+        weights = [
+            w
+            for w in term_weights(terms, boost, df, documents)
+            if w.admits or w.weight * (params.k1 + 1.0) >= 1.0
+        ]
+        avgdl = total_len / documents
+        return self._ranked(principal, weights, filters, avgdl, params, cap)
+
+    @abstractmethod
+    def _statistics(self, principal: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+        """(documents, total length, document frequency per term) of the principal."""
+
+    @abstractmethod
+    def _ranked(
+        self,
+        principal: str,
+        weights: Sequence[TermWeight],
+        filters: Filters,
+        avgdl: float,
+        bm25: Bm25Params,
+        cap: int,
+    ) -> list[Candidate]: ...
+
+    @abstractmethod
+    def _browse(self, principal: str, filters: Filters, cap: int) -> list[Candidate]: ...
+
+    def vector_candidates(
+        self,
+        principal: str,
+        query: Sequence[float],
+        *,
+        project: str,
+        cap: int,
+        min_position: int = 0,
+        statuses: Sequence[str] = LIVE,
+        as_of: str | None = None,
+        exclude: Sequence[str] = (),
+    ) -> list[tuple[BeliefRecord, float]]:
+        """The vector arm: valid rows by cosine similarity, newest first on ties, capped."""
+        if self.vector_encoder is None:
+            return []
+        filters = Filters(
+            project=project,
+            statuses=tuple(statuses),
+            as_of=as_of,
+            min_position=min_position,
+            exclude=tuple(sorted(set(exclude))),
+        )
+        scored = [
+            (record, self.vector_encoder.cosine(query, blob))
+            for record, blob in self._vector_rows(principal, filters)
+        ]
+        scored = sorted(scored, key=lambda s: s[0].belief_id, reverse=True)
+        scored.sort(key=lambda s: (-s[1], -s[0].position))
+        return [s for s in scored if s[1] > 0][:cap]
+
+    @abstractmethod
+    def _vector_rows(self, principal: str, filters: Filters) -> list[tuple[BeliefRecord, bytes]]:
+        """Every valid row of the principal with its stored vector."""
 
     # -- context (issue 5): no-text queries for the session snapshot and the recall delta --
 

@@ -13,9 +13,18 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from projections.base import LIVE, IndexWriter, RecallIndex
+from projections.base import IndexWriter, RecallIndex
+from projections.candidates import (
+    LIVE,
+    Bm25Params,
+    Filters,
+    TermWeight,
+    contribution,
+    in_order,
+    passes,
+)
 from projections.records import BeliefRecord, Candidate, SessionRecord
-from projections.version import READ_MODEL_VERSION
+from projections.vectors import vector_text
 
 
 @dataclass
@@ -24,6 +33,8 @@ class _Tables:
     terms: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)  # principal/term
     heads: dict[str, int] = field(default_factory=dict)
     principals: dict[str, str] = field(default_factory=dict)
+    stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # documents, total_len
+    vectors: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # principal, vector
     sessions: dict[str, SessionRecord] = field(default_factory=dict)
     position: int = 0
     version: str | None = None
@@ -32,8 +43,11 @@ class _Tables:
 class _MemoryWriter(IndexWriter):
     """Stages every change and applies it only when the transaction commits."""
 
-    def __init__(self, tables: _Tables) -> None:
+    def __init__(self, tables: _Tables, index: MemoryRecallIndex) -> None:
         self._tables = tables
+        self._index = index
+        self._stats: dict[str, tuple[int, int]] = {}
+        self._vectors: dict[str, tuple[str, bytes]] = {}
         self._beliefs: dict[str, BeliefRecord] = {}
         self._terms: list[tuple[str, str, str, int]] = []
         self._heads: dict[str, int] = {}
@@ -62,6 +76,16 @@ class _MemoryWriter(IndexWriter):
     def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None:
         self._beliefs[record.belief_id] = record
         self._terms.extend((record.principal, t, record.belief_id, n) for t, n in terms.items())
+        documents, total = self._stats.get(
+            record.principal, self._tables.stats.get(record.principal, (0, 0))
+        )
+        self._stats[record.principal] = (documents + 1, total + record.doc_len)
+        encoder = self._index.vector_encoder
+        if encoder is not None:
+            self._vectors[record.belief_id] = (
+                record.principal,
+                encoder.encode(vector_text(record)),
+            )
 
     def update_belief(self, belief_id: str, **changes: Any) -> None:
         current = self.get(belief_id)
@@ -92,9 +116,11 @@ class _MemoryWriter(IndexWriter):
             t.terms.setdefault(principal, {}).setdefault(term, {})[belief_id] = n
         t.heads.update(self._heads)
         t.principals.update(self._principals)
+        t.stats.update(self._stats)
+        t.vectors.update(self._vectors)
         if self._position is not None:
             t.position = self._position
-            t.version = READ_MODEL_VERSION
+            t.version = self._index.version
 
 
 class MemoryRecallIndex(RecallIndex):
@@ -109,7 +135,7 @@ class MemoryRecallIndex(RecallIndex):
             tables = self._rebuild if rebuild else self._live
             if tables is None:
                 raise RuntimeError("no rebuild in progress")
-            writer = _MemoryWriter(tables)
+            writer = _MemoryWriter(tables, self)
             yield writer
             writer.commit()
 
@@ -121,7 +147,7 @@ class MemoryRecallIndex(RecallIndex):
         with self._lock:
             if self._rebuild is None:
                 raise RuntimeError("no rebuild in progress")
-            self._rebuild.version = READ_MODEL_VERSION
+            self._rebuild.version = self.version
             self._live, self._rebuild = self._rebuild, None
 
     def tracked_position(self) -> int:
@@ -144,32 +170,57 @@ class MemoryRecallIndex(RecallIndex):
         rows = [b for b in self._live.beliefs.values() if b.short_id == short_id]
         return sorted(rows, key=lambda b: b.belief_id)
 
-    def candidates(
+    def _statistics(self, principal: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+        with self._lock:
+            documents, total = self._live.stats.get(principal, (0, 0))
+            by_term = self._live.terms.get(principal, {})
+            df = {t: len(by_term[t]) for t in terms if by_term.get(t)}
+        return documents, total, df
+
+    def _ranked(
         self,
         principal: str,
-        terms: Sequence[str],
-        *,
-        project: str,
+        weights: Sequence[TermWeight],
+        filters: Filters,
+        avgdl: float,
+        bm25: Bm25Params,
         cap: int,
-        min_position: int = 0,
-        statuses: Sequence[str] = LIVE,
     ) -> list[Candidate]:
         with self._lock:
             by_term = self._live.terms.get(principal, {})
-            matched: Counter[str] = Counter()
-            for term in set(terms):
-                for belief_id in by_term.get(term, {}):
-                    matched[belief_id] += 1
-            rows = []
-            for belief_id, n in matched.items():
-                b = self._live.beliefs[belief_id]
-                if b.status not in statuses or b.position <= min_position:
-                    continue
-                if not (b.project == project or b.portable):
-                    continue
-                rows.append(Candidate(record=b, matched=n))
-        rows.sort(key=lambda c: (-c.matched, -c.record.position))
-        return rows[:cap]
+            lex: dict[str, int] = {}
+            matched: dict[str, int] = {}
+            for w in weights:
+                for belief_id, tf in by_term.get(w.term, {}).items():
+                    b = self._live.beliefs[belief_id]
+                    if not passes(b, filters):
+                        continue
+                    lex[belief_id] = lex.get(belief_id, 0) + contribution(
+                        w.weight, tf, b.doc_len, avgdl, bm25
+                    )
+                    matched[belief_id] = matched.get(belief_id, 0) + (1 if w.admits else 0)
+            rows = [(lex[k], self._live.beliefs[k]) for k in lex if matched[k] > 0]
+        return [
+            Candidate(record=r, matched=matched[r.belief_id], lexical=n)
+            for n, r in in_order(rows)[:cap]
+        ]
+
+    def _browse(self, principal: str, filters: Filters, cap: int) -> list[Candidate]:
+        with self._lock:
+            rows = [
+                (0, b)
+                for b in self._live.beliefs.values()
+                if b.principal == principal and passes(b, filters)
+            ]
+        return [Candidate(record=r, matched=0, lexical=0) for _, r in in_order(rows)[:cap]]
+
+    def _vector_rows(self, principal: str, filters: Filters) -> list[tuple[BeliefRecord, bytes]]:
+        with self._lock:
+            return [
+                (self._live.beliefs[k], blob)
+                for k, (p, blob) in sorted(self._live.vectors.items())
+                if p == principal and passes(self._live.beliefs[k], filters)
+            ]
 
     def recent_candidates(
         self,
@@ -223,6 +274,8 @@ class MemoryRecallIndex(RecallIndex):
             ),
             "heads": sorted(t.heads.items()),
             "principals": sorted(t.principals.items()),
+            "stats": sorted((p, d, n) for p, (d, n) in t.stats.items()),
+            "vectors": sorted((k, p, bytes(v)) for k, (p, v) in t.vectors.items()),
             "sessions": [
                 (r.session_id, r.principal, r.project, r.opened_at, r.last_activity_at, r.closed_at)
                 for r in sorted(t.sessions.values(), key=lambda r: r.session_id)

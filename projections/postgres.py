@@ -47,6 +47,21 @@ class PostgresRecallIndex(SqlRecallIndex):
     def _lock_migrations(self) -> None:
         self._execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK_KEY,))
 
+    def _analyze(self) -> None:
+        # Freshly swapped tables have no statistics until autovacuum gets to them, and
+        # the candidate query's plan depends on them (measured: 67 ms -> 2 ms at 200
+        # beliefs).
+        with self._lock:
+            self._execute("ANALYZE beliefs, belief_terms, principal_stats")
+
+    def _relax_commit(self) -> None:
+        # A recall trace is an operational record: losing the last few on a crash is
+        # acceptable, waiting for a WAL flush on every recall is not.
+        self._execute("SET LOCAL synchronous_commit TO OFF")
+
+    def _for_update(self) -> str:
+        return " FOR UPDATE"
+
     def _lock_tracking(self, name: str) -> None:
         self._execute("SELECT position FROM projection_tracking WHERE name = ? FOR UPDATE", (name,))
 

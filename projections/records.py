@@ -32,6 +32,9 @@ class BeliefRecord:
     formed_at: str
     policy: str
     doc_len: int
+    # Usage feedback moves it (cited up, returned-but-uncited down), in [-1, 1]; never
+    # confidence. A ranking input (the utility weight); 0 until usage is recorded.
+    utility: float = 0.0
 
     def evolve(self, **changes: Any) -> BeliefRecord:
         return replace(self, **changes)
@@ -50,7 +53,8 @@ class Candidate:
     """A belief offered to ranking, with the lexical evidence that chose it."""
 
     record: BeliefRecord
-    matched: int  # distinct query terms the belief's indexed text contains
+    matched: int  # distinct admitting query terms the belief's indexed text contains
+    lexical: int = 0  # BM25 relevance in fixed point (integer: identical on every store)
 
 
 def principal_key(tenant: str, principal: str) -> str:

@@ -16,7 +16,8 @@ from typing import Any
 
 import orjson
 
-from projections.base import LIVE, REBUILD_SUFFIX, RECALL_INDEX, IndexWriter, RecallIndex
+from projections import candidates as cq
+from projections.base import REBUILD_SUFFIX, RECALL_INDEX, IndexWriter, RecallIndex
 from projections.records import (
     BELIEF_COLUMNS,
     BOOL_COLUMNS,
@@ -26,11 +27,19 @@ from projections.records import (
     Candidate,
     SessionRecord,
 )
-from projections.version import READ_MODEL_VERSION
+from projections.vectors import vector_text
 
 LIVE_PREFIX = ""
 REBUILD_PREFIX = "rebuild_"
-READ_MODEL_TABLES = ("beliefs", "belief_terms", "heads", "principals", "sessions")
+READ_MODEL_TABLES = (
+    "beliefs",
+    "belief_terms",
+    "heads",
+    "principals",
+    "principal_stats",
+    "belief_vectors",
+    "sessions",
+)
 
 BOOTSTRAP = (
     "CREATE TABLE IF NOT EXISTS projection_tracking ("
@@ -74,7 +83,7 @@ def decode_record(row: Sequence[Any]) -> BeliefRecord:
             value = tuple(orjson.loads(value))
         elif column in BOOL_COLUMNS:
             value = bool(value)
-        elif column == "confidence":
+        elif column in ("confidence", "utility"):
             value = float(value)
         values[column] = value
     return BeliefRecord(**values)
@@ -128,6 +137,13 @@ class SqlRecallIndex(RecallIndex):
     def _lock_migrations(self) -> None:
         """Serialize concurrent first opens (PostgreSQL); SQLite's write lock already does."""
 
+    def _relax_commit(self) -> None:
+        """Inside a transaction: an operational write need not wait for the disk."""
+
+    def _for_update(self) -> str:
+        """A row lock for read-modify-write (PostgreSQL); SQLite's write lock already holds."""
+        return ""
+
     def _ensure_tracking(self, name: str, version: str | None = None) -> None:
         self._execute(
             "INSERT INTO projection_tracking (name, position, version) VALUES (?, 0, ?)"
@@ -155,7 +171,7 @@ class SqlRecallIndex(RecallIndex):
             self._execute(
                 "DELETE FROM projection_tracking WHERE name = ?", (RECALL_INDEX + REBUILD_SUFFIX,)
             )
-            self._ensure_tracking(RECALL_INDEX + REBUILD_SUFFIX, READ_MODEL_VERSION)
+            self._ensure_tracking(RECALL_INDEX + REBUILD_SUFFIX, self.version)
 
     def finish_rebuild(self) -> None:
         with self._lock, self._transaction():
@@ -174,11 +190,15 @@ class SqlRecallIndex(RecallIndex):
                     self._execute(statement.format(p=LIVE_PREFIX))
             self._execute(
                 "UPDATE projection_tracking SET position = ?, version = ? WHERE name = ?",
-                (position, READ_MODEL_VERSION, RECALL_INDEX),
+                (position, self.version, RECALL_INDEX),
             )
             self._execute(
                 "DELETE FROM projection_tracking WHERE name = ?", (RECALL_INDEX + REBUILD_SUFFIX,)
             )
+        self._analyze()
+
+    def _analyze(self) -> None:
+        """After a swap: planner statistics for the fresh tables (PostgreSQL)."""
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -225,34 +245,49 @@ class SqlRecallIndex(RecallIndex):
             )
         return [decode_record(r) for r in rows]
 
-    def candidates(
+    def _statistics(self, principal: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+        with self._lock:
+            stats = self._execute(cq.STATS_SQL, (principal,))
+            rows = self._execute(cq.df_sql(terms), [principal, *terms]) if terms else []
+        documents, total = (int(stats[0][0]), int(stats[0][1])) if stats else (0, 0)
+        return documents, total, {term: int(n) for term, n in rows}
+
+    def _ranked(
         self,
         principal: str,
-        terms: Sequence[str],
-        *,
-        project: str,
+        weights: Sequence[cq.TermWeight],
+        filters: cq.Filters,
+        avgdl: float,
+        bm25: cq.Bm25Params,
         cap: int,
-        min_position: int = 0,
-        statuses: Sequence[str] = LIVE,
     ) -> list[Candidate]:
-        distinct = sorted(set(terms))
-        if not distinct or not statuses:
-            return []
-        term_marks = ", ".join("?" for _ in distinct)
-        status_marks = ", ".join("?" for _ in statuses)
-        sql = (
-            f"{_SELECT_BELIEF}, m.matched FROM ("
-            " SELECT t.belief_id, COUNT(*) AS matched FROM belief_terms t"
-            f" WHERE t.principal = ? AND t.term IN ({term_marks}) GROUP BY t.belief_id"
-            ") m JOIN beliefs b ON b.belief_id = m.belief_id"
-            f" WHERE b.status IN ({status_marks}) AND (b.project = ? OR b.portable = 1)"
-            " AND b.position > ?"
-            " ORDER BY m.matched DESC, b.position DESC LIMIT ?"
+        sql, params = cq.candidates_sql(
+            _SELECT_BELIEF,
+            weights,
+            filters,
+            principal=principal,
+            avgdl=avgdl,
+            bm25=bm25,
+            cap=cap,
         )
-        params = [principal, *distinct, *statuses, project, min_position, cap]
         with self._lock:
             rows = self._execute(sql, params)
-        return [Candidate(record=decode_record(r[:-1]), matched=int(r[-1])) for r in rows]
+        return [
+            Candidate(record=decode_record(r[:-2]), matched=int(r[-2]), lexical=int(r[-1]))
+            for r in rows
+        ]
+
+    def _browse(self, principal: str, filters: cq.Filters, cap: int) -> list[Candidate]:
+        sql, params = cq.browse_sql(_SELECT_BELIEF, filters, principal=principal, cap=cap)
+        with self._lock:
+            rows = self._execute(sql, params)
+        return [Candidate(record=decode_record(r[:-2]), matched=0, lexical=0) for r in rows]
+
+    def _vector_rows(self, principal: str, filters: cq.Filters) -> list[tuple[BeliefRecord, bytes]]:
+        sql, params = cq.vectors_sql(_SELECT_BELIEF, filters, principal=principal)
+        with self._lock:
+            rows = self._execute(sql + " ORDER BY b.belief_id", params)
+        return [(decode_record(r[:-1]), bytes(r[-1])) for r in rows]
 
     def recent_candidates(
         self,
@@ -264,7 +299,7 @@ class SqlRecallIndex(RecallIndex):
         max_position: int | None = None,
         belief_types: Sequence[str] | None = None,
         exclude: Sequence[str] = (),
-        statuses: Sequence[str] = LIVE,
+        statuses: Sequence[str] = cq.LIVE,
     ) -> list[Candidate]:
         if cap < 1 or not statuses or (belief_types is not None and not belief_types):
             return []
@@ -319,11 +354,19 @@ class SqlRecallIndex(RecallIndex):
             principals = self._execute(
                 "SELECT aggregate_id, principal FROM principals ORDER BY aggregate_id"
             )
+            stats = self._execute(
+                "SELECT principal, documents, total_len FROM principal_stats ORDER BY principal"
+            )
+            vectors = self._execute(
+                "SELECT belief_id, principal, vector FROM belief_vectors ORDER BY belief_id"
+            )
         return {
             "beliefs": [decode_record(r).as_dict() for r in beliefs],
             "terms": [(p, t, b, int(n)) for p, t, b, n in terms],
             "heads": [(p, int(n)) for p, n in heads],
             "principals": [(a, p) for a, p in principals],
+            "stats": [(p, int(d), int(n)) for p, d, n in stats],
+            "vectors": [(k, p, bytes(v)) for k, p, v in vectors],
             "sessions": [tuple(r) for r in sessions],
         }
 
@@ -345,7 +388,7 @@ class _SqlWriter(IndexWriter):
     def set_tracking(self, position: int) -> None:
         self._run(
             "UPDATE projection_tracking SET position = ?, version = ? WHERE name = ?",
-            (position, READ_MODEL_VERSION, self._name),
+            (position, self._index.version, self._name),
         )
 
     def name_principal(self, aggregate_id: str, principal: str) -> None:
@@ -383,6 +426,19 @@ class _SqlWriter(IndexWriter):
             " VALUES (?, ?, ?, ?)",
             [(record.principal, term, record.belief_id, n) for term, n in sorted(terms.items())],
         )
+        self._run(
+            "INSERT INTO {p}principal_stats (principal, documents, total_len) VALUES (?, 1, ?)"
+            " ON CONFLICT (principal) DO UPDATE SET"
+            " documents = {p}principal_stats.documents + 1,"
+            " total_len = {p}principal_stats.total_len + excluded.total_len",
+            (record.principal, record.doc_len),
+        )
+        encoder = self._index.vector_encoder
+        if encoder is not None:
+            self._run(
+                "INSERT INTO {p}belief_vectors (belief_id, principal, vector) VALUES (?, ?, ?)",
+                (record.belief_id, record.principal, encoder.encode(vector_text(record))),
+            )
 
     def update_belief(self, belief_id: str, **changes: Any) -> None:
         current = self.get(belief_id)

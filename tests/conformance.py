@@ -18,6 +18,7 @@ import memory_es
 from memory_es.errors import InvalidInput, SessionClosed, UnknownSession
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock
+from tests.conformance_retrieval import RetrievalConformance
 from tests.formation_conformance import SeedScenarioConformance
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -62,7 +63,7 @@ def play(memory: memory_es.Memory, clock: FixedClock) -> list[str]:
     return sessions
 
 
-class StoreConformance(SeedScenarioConformance, abc.ABC):
+class StoreConformance(RetrievalConformance, SeedScenarioConformance, abc.ABC):
     """Cases every store must pass identically."""
 
     @abc.abstractmethod

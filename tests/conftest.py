@@ -12,6 +12,7 @@ from tests.stores import store_url
 
 pytest.register_assert_rewrite(
     "tests.conformance",
+    "tests.conformance_retrieval",
     "tests.context_conformance",
     "tests.formation_conformance",
     "tests.persistent",

@@ -64,6 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ISO8601",
         help="a fixed clock for this invocation (replays, demos, tests)",
     )
+    parser.add_argument(
+        "--profile",
+        default=None,
+        metavar="PATH",
+        help="memory profile overlay, YAML (env MEMORY_ES_PROFILE; default: the shipped one)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     for group in COMMAND_GROUPS:

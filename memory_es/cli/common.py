@@ -48,7 +48,8 @@ def open_store(
             "memory:// lives in one process, so a command cannot persist to it;"
             " use sqlite:///PATH or postgresql://..."
         )
-    return memory_es.open(url, clock=clock(args), on_stale=on_stale)
+    profile = getattr(args, "profile", None) or os.environ.get("MEMORY_ES_PROFILE") or None
+    return memory_es.open(url, clock=clock(args), on_stale=on_stale, profile=profile)
 
 
 def print_json(value: Any) -> None:

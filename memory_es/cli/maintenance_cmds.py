@@ -32,4 +32,6 @@ def _run(args: argparse.Namespace) -> int:
             c = closed.result.counts
             line += f" committed={c.committed} superseded={c.superseded} conflicted={c.conflicted}"
         print(line)
+    verb = "would expire" if report.dry_run else "expired"
+    print(f"recall traces past their operator retention: {verb} {report.traces_expired}")
     return 0

@@ -1,10 +1,12 @@
-"""``recall``: belief lines only, in a deterministic order."""
+"""``recall``: belief lines only, in a deterministic order; ``--json`` for the detail."""
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from memory_es.cli.common import Subparsers, open_store, print_json
+from memory_es.retrieval.recall import RecallResult
 
 
 def register(commands: Subparsers) -> None:
@@ -12,6 +14,17 @@ def register(commands: Subparsers) -> None:
     recall.add_argument("--principal", required=True)
     recall.add_argument("--project", default=None, help="project scope (default: general)")
     recall.add_argument("--limit", type=int, default=10, help="item budget (default 10)")
+    recall.add_argument(
+        "--as-of",
+        default=None,
+        metavar="ISO8601",
+        help="what was believed at that instant (valid_from <= t < valid_to)",
+    )
+    recall.add_argument(
+        "--include-superseded",
+        action="store_true",
+        help="also beliefs whose validity has closed (demoted by the stale penalty)",
+    )
     recall.add_argument("--json", action="store_true")
     recall.add_argument("query", metavar="QUERY")
     recall.set_defaults(handler=_recall)
@@ -19,31 +32,53 @@ def register(commands: Subparsers) -> None:
 
 def _recall(args: argparse.Namespace) -> int:
     with open_store(args) as memory:
-        result = memory.recall(args.principal, args.query, project=args.project, limit=args.limit)
-    if args.json:
-        print_json(
-            {
-                "query": result.query,
-                "terms": list(result.terms),
-                "items": [
-                    {
-                        "belief_id": s.record.belief_id,
-                        "short_id": s.record.short_id,
-                        "statement": s.record.statement,
-                        "score": s.score,
-                        "matched_terms": s.matched,
-                        "status": s.record.status,
-                        "valid_from": s.record.valid_from,
-                        "valid_to": s.record.valid_to,
-                        "position": s.record.position,
-                        "conflicts_with": list(s.record.conflicts_with),
-                        "line": line,
-                    }
-                    for s, line in zip(result.items, result.lines(), strict=True)
-                ],
-            }
+        result = memory.recall(
+            args.principal,
+            args.query,
+            project=args.project,
+            limit=args.limit,
+            as_of=args.as_of,
+            include_superseded=args.include_superseded,
         )
+    if args.json:
+        print_json(as_json(result))
     else:
         for line in result.lines():
             print(line)
     return 0
+
+
+def as_json(result: RecallResult) -> dict[str, Any]:
+    return {
+        "query": result.query,
+        "terms": list(result.terms),
+        "boost_terms": list(result.boost),
+        "policy": result.policy,
+        "as_of": result.as_of,
+        "now": result.now,
+        "trace_id": result.trace_id,
+        "dropped_for_budget": len(result.dropped),
+        "ranking_trace": result.ranking_trace.as_dict() if result.ranking_trace else None,
+        "items": [
+            {
+                "belief_id": s.record.belief_id,
+                "short_id": s.record.short_id,
+                "statement": s.record.statement,
+                "belief_type": s.record.belief_type,
+                "score": s.score,
+                "components": s.components.as_dict(),
+                "lexical": s.lexical,
+                "cosine": s.cosine,
+                "matched_terms": s.matched,
+                "validity": s.validity,
+                "status": s.record.status,
+                "valid_from": s.record.valid_from,
+                "valid_to": s.record.valid_to,
+                "successor_id": s.record.successor_id,
+                "position": s.record.position,
+                "conflicts_with": list(s.record.conflicts_with),
+                "line": line,
+            }
+            for s, line in zip(result.items, result.lines(), strict=True)
+        ],
+    }

@@ -40,6 +40,7 @@ from memory_es.context.snapshot import (
 from memory_es.domain.session import Session
 from memory_es.domain.values import short_id
 from memory_es.errors import FixedBodyOverflow, InvalidInput, SessionClosed
+from memory_es.profiles import MemoryProfile
 from memory_es.retrieval.ranking import Scored
 from memory_es.retrieval.recall import recall, recall_without_text
 from memory_es.retrieval.render import render_line
@@ -164,6 +165,7 @@ def build_context_pack(
     window_tokens: int = CONTEXT_WINDOW_TOKENS,
     recall_items: int = RECALL_MAX_ITEMS,
     recall_tokens: int = RECALL_MAX_TOKENS,
+    profile: MemoryProfile | None = None,
 ) -> ContextPack:
     if not text or not text.strip():
         raise InvalidInput("a context pack needs the turn's text")
@@ -212,7 +214,15 @@ def build_context_pack(
     base_tokens = 0
     if recall_items > 0:
         # Run even with no tokens left, so what budget pressure dropped is on record.
-        base = recall(index, principal, text, project=session.project, limit=recall_items)
+        base = recall(
+            index,
+            principal,
+            text,
+            project=session.project,
+            limit=recall_items,
+            now=now,
+            profile=profile,
+        )
         ranked = _items(base.items)
         kept, base_tokens = fit_lines(
             RECALL_HEADER,
@@ -234,6 +244,8 @@ def build_context_pack(
             limit=items_left,
             min_position=usable.watermark,
             exclude=[i.belief_id for i in base_items],
+            now=now,
+            profile=profile,
         )
         ranked = _items(delta.items)
         kept, _ = fit_lines(

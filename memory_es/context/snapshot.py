@@ -25,6 +25,7 @@ from memory_es.context.budget import (
 from memory_es.domain.values import BeliefType
 from memory_es.policy import retrieval_policy
 from memory_es.ports import iso, parse_iso
+from memory_es.profiles import MemoryProfile
 from memory_es.retrieval.recall import recall_without_text
 from projections.base import RecallIndex
 
@@ -99,6 +100,7 @@ def take_session_snapshot(
     now: datetime,
     max_items: int = SNAPSHOT_MAX_ITEMS,
     max_tokens: int = SNAPSHOT_MAX_TOKENS,
+    profile: MemoryProfile | None = None,
 ) -> FrozenSnapshot:
     """Read the watermark, then recall durable beliefs at or below it, and freeze both.
 
@@ -113,6 +115,8 @@ def take_session_snapshot(
         limit=max_items,
         max_position=watermark,
         belief_types=DURABLE_TYPES,
+        now=now,
+        profile=profile,
     )
     lines = result.lines()
     kept, _ = fit_lines(SNAPSHOT_HEADER, lines, max_items=max_items, max_tokens=max_tokens)

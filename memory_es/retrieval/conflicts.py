@@ -9,14 +9,24 @@ project are added; they rank after everything the budget chose, in their partner
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from memory_es.retrieval.ranking import Scored
-from projections.base import LIVE, RecallIndex
+from memory_es.profiles import RetrievalProfile
+from memory_es.retrieval.ranking import Offered, Scored, rank
+from projections.base import RecallIndex
+from projections.candidates import LIVE
 
 
 def with_conflict_partners(
-    index: RecallIndex, items: Sequence[Scored], *, principal: str, project: str
+    index: RecallIndex,
+    items: Sequence[Scored],
+    *,
+    principal: str,
+    project: str,
+    now: datetime,
+    profile: RetrievalProfile,
 ) -> list[Scored]:
+    """Partners are scored by the one ranking function (no match term) and appended."""
     out = list(items)
     present = {s.record.belief_id for s in out}
     for scored in items:
@@ -32,5 +42,5 @@ def with_conflict_partners(
             ):
                 continue
             present.add(partner_id)
-            out.append(Scored(partner, 0.0, 0))
+            out.extend(rank([Offered(partner)], now=now, project=project, profile=profile))
     return out

@@ -1,20 +1,71 @@
-"""The one ranking function: candidates in, scored and ordered beliefs out.
+"""The one ranking function: fused candidates in, scored, penalised and selected out.
 
-Deterministic: score descending, then store position descending, then belief id.
-The retrieval issue replaces the score with the seed's full formula; callers and
-adapters do not change when it does.
+    base  = lifecycle[status] * ( w.match      * match
+                                 + w.confidence * confidence
+                                 + w.reinforce  * reinforce
+                                 + w.authority  * authority / 3
+                                 + w.scope      * scope
+                                 + w.utility    * utility )
+    score = max(0, base - stale_penalty [validity closed]
+                        - near_duplicate_penalty [same subject+type, Jaccard >= 0.8])
+
+    match     = relevance / max relevance in the pool (BM25, or RRF when hybrid)
+    reinforce = min(1, log1p(evidence_count) / log1p(10)) * exp(-age_days / tau[type])
+    age_days  = max(0, whole days from last_evidence_at to now)   (now: as_of or clock)
+
+Order: score descending, then store position descending, then belief id. Selection then
+collapses exact duplicates, caps items per subject (conflict partners bypass the cap),
+holds ``ceil(durable_item_share * limit)`` slots for beliefs about the person in a
+priming read, and cuts to the caller's budget. Everything here is pure Python over
+values every store returns identically, so the order is identical on every store.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
 
-from projections.records import BeliefRecord, Candidate
+from memory_es.domain.values import PORTABLE_TYPES, normalize_statement
+from memory_es.ports import parse_iso
+from memory_es.profiles import RetrievalProfile
+from memory_es.retrieval.tokenizer import lexemes
+from projections.records import BeliefRecord
 
-MATCH_WEIGHT = 1.0
-CONFIDENCE_WEIGHT = 0.2
-AUTHORITY_WEIGHT = 0.1
+C_MAX = 10
+MAX_AUTHORITY = 3
+DURABLE_TYPES = frozenset(t.value for t in PORTABLE_TYPES)
+
+
+@dataclass(frozen=True)
+class Offered:
+    """A candidate after fusion: what the arms found and how relevant it is."""
+
+    record: BeliefRecord
+    matched: int = 0  # admitting query terms it holds
+    lexical: int = 0  # BM25 in fixed point; 0 when only the vector arm found it
+    cosine: float | None = None  # vector arm similarity, when the arm ran and found it
+    relevance: float = 0.0  # what ``match`` is normalised from
+
+
+@dataclass(frozen=True)
+class Components:
+    match: float
+    confidence: float
+    reinforce: float
+    authority: float
+    scope: float
+    utility: float
+    lifecycle: float
+    base: float
+    stale_penalty: float
+    near_duplicate_penalty: float
+
+    def as_dict(self) -> dict[str, float]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
 @dataclass(frozen=True)
@@ -22,20 +73,221 @@ class Scored:
     record: BeliefRecord
     score: float
     matched: int
+    lexical: int
+    cosine: float | None
+    components: Components
+    validity: str
 
 
-def score(candidate: Candidate, query_size: int) -> float:
-    b = candidate.record
-    match = candidate.matched / query_size if query_size else 0.0
-    return round(
-        MATCH_WEIGHT * match
-        + CONFIDENCE_WEIGHT * b.confidence
-        + AUTHORITY_WEIGHT * b.authority / 3,
-        9,
+@dataclass(frozen=True)
+class Selection:
+    items: tuple[Scored, ...]
+    dropped: tuple[Scored, ...]  # eligible, but past the caller's item budget
+    blocked: tuple[tuple[Scored, str], ...] = field(default_factory=tuple)  # (item, reason)
+
+
+def validity(record: BeliefRecord) -> str:
+    """current | unresolved_conflict | superseded | retired (the label recall carries)."""
+    if record.status in ("superseded", "retired"):
+        return record.status
+    if record.conflicts_with:
+        return "unresolved_conflict"
+    return "current"
+
+
+def reinforcement(record: BeliefRecord, now: datetime, profile: RetrievalProfile) -> float:
+    strength = min(1.0, math.log1p(record.evidence_count) / math.log1p(C_MAX))
+    if not profile.time_decay_enabled:
+        return strength
+    age_days = max(0, (now - parse_iso(record.last_evidence_at)).days)
+    tau = getattr(profile.decay_tau_days, record.belief_type, profile.decay_tau_days.fact)
+    return strength * math.exp(-age_days / tau)
+
+
+def _components(
+    offered: Offered, top: float, now: datetime, project: str, profile: RetrievalProfile
+) -> Components:
+    b = offered.record
+    w = profile.ranking_weights
+    match = offered.relevance / top if top > 0 else 0.0
+    reinforce = reinforcement(b, now, profile)
+    authority = b.authority / MAX_AUTHORITY
+    scope = 1.0 if b.project == project else 0.0
+    lifecycle = 1.0
+    if b.status == "active":
+        lifecycle = profile.lifecycle_weights.active
+    elif b.status == "provisional":
+        lifecycle = profile.lifecycle_weights.provisional
+    base = lifecycle * (
+        w.match * match
+        + w.confidence * b.confidence
+        + w.reinforce * reinforce
+        + w.authority * authority
+        + w.scope * scope
+        + w.utility * b.utility
+    )
+    stale = profile.stale_penalty if b.valid_to is not None else 0.0
+    return Components(
+        match=match,
+        confidence=b.confidence,
+        reinforce=reinforce,
+        authority=authority,
+        scope=scope,
+        utility=b.utility,
+        lifecycle=lifecycle,
+        base=base,
+        stale_penalty=stale,
+        near_duplicate_penalty=0.0,
     )
 
 
-def rank(candidates: Sequence[Candidate], query_size: int) -> list[Scored]:
-    scored = [Scored(c.record, score(c, query_size), c.matched) for c in candidates]
-    scored.sort(key=lambda s: (-s.score, -s.record.position, s.record.belief_id))
-    return scored
+def subject_key(record: BeliefRecord) -> str:
+    return record.subjects[0].casefold().strip() if record.subjects else ""
+
+
+def jaccard(a: str, b: str) -> float:
+    """Token Jaccard similarity of two statements (the shared tokenizer's lexemes)."""
+    return _jaccard(tokens_of(a), tokens_of(b))
+
+
+@lru_cache(maxsize=65536)
+def tokens_of(statement: str) -> frozenset[str]:
+    return frozenset(lexemes(statement))
+
+
+def _jaccard(x: frozenset[str], y: frozenset[str]) -> float:
+    if not x and not y:
+        return 1.0
+    return len(x & y) / len(x | y)
+
+
+def _order(item: Scored) -> tuple[float, int, str]:
+    return (-item.score, -item.record.position, item.record.belief_id)
+
+
+def rank(
+    offered: Sequence[Offered], *, now: datetime, project: str, profile: RetrievalProfile
+) -> list[Scored]:
+    """Score every candidate and order them; the near-duplicate penalty applies here."""
+    top = max((o.relevance for o in offered), default=0.0)
+    pre = [(o, _components(o, top, now, project, profile)) for o in offered]
+    pre.sort(key=lambda p: (-(p[1].base - p[1].stale_penalty), -p[0].record.position))
+    out: list[Scored] = []
+    # Higher-scored statements seen so far, per (type, subject): the near-duplicate test
+    # only compares within one group, and tokenizes a statement only when it must.
+    seen: dict[tuple[str, str], list[str]] = {}
+    for o, c in pre:
+        b = o.record
+        group = seen.setdefault((b.belief_type, subject_key(b)), [])
+        near = any(
+            _jaccard(tokens_of(b.statement), tokens_of(h)) >= profile.near_duplicate_jaccard
+            for h in group
+        )
+        group.append(b.statement)
+        penalty = profile.near_duplicate_penalty if near else 0.0
+        if penalty:
+            c = replace(c, near_duplicate_penalty=penalty)
+        score = round(max(0.0, c.base - c.stale_penalty - penalty), 9)
+        out.append(Scored(b, score, o.matched, o.lexical, o.cosine, c, validity(b)))
+    out.sort(key=_order)
+    return out
+
+
+def select(
+    ranked: Sequence[Scored],
+    *,
+    limit: int,
+    profile: RetrievalProfile,
+    hold_durable: bool = False,
+) -> Selection:
+    """Collapse exact duplicates, cap per subject, hold the durable share, cut to budget.
+
+    The durable share holds slots only in a priming read (no query text: a session
+    snapshot), as the seed specifies it; a query's answer is never displaced by a less
+    relevant belief just because it is about the person.
+    """
+    blocked: list[tuple[Scored, str]] = []
+    seen: set[tuple[str, str, bool]] = set()
+    unique: list[Scored] = []
+    for item in ranked:
+        exact = (
+            normalize_statement(item.record.statement),
+            item.record.belief_type,
+            item.record.polarity,
+        )
+        if exact in seen:
+            blocked.append((item, "duplicate"))
+            continue
+        seen.add(exact)
+        unique.append(item)
+
+    # Conflict partners bypass the cap (and do not count toward it): both statements of
+    # an unresolved conflict surface together, or the user cannot see the dispute.
+    pool = {u.record.belief_id for u in unique}
+    disputed = {u.record.belief_id for u in unique if set(u.record.conflicts_with) & pool}
+    per_subject: dict[str, int] = {}
+    admitted: list[Scored] = []
+    for item in unique:
+        key = subject_key(item.record)
+        if item.record.belief_id in disputed or not key:
+            admitted.append(item)
+        elif per_subject.get(key, 0) < profile.per_subject_cap:
+            per_subject[key] = per_subject.get(key, 0) + 1
+            admitted.append(item)
+        else:
+            blocked.append((item, "subject_cap"))
+
+    chosen = admitted[:limit]
+    reserve = math.ceil(profile.durable_item_share * limit) if hold_durable else 0
+    have = sum(1 for c in chosen if c.record.belief_type in DURABLE_TYPES)
+    waiting = [a for a in admitted[limit:] if a.record.belief_type in DURABLE_TYPES]
+    while have < reserve and waiting:
+        victims = [c for c in chosen if c.record.belief_type not in DURABLE_TYPES]
+        if not victims:
+            break
+        chosen.remove(victims[-1])
+        chosen.append(waiting.pop(0))
+        have += 1
+    chosen.sort(key=_order)
+    chosen_ids = {c.record.belief_id for c in chosen}
+    dropped = tuple(a for a in admitted if a.record.belief_id not in chosen_ids)
+    return Selection(items=tuple(chosen), dropped=dropped, blocked=tuple(blocked))
+
+
+def fuse(
+    lexical: Sequence[tuple[BeliefRecord, int, int]],
+    vector: Sequence[tuple[BeliefRecord, float]] | None,
+    *,
+    k: int,
+    cap: int,
+) -> list[Offered]:
+    """Lexical-only: relevance is BM25. Hybrid: reciprocal rank fusion of both arms."""
+    if vector is None:
+        return [Offered(r, matched=m, lexical=n, relevance=float(n)) for r, m, n in lexical]
+    found: dict[str, dict[str, Any]] = {}
+    for rank_, (record, matched, lex) in enumerate(lexical, start=1):
+        found[record.belief_id] = {
+            "record": record,
+            "matched": matched,
+            "lexical": lex,
+            "cosine": None,
+            "rrf": 1.0 / (k + rank_),
+        }
+    for rank_, (record, cosine) in enumerate(vector, start=1):
+        entry = found.setdefault(
+            record.belief_id,
+            {"record": record, "matched": 0, "lexical": 0, "cosine": None, "rrf": 0.0},
+        )
+        entry["cosine"] = cosine
+        entry["rrf"] += 1.0 / (k + rank_)
+    pool = sorted(found.values(), key=lambda e: (-e["rrf"], -e["record"].position))[:cap]
+    return [
+        Offered(
+            e["record"],
+            matched=e["matched"],
+            lexical=e["lexical"],
+            cosine=e["cosine"],
+            relevance=e["rrf"],
+        )
+        for e in pool
+    ]

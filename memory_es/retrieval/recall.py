@@ -1,15 +1,36 @@
-"""Current-state recall over the recall index: choose candidates, rank, cut to budget."""
+"""Current-state (and as-of) recall: validity, candidates, fusion, ranking, budget, trace.
+
+    query former ─► lexical arm (BM25 candidates, validity filtered in the query) ─┐
+                 └► vector arm (optional; same validity filter) ──────────────────┴► RRF
+      ─► ranking (ranking.py) ─► selection (duplicates, subject cap, durable share,
+         budget) ─► belief lines (render.py) + a recall trace (operational record)
+
+Validity comes first: superseded, retired, rejected and deactivated beliefs never reach
+fusion or ranking in a current-state read; unresolved conflicts are kept and labelled.
+``as_of`` reads what was believed at an instant (valid_from <= t < valid_to), and
+``include_superseded`` reads every belief that was ever current; only those two reach
+rows whose validity has closed, which the stale penalty then demotes.
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 
+from memory_es.policy import retrieval_policy
+from memory_es.ports import Clock, IdGenerator, iso
+from memory_es.profiles import MemoryProfile
 from memory_es.retrieval.conflicts import with_conflict_partners
-from memory_es.retrieval.ranking import Scored, rank
+from memory_es.retrieval.quality import RankingTrace, bounded_reorder
+from memory_es.retrieval.query import FormedQuery, form_query
+from memory_es.retrieval.ranking import Scored, Selection, fuse, rank, select
 from memory_es.retrieval.render import render_line
-from memory_es.retrieval.tokenizer import query_terms
 from projections.base import RecallIndex
+from projections.candidates import HISTORICAL, LIVE, Bm25Params
+from projections.traces import TraceRecord, TraceStore
+from projections.vectors import Embedder
 
 
 def candidate_cap(max_items: int) -> int:
@@ -17,11 +38,39 @@ def candidate_cap(max_items: int) -> int:
     return max(max_items * 8, 64)
 
 
+def instant_second(at: datetime) -> str:
+    """The second-resolution form validity windows are compared in."""
+    return iso(at.replace(microsecond=0))
+
+
+@dataclass(frozen=True)
+class RecallQuery:
+    principal: str  # "tenant/principal"
+    text: str
+    project: str
+    limit: int = 10
+    as_of: datetime | None = None
+    include_superseded: bool = False
+    min_position: int = 0  # a delta read: only positions past a watermark
+    exclude: tuple[str, ...] = ()  # belief ids an earlier block already returned
+    match_all: bool = False  # no query text: every valid row, newest first (priming)
+    kind: str = "recall"
+    session_id: str | None = None
+
+
 @dataclass(frozen=True)
 class RecallResult:
     query: str
     terms: tuple[str, ...]
     items: tuple[Scored, ...]
+    trace_id: str | None = None
+    as_of: str | None = None
+    now: str = ""
+    policy: str = field(default_factory=retrieval_policy)
+    boost: tuple[str, ...] = ()
+    dropped: tuple[Scored, ...] = ()
+    blocked: tuple[tuple[Scored, str], ...] = ()
+    ranking_trace: RankingTrace | None = None  # only with quality_reorder_enabled
 
     def lines(self) -> list[str]:
         return [
@@ -30,14 +79,185 @@ class RecallResult:
         ]
 
 
+class Retriever:
+    def __init__(
+        self,
+        index: RecallIndex,
+        traces: TraceStore,
+        *,
+        profile: MemoryProfile,
+        clock: Clock,
+        ids: IdGenerator,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.index = index
+        self.traces = traces
+        self.profile = profile
+        self.clock = clock
+        self.ids = ids
+        self.embedder = embedder
+
+    def recall(self, q: RecallQuery) -> RecallResult:
+        started = time.perf_counter()
+        p = self.profile.retrieval
+        formed = (
+            FormedQuery(text=q.text, project=q.project, terms=(), boost=())
+            if q.match_all
+            else form_query(q.text, project=q.project)
+        )
+        clock_now = self.clock.now()
+        now = q.as_of or clock_now  # taken once per recall
+        as_of = instant_second(q.as_of)[:19] if q.as_of is not None else None
+        statuses = HISTORICAL if (q.as_of is not None or q.include_superseded) else LIVE
+        cap = candidate_cap(q.limit)
+        lexical = self.index.candidates(
+            q.principal,
+            formed.terms,
+            boost=formed.boost,
+            project=q.project,
+            cap=cap,
+            min_position=q.min_position,
+            statuses=statuses,
+            as_of=as_of,
+            exclude=q.exclude,
+            bm25=Bm25Params(k1=p.bm25.k1, b=p.bm25.b),
+            match_all=q.match_all,
+        )
+        lexical_done = time.perf_counter()
+        vector = None
+        if p.semantic_enabled and self.embedder is not None and not formed.empty:
+            (query_vector,) = self.embedder.embed([q.text])
+            vector = self.index.vector_candidates(
+                q.principal,
+                query_vector,
+                project=q.project,
+                cap=cap,
+                min_position=q.min_position,
+                statuses=statuses,
+                as_of=as_of,
+                exclude=q.exclude,
+            )
+        vector_done = time.perf_counter()
+        offered = fuse(
+            [(c.record, c.matched, c.lexical) for c in lexical],
+            vector,
+            k=p.reciprocal_rank_fusion_k,
+            cap=cap,
+        )
+        ranked = rank(offered, now=now, project=q.project, profile=p)
+        selection = select(ranked, limit=q.limit, profile=p, hold_durable=q.match_all)
+        if statuses == LIVE:
+            # The other side of a returned conflict comes with it, past the budget.
+            partners = with_conflict_partners(
+                self.index,
+                selection.items,
+                principal=q.principal,
+                project=q.project,
+                now=now,
+                profile=p,
+            )
+            selection = replace(selection, items=tuple(partners))
+        ranking_trace = None
+        if p.quality_reorder_enabled:
+            reordered, ranking_trace = bounded_reorder(selection.items)
+            selection = replace(selection, items=tuple(reordered))
+        done = time.perf_counter()
+        trace_id = None
+        if self.profile.trace.enabled:
+            trace_id = self._trace(
+                q,
+                selection,
+                created=clock_now,
+                as_of=as_of,
+                lexical_ms=(lexical_done - started) * 1000,
+                vector_ms=(vector_done - lexical_done) * 1000 if vector is not None else None,
+                rank_ms=(done - vector_done) * 1000,
+                total_ms=(done - started) * 1000,
+                lexical_candidates=len(lexical),
+                vector_candidates=len(vector) if vector is not None else None,
+            )
+        return RecallResult(
+            query=q.text,
+            terms=formed.terms,
+            items=selection.items,
+            trace_id=trace_id,
+            as_of=(as_of + "Z") if as_of else None,
+            now=iso(now),
+            boost=formed.boost,
+            dropped=selection.dropped,
+            blocked=selection.blocked,
+            ranking_trace=ranking_trace,
+        )
+
+    def _trace(
+        self,
+        q: RecallQuery,
+        selection: Selection,
+        *,
+        created: datetime,
+        as_of: str | None,
+        lexical_ms: float,
+        vector_ms: float | None,
+        rank_ms: float,
+        total_ms: float,
+        lexical_candidates: int,
+        vector_candidates: int | None,
+    ) -> str:
+        trace_id = self.ids.new_id()
+        retention = timedelta(days=self.profile.trace.operator_retention_days)
+        self.traces.record(
+            TraceRecord(
+                trace_id=trace_id,
+                principal=q.principal,
+                kind=q.kind,
+                session_id=q.session_id,
+                created_at=instant_second(created),
+                operator_expires_at=instant_second(created + retention),
+                operator_expired=False,
+                policy=retrieval_policy(),
+                as_of=(as_of + "Z") if as_of else None,
+                item_limit=q.limit,
+                returned=tuple(s.record.belief_id for s in selection.items),
+                cited=(),
+                blocked=tuple(s.record.belief_id for s, _ in selection.blocked),
+                dropped_count=len(selection.dropped),
+                conflicts=sum(1 for s in selection.items if s.validity == "unresolved_conflict"),
+                lexical_ms=round(lexical_ms, 3),
+                vector_ms=round(vector_ms, 3) if vector_ms is not None else None,
+                rank_ms=round(rank_ms, 3),
+                total_ms=round(total_ms, 3),
+                lexical_candidates=lexical_candidates,
+                vector_candidates=vector_candidates,
+                dropped=tuple(s.record.belief_id for s in selection.dropped),
+            )
+        )
+        return trace_id
+
+
+__all__ = [
+    "RecallQuery",
+    "RecallResult",
+    "Retriever",
+    "candidate_cap",
+    "recall",
+    "recall_without_text",
+]
+
+
 def recall(
-    index: RecallIndex, principal: str, query: str, *, project: str, limit: int
+    index: RecallIndex,
+    principal: str,
+    query: str,
+    *,
+    project: str,
+    limit: int,
+    now: datetime | None = None,
+    profile: MemoryProfile | None = None,
 ) -> RecallResult:
-    terms = query_terms(query)
-    candidates = index.candidates(principal, terms, project=project, cap=candidate_cap(limit))
-    ranked = rank(candidates, len(terms))
-    items = with_conflict_partners(index, ranked[:limit], principal=principal, project=project)
-    return RecallResult(query=query, terms=tuple(terms), items=tuple(items))
+    """A recall without a trace, at ``now`` (the context pack's in-turn base recall)."""
+    return _untraced(index, profile, now).recall(
+        RecallQuery(principal=principal, text=query, project=project, limit=limit)
+    )
 
 
 def recall_without_text(
@@ -50,15 +270,19 @@ def recall_without_text(
     max_position: int | None = None,
     belief_types: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
+    now: datetime | None = None,
+    profile: MemoryProfile | None = None,
 ) -> RecallResult:
     """A recall with no query text, ranked without a match term (context, issue 5).
 
     The session snapshot (durable types, positions up to the watermark) and the recall
     delta (positions past the watermark, the base recall's ids excluded before the
-    candidate cap) are this recall; both reach the index through ``recent_candidates``.
+    candidate cap) are this recall; both reach the index through ``recent_candidates``
+    and are ranked by the one ranking function (match is 0 for every candidate).
     """
     if limit < 1:
         return RecallResult(query="", terms=(), items=())
+    resolved = profile or _shipped()
     candidates = index.recent_candidates(
         principal,
         project=project,
@@ -68,5 +292,39 @@ def recall_without_text(
         belief_types=belief_types,
         exclude=exclude,
     )
-    ranked = rank(candidates, 0)
-    return RecallResult(query="", terms=(), items=tuple(ranked[:limit]))
+    at = now or _system_now()
+    offered = fuse(
+        [(c.record, c.matched, c.lexical) for c in candidates], None, k=1, cap=len(candidates)
+    )
+    ranked = rank(offered, now=at, project=project, profile=resolved.retrieval)
+    selection = select(ranked, limit=limit, profile=resolved.retrieval, hold_durable=True)
+    return RecallResult(
+        query="",
+        terms=(),
+        items=selection.items,
+        now=iso(at),
+        dropped=selection.dropped,
+        blocked=selection.blocked,
+    )
+
+
+def _shipped() -> MemoryProfile:
+    from memory_es.profiles import load_profile
+
+    return load_profile()
+
+
+def _system_now() -> datetime:
+    from memory_es.ports import SystemClock
+
+    return SystemClock().now()
+
+
+def _untraced(index: RecallIndex, profile: MemoryProfile | None, now: datetime | None) -> Retriever:
+    from memory_es.ports import FixedClock, RandomIds, SystemClock
+    from memory_es.profiles import TraceProfile
+    from projections.traces import MemoryTraceStore
+
+    resolved = (profile or _shipped()).model_copy(update={"trace": TraceProfile(enabled=False)})
+    clock: Clock = FixedClock(now) if now is not None else SystemClock()
+    return Retriever(index, MemoryTraceStore(), profile=resolved, clock=clock, ids=RandomIds())

@@ -1,0 +1,204 @@
+"""Memory profiles: the operator-reviewable knobs, as one validated configuration document.
+
+``profiles.yaml`` (shipped beside this module) is the defaults; a test holds it equal to
+``MemoryProfile()`` so the file and the code cannot drift. An operator overlay (the
+``--profile PATH`` CLI option, ``MEMORY_ES_PROFILE``, or ``memory_es.open(profile=...)``)
+is merged over it key by key and validated again: every model is frozen and rejects
+unknown keys, so a typo fails loudly instead of being ignored.
+
+The session idle boundary is deliberately *not* a knob (seed gate 10): it is part of the
+formation policy a belief records, and a per-deployment threshold would make two beliefs
+formed under the same recorded policy incomparable.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from memory_es.errors import UsageError
+
+PROFILE_ENV = "MEMORY_ES_PROFILE"
+# libyaml's safe loader when it is built in, the pure-Python one otherwise.
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Knobs(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class RankingWeights(_Knobs):
+    """The six additive coefficients of the ranking formula (docs/retrieval.md)."""
+
+    match: float = Field(default=1.0, ge=0)
+    # Strictly positive: an overlay must not flatten the lifecycle or provenance order.
+    confidence: float = Field(default=0.2, gt=0)
+    reinforce: float = Field(default=0.15, ge=0)
+    authority: float = Field(default=0.1, gt=0)
+    scope: float = Field(default=0.1, ge=0)
+    utility: float = Field(default=0.05, ge=0)
+
+
+class LifecycleWeights(_Knobs):
+    """Multipliers on the weighted sum, by status."""
+
+    active: float = Field(default=1.0, gt=0, le=1)
+    provisional: float = Field(default=0.8, gt=0, le=1)
+
+
+class DecayTauDays(_Knobs):
+    """Time constant of reinforcement decay per belief type: a preference fades slowest."""
+
+    fact: float = Field(default=90.0, gt=0)
+    preference: float = Field(default=365.0, gt=0)
+    relationship: float = Field(default=730.0, gt=0)
+    user_model_attr: float = Field(default=365.0, gt=0)
+    procedure_pointer: float = Field(default=180.0, gt=0)
+
+
+class Bm25(_Knobs):
+    """Candidate relevance (Okapi BM25) computed by the candidate query."""
+
+    k1: float = Field(default=1.2, ge=0)
+    b: float = Field(default=0.75, ge=0, le=1)
+
+
+class UsageDeltas(_Knobs):
+    cited_utility_delta: float = Field(default=0.1, ge=0, le=1)
+    uncited_utility_delta: float = Field(default=0.02, ge=0, le=1)
+
+
+class RetrievalProfile(_Knobs):
+    semantic_enabled: bool = False
+    embedder: Literal["hashed", "minilm"] = "hashed"
+    reciprocal_rank_fusion_k: int = Field(default=60, ge=1)
+    durable_item_share: float = Field(default=0.25, ge=0, le=1)
+    per_subject_cap: int = Field(default=2, ge=1)
+    time_decay_enabled: bool = True
+    # Seed 002's bounded +-2 quality reorder inside the chosen pool: opt-in, off.
+    quality_reorder_enabled: bool = False
+    ranking_weights: RankingWeights = RankingWeights()
+    lifecycle_weights: LifecycleWeights = LifecycleWeights()
+    decay_tau_days: DecayTauDays = DecayTauDays()
+    stale_penalty: float = Field(default=0.3, ge=0)
+    near_duplicate_penalty: float = Field(default=0.2, ge=0)
+    near_duplicate_jaccard: float = Field(default=0.8, gt=0, le=1)
+    bm25: Bm25 = Bm25()
+    usage: UsageDeltas = UsageDeltas()
+
+
+class DecaySettings(_Knobs):
+    floor_confidence: float = Field(default=0.2, ge=0, le=1)
+    step: float = Field(default=0.1, gt=0, le=1)
+    max_per_sweep: int = Field(default=500, ge=1)
+
+
+class FormationProfile(_Knobs):
+    """Formation knobs only; the formation logic reads them (memory_es/formation/)."""
+
+    session_boundary_enabled: bool = True
+    scheduled_enabled: bool = True
+    scheduled_interval_seconds: int = Field(default=86400, ge=60)
+    established_facts_enabled: bool = True
+    decay: DecaySettings = DecaySettings()
+
+
+class SnapshotProfile(_Knobs):
+    max_items: int = Field(default=12, ge=1)
+    max_tokens: int = Field(default=1200, ge=1)
+
+
+class SnapshotProfiles(_Knobs):
+    async_: SnapshotProfile = Field(default=SnapshotProfile(), alias="async")
+    child: SnapshotProfile = SnapshotProfile(max_items=6, max_tokens=600)
+
+
+class TraceProfile(_Knobs):
+    enabled: bool = True
+    operator_retention_days: int = Field(default=30, ge=1)
+
+
+class MemoryProfile(_Knobs):
+    schema_version: Literal[1] = 1
+    retrieval: RetrievalProfile = RetrievalProfile()
+    formation: FormationProfile = FormationProfile()
+    snapshot: SnapshotProfiles = SnapshotProfiles()
+    trace: TraceProfile = TraceProfile()
+
+
+def shipped_document() -> dict[str, Any]:
+    text = resources.files("memory_es.profiles").joinpath("profiles.yaml").read_text()
+    document = yaml.load(text, Loader=_LOADER)
+    if not isinstance(document, dict):
+        raise UsageError("the shipped profiles.yaml is not a mapping")
+    return document
+
+
+def merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
+    """Overlay wins key by key; mappings merge, everything else replaces."""
+    out = dict(base)
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def load_profile(overlay: str | Path | dict[str, Any] | None = None) -> MemoryProfile:
+    """The shipped document, with an operator overlay (a YAML path or a mapping) merged in."""
+    document = shipped_document()
+    if overlay is not None:
+        if isinstance(overlay, dict):
+            extra = overlay
+        else:
+            path = Path(overlay)
+            try:
+                loaded = yaml.load(path.read_text(), Loader=_LOADER)
+            except OSError as error:
+                raise UsageError(f"cannot read profile {path}: {error.strerror}") from None
+            except yaml.YAMLError as error:
+                raise UsageError(f"profile {path} is not valid YAML: {error}") from None
+            extra = loaded or {}
+            if not isinstance(extra, dict):
+                raise UsageError(f"profile {path} must be a YAML mapping")
+        document = merge(document, extra)
+    try:
+        return MemoryProfile.model_validate(document)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise UsageError(f"invalid memory profile at {where}: {first['msg']}") from None
+
+
+def resolve_profile(profile: MemoryProfile | str | Path | None = None) -> MemoryProfile:
+    """An explicit profile or overlay path, else ``MEMORY_ES_PROFILE``, else the shipped one."""
+    if isinstance(profile, MemoryProfile):
+        return profile
+    if profile is None:
+        profile = os.environ.get(PROFILE_ENV) or None
+    return load_profile(profile)
+
+
+__all__ = [
+    "PROFILE_ENV",
+    "Bm25",
+    "DecaySettings",
+    "DecayTauDays",
+    "FormationProfile",
+    "LifecycleWeights",
+    "MemoryProfile",
+    "RankingWeights",
+    "RetrievalProfile",
+    "SnapshotProfile",
+    "SnapshotProfiles",
+    "TraceProfile",
+    "UsageDeltas",
+    "load_profile",
+    "resolve_profile",
+]

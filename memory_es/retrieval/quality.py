@@ -1,0 +1,90 @@
+"""The opt-in bounded quality reorder (seed 002) and its ranking trace. Off by default.
+
+Quality helps only within evidence already retrieved: after validity filtering, fusion,
+ranking and the budget cut, the fixed pool of chosen items may be reordered so that no
+member moves more than two positions and no member enters or leaves. Ties keep the
+baseline order. The trace records both orders, each displacement, the rule used and
+``membership_changed = False`` — checked, not assumed.
+
+Quality here is what the read model knows without guessing: provenance (authority),
+evidence strength (evidence count, as in reinforcement) and demonstrated utility.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memory_es.retrieval.ranking import C_MAX, MAX_AUTHORITY, Scored
+
+POLICY = "bounded_stable_reorder@1"
+MAX_DISPLACEMENT = 2
+
+
+@dataclass(frozen=True)
+class RankingTrace:
+    policy: str
+    baseline: tuple[str, ...]
+    adjusted: tuple[str, ...]
+    displacement: tuple[tuple[str, int], ...]  # (belief id, baseline rank - new rank)
+    rule: str
+    unresolved_conflicts: int
+    membership_changed: bool
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "policy": self.policy,
+            "baseline": list(self.baseline),
+            "adjusted": list(self.adjusted),
+            "displacement": dict(self.displacement),
+            "rule": self.rule,
+            "unresolved_conflicts": self.unresolved_conflicts,
+            "membership_changed": self.membership_changed,
+        }
+
+
+def quality(item: Scored) -> float:
+    """In [0, 1]: the mean of provenance, evidence strength and utility (mapped to 0..1)."""
+    b = item.record
+    provenance = b.authority / MAX_AUTHORITY
+    evidence = min(1.0, math.log1p(b.evidence_count) / math.log1p(C_MAX))
+    utility = (b.utility + 1.0) / 2.0
+    return (provenance + evidence + utility) / 3.0
+
+
+def bounded_reorder(items: Sequence[Scored]) -> tuple[list[Scored], RankingTrace]:
+    """Move items up in proportion to their quality relative to the pool, at most 2 places.
+
+    The key is ``baseline index - 2.5 * q`` with ``q`` the quality scaled to [0, 1]
+    within the pool; ties keep the baseline order. One member overtakes another only if
+    ``i - j < 2.5 * (q_i - q_j) <= 2.5``, i.e. from at most two places behind: every
+    displacement is bounded by two, both ways (and checked below).
+    """
+    baseline = list(items)
+    scores = [quality(s) for s in baseline]
+    low, high = min(scores, default=0.0), max(scores, default=0.0)
+    spread = high - low
+
+    def key(i: int) -> tuple[float, int]:
+        relative = (scores[i] - low) / spread if spread > 0 else 0.0
+        return (i - 2.5 * relative, i)
+
+    keyed = sorted(range(len(baseline)), key=key)
+    adjusted = [baseline[i] for i in keyed]
+    before = tuple(s.record.belief_id for s in baseline)
+    after = tuple(s.record.belief_id for s in adjusted)
+    moves = tuple((bid, before.index(bid) - n) for n, bid in enumerate(after))
+    changed = set(before) != set(after) or len(before) != len(after)
+    if changed or any(abs(d) > MAX_DISPLACEMENT for _, d in moves):
+        raise AssertionError("the quality reorder must keep the pool and its bound")
+    trace = RankingTrace(
+        policy=POLICY,
+        baseline=before,
+        adjusted=after,
+        displacement=moves,
+        rule="quality=mean(authority/3, evidence, (utility+1)/2); key=rank-2.5*q_in_pool",
+        unresolved_conflicts=sum(1 for s in adjusted if s.validity == "unresolved_conflict"),
+        membership_changed=changed,
+    )
+    return adjusted, trace

@@ -1,0 +1,47 @@
+"""The query former: turn text to query terms, shared by in-turn recall and the CLI.
+
+Stopwords go; first-person words ("I", "my", "me", ...) become the user — the form the
+extractor writes statements in ("User lives in ...") — as a *boost* term: it adds to the
+relevance of statements about the user but never admits a row alone, or every question
+phrased in the first person would match every belief. A question about nothing but the
+user ("what do you know about me?") keeps the user as its one admitting term. The query
+runs at the caller's project scope (a session's own scope for in-turn recall).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, stem
+
+USER_TERM = "user"
+FIRST_PERSON: frozenset[str] = frozenset({"i", "me", "my", "mine", "myself"})
+
+
+@dataclass(frozen=True)
+class FormedQuery:
+    text: str
+    project: str
+    terms: tuple[str, ...]  # admitting terms: the stem of each content word, sorted
+    boost: tuple[str, ...]  # terms that only add relevance (the user)
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms
+
+
+def form_query(text: str, *, project: str) -> FormedQuery:
+    words = lexemes(text)
+    first_person = any(w in FIRST_PERSON for w in words)
+    kept = [w for w in words if w not in STOPWORDS and w not in FIRST_PERSON]
+    # One term per query word, its stem: every indexed word carries its stem too, so the
+    # stem meets every inflection ("live" meets "lives") and no word counts twice just
+    # because the stemmer changed it.
+    terms: set[str] = {stem(word) for word in kept}
+    boost: tuple[str, ...] = ()
+    if first_person and USER_TERM not in terms:
+        if terms:
+            boost = (USER_TERM,)
+        else:
+            terms.add(USER_TERM)
+    return FormedQuery(text=text, project=project, terms=tuple(sorted(terms)), boost=boost)

@@ -1,0 +1,201 @@
+"""Candidate selection, written once: the SQL both SQL adapters run and its Python twin.
+
+Validity filters first (status, validity window, scope, position, exclusions), then a
+BM25 relevance over the one lexeme table, newest first only on ties, then the cap.
+
+Parity across memory, SQLite and PostgreSQL is by construction, not by tolerance:
+
+* term weights (``SCALE * idf``) are computed here in Python from integer statistics
+  (documents per principal, document frequency per term) and passed in as parameters;
+* the per-term contribution uses only ``+ - * /`` on IEEE doubles, in the same order in
+  SQL and in :func:`contribution`, and is floored to an integer;
+* the score is a sum of integers, so summation order cannot change it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from projections.records import BeliefRecord
+
+LIVE = ("active", "provisional")
+# Rows that were believed once: reachable only through as_of / include-superseded reads.
+HISTORICAL = ("active", "provisional", "superseded", "retired")
+
+# Fixed-point scale of a term weight: contributions are integers in thousandths.
+SCALE = 1000.0
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What may be offered to ranking at all: validity before relevance."""
+
+    project: str
+    statuses: tuple[str, ...] = LIVE
+    as_of: str | None = None  # second resolution, "YYYY-MM-DDTHH:MM:SS"
+    min_position: int = 0
+    exclude: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class TermWeight:
+    term: str
+    weight: float
+    admits: bool  # a boost term (the user, from first-person words) never admits alone
+
+
+@dataclass(frozen=True)
+class Bm25Params:
+    k1: float = 1.2
+    b: float = 0.75
+
+
+def second(instant: str) -> str:
+    """An ISO instant cut to whole seconds: stored instants may or may not carry micros."""
+    return instant[:19]
+
+
+def passes(record: BeliefRecord, f: Filters) -> bool:
+    """The Python twin of :func:`where_sql`."""
+    if record.status not in f.statuses or record.position <= f.min_position:
+        return False
+    if not (record.project == f.project or record.portable):
+        return False
+    if record.belief_id in f.exclude:
+        return False
+    if f.as_of is not None:
+        if second(record.valid_from) > f.as_of:
+            return False
+        if record.valid_to is not None and second(record.valid_to) <= f.as_of:
+            return False
+    return True
+
+
+def where_sql(alias: str, f: Filters) -> tuple[str, list[Any]]:
+    a = alias
+    parts = [
+        f"{a}.status IN ({', '.join('?' for _ in f.statuses)})",
+        f"({a}.project = ? OR {a}.portable = 1)",
+        f"{a}.position > ?",
+    ]
+    params: list[Any] = [*f.statuses, f.project, f.min_position]
+    if f.exclude:
+        parts.append(f"{a}.belief_id NOT IN ({', '.join('?' for _ in f.exclude)})")
+        params.extend(f.exclude)
+    if f.as_of is not None:
+        parts.append(f"SUBSTR({a}.valid_from, 1, 19) <= ?")
+        parts.append(f"({a}.valid_to IS NULL OR SUBSTR({a}.valid_to, 1, 19) > ?)")
+        params.extend([f.as_of, f.as_of])
+    return " AND ".join(parts), params
+
+
+def idf(df: int, documents: int) -> float:
+    """Okapi BM25's idf with Lucene's +1, so it is never negative."""
+    return math.log(1.0 + (documents - df + 0.5) / (df + 0.5))
+
+
+def term_weights(
+    terms: Iterable[str], boost: Iterable[str], df: Mapping[str, int], documents: int
+) -> list[TermWeight]:
+    out = [TermWeight(t, SCALE * idf(df.get(t, 0), documents), True) for t in sorted(set(terms))]
+    admitted = {w.term for w in out}
+    out += [
+        TermWeight(t, SCALE * idf(df.get(t, 0), documents), False)
+        for t in sorted(set(boost) - admitted)
+    ]
+    return out
+
+
+def contribution(weight: float, tf: int, doc_len: int, avgdl: float, p: Bm25Params) -> int:
+    """One matched term's score; the SQL twin is in :func:`candidates_sql` (same op order)."""
+    k1p1 = p.k1 + 1.0
+    omb = 1.0 - p.b
+    return math.floor(weight * (tf * k1p1) / (tf + p.k1 * (omb + p.b * doc_len / avgdl)))
+
+
+def contribution_params(avgdl: float, p: Bm25Params) -> list[float]:
+    return [p.k1 + 1.0, p.k1, 1.0 - p.b, p.b, avgdl]
+
+
+# -- SQL ------------------------------------------------------------------------------------
+
+STATS_SQL = "SELECT documents, total_len FROM principal_stats WHERE principal = ?"
+
+
+def df_sql(terms: Sequence[str]) -> str:
+    marks = ", ".join("?" for _ in terms)
+    return (
+        "SELECT term, COUNT(*) FROM belief_terms WHERE principal = ?"
+        f" AND term IN ({marks}) GROUP BY term"
+    )
+
+
+def candidates_sql(
+    select_belief: str,
+    weights: Sequence[TermWeight],
+    f: Filters,
+    *,
+    principal: str,
+    avgdl: float,
+    bm25: Bm25Params,
+    cap: int,
+) -> tuple[str, list[Any]]:
+    """BM25 over the lexeme table: the statement and its parameters, in order."""
+    values = ", ".join("(?, ?, ?)" for _ in weights)
+    where, where_params = where_sql("d", f)
+    # The postings are read first, by the lexeme table's (principal, term) key, and
+    # materialized, so no planner (PostgreSQL without statistics included) starts from
+    # the beliefs table instead.
+    sql = (
+        f"WITH q(term, weight, admits) AS (VALUES {values}),"
+        " p AS MATERIALIZED ("
+        " SELECT t.belief_id, t.tf, q.weight, q.admits FROM q"
+        " JOIN belief_terms t ON t.principal = ? AND t.term = q.term"
+        ") "
+        f"{select_belief}, m.matched, m.lex FROM ("
+        " SELECT p.belief_id, d.position, SUM(p.admits) AS matched,"
+        " SUM(FLOOR(p.weight * (p.tf * ?) / (p.tf + ? * (? + ? * d.doc_len / ?)))) AS lex"
+        " FROM p JOIN beliefs d ON d.belief_id = p.belief_id"
+        f" WHERE {where}"
+        " GROUP BY p.belief_id, d.position HAVING SUM(p.admits) > 0"
+        " ORDER BY lex DESC, d.position DESC, p.belief_id DESC LIMIT ?"
+        ") m JOIN beliefs b ON b.belief_id = m.belief_id"
+        " ORDER BY m.lex DESC, m.position DESC, m.belief_id DESC"
+    )
+    params: list[Any] = []
+    for w in weights:
+        params += [w.term, w.weight, 1 if w.admits else 0]
+    params += [principal, *contribution_params(avgdl, bm25), *where_params, cap]
+    return sql, params
+
+
+def browse_sql(
+    select_belief: str, f: Filters, *, principal: str, cap: int
+) -> tuple[str, list[Any]]:
+    """No query text (a priming or delta read): every valid row, newest first."""
+    where, params = where_sql("b", f)
+    sql = (
+        f"{select_belief}, 0, 0 FROM beliefs b WHERE b.principal = ? AND {where}"
+        " ORDER BY b.position DESC, b.belief_id DESC LIMIT ?"
+    )
+    return sql, [principal, *params, cap]
+
+
+def vectors_sql(select_belief: str, f: Filters, *, principal: str) -> tuple[str, list[Any]]:
+    """Every valid row of the principal that has a vector (the vector arm scores them)."""
+    where, params = where_sql("b", f)
+    sql = (
+        f"{select_belief}, v.vector FROM belief_vectors v"
+        " JOIN beliefs b ON b.belief_id = v.belief_id"
+        f" WHERE v.principal = ? AND {where}"
+    )
+    return sql, [principal, *params]
+
+
+def in_order(rows: list[tuple[int, BeliefRecord]]) -> list[tuple[int, BeliefRecord]]:
+    """Python twin of ``ORDER BY lex DESC, position DESC, belief_id DESC`` (stable sorts)."""
+    rows = sorted(rows, key=lambda r: r[1].belief_id, reverse=True)
+    return sorted(rows, key=lambda r: (-r[0], -r[1].position))

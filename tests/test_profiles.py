@@ -1,0 +1,131 @@
+"""Memory profiles as configuration (seed gate 10: gate.memory.profiles_wired)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+import memory_es
+from memory_es.errors import UsageError
+from memory_es.ports import FixedClock
+from memory_es.profiles import (
+    PROFILE_ENV,
+    MemoryProfile,
+    load_profile,
+    resolve_profile,
+    shipped_document,
+)
+
+
+def _keys(document: object, prefix: str = "") -> list[str]:
+    if not isinstance(document, dict):
+        return []
+    out = []
+    for key, value in document.items():
+        out.append(f"{prefix}{key}")
+        out += _keys(value, f"{prefix}{key}.")
+    return out
+
+
+def _formed(memory: memory_es.Memory) -> None:
+    session = memory.open_session("alice")
+    memory.say(session, "I live in Seattle. I work at Acme Labs.")
+    memory.close_session(session)
+
+
+def test_gate_10_the_shipped_document_validates_to_exactly_the_defaults() -> None:
+    assert load_profile() == MemoryProfile()
+    # And the file names every knob the models have: nothing silently defaulted.
+    assert sorted(_keys(shipped_document())) == sorted(
+        _keys(MemoryProfile().model_dump(by_alias=True))
+    )
+
+
+def test_gate_10_an_operator_overlay_changes_the_value_the_retriever_uses(
+    tmp_path: Path, clock: FixedClock
+) -> None:
+    overlay = tmp_path / "operator.yaml"
+    overlay.write_text("retrieval:\n  ranking_weights:\n    confidence: 0.7\n")
+    with memory_es.open("memory://", clock=clock) as shipped:
+        _formed(shipped)
+        base = shipped.recall("alice", "where do I live").items[0]
+    with memory_es.open("memory://", clock=clock, profile=overlay) as tuned:
+        _formed(tuned)
+        assert tuned.retriever.profile.retrieval.ranking_weights.confidence == 0.7
+        assert tuned.retriever.profile.retrieval.ranking_weights.match == 1.0  # untouched
+        item = tuned.recall("alice", "where do I live").items[0]
+    confidence = item.record.confidence
+    assert item.score == pytest.approx(base.score + (0.7 - 0.2) * confidence)
+
+
+def test_gate_10_the_environment_variable_names_the_overlay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    overlay = tmp_path / "env.yaml"
+    overlay.write_text("trace:\n  operator_retention_days: 7\n")
+    monkeypatch.setenv(PROFILE_ENV, str(overlay))
+    assert resolve_profile().trace.operator_retention_days == 7
+    with memory_es.open("memory://") as memory:
+        assert memory.profile.trace.operator_retention_days == 7
+
+
+def test_gate_10_unknown_keys_are_rejected(tmp_path: Path) -> None:
+    overlay = tmp_path / "typo.yaml"
+    overlay.write_text("retrieval:\n  ranking_weights:\n    confidance: 0.3\n")
+    with pytest.raises(UsageError, match="confidance"):
+        load_profile(overlay)
+    with pytest.raises(UsageError, match="retreival"):
+        load_profile({"retreival": {}})
+
+
+@pytest.mark.parametrize("weight", ["confidence", "authority"])
+@pytest.mark.parametrize("value", [0, -0.1])
+def test_gate_10_confidence_and_authority_weights_stay_strictly_positive(
+    weight: str, value: float
+) -> None:
+    with pytest.raises(UsageError, match=weight):
+        load_profile({"retrieval": {"ranking_weights": {weight: value}}})
+
+
+def test_gate_10_the_session_idle_boundary_is_not_in_the_document() -> None:
+    keys = _keys(shipped_document()) + _keys(MemoryProfile().model_dump(by_alias=True))
+    assert not [k for k in keys if "idle" in k]
+    with pytest.raises(UsageError):
+        load_profile({"formation": {"session_idle_seconds": 600}})
+
+
+def test_profile_models_are_frozen() -> None:
+    profile = load_profile()
+    with pytest.raises(Exception, match="frozen"):
+        profile.retrieval.stale_penalty = 0.0  # type: ignore[misc]
+
+
+def test_the_cli_profile_option_and_env_reach_the_retriever(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_es.cli import main
+
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    assert main(["--store", url, "session", "open", "--principal", "ana"]) == 0
+    session = capsys.readouterr().out.strip()
+    main(["--store", url, "session", "say", session, "I live in Oslo."])
+    main(["--store", url, "session", "close", session])
+    capsys.readouterr()
+    overlay = tmp_path / "p.yaml"
+    overlay.write_text(yaml.safe_dump({"retrieval": {"lifecycle_weights": {"active": 0.5}}}))
+    recall = ["recall", "--principal", "ana", "--json", "oslo"]
+    assert main(["--store", url, *recall]) == 0
+    assert '"lifecycle":1.0' in capsys.readouterr().out
+    assert main(["--store", url, "--profile", str(overlay), *recall]) == 0
+    assert '"lifecycle":0.5' in capsys.readouterr().out
+    monkeypatch.setenv("MEMORY_ES_PROFILE", str(overlay))
+    assert main(["--store", url, *recall]) == 0
+    assert '"lifecycle":0.5' in capsys.readouterr().out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("retrieval: {nope: 1}\n")
+    with pytest.raises(SystemExit) as exit_:
+        main(["--store", url, "--profile", str(bad), "recall", "--principal", "ana", "oslo"])
+    assert exit_.value.code == 2
+    assert "nope" in capsys.readouterr().err

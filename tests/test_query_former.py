@@ -1,0 +1,48 @@
+"""The query former: turn text to query terms, shared by in-turn recall and the CLI."""
+
+from __future__ import annotations
+
+import memory_es
+from memory_es.ports import FixedClock
+from memory_es.retrieval.query import form_query
+
+
+def test_stopwords_go_and_each_word_is_queried_by_its_stem() -> None:
+    q = form_query("Where does the team deploy on Fridays?", project="atlas")
+    assert q.terms == ("deploy", "friday", "team")
+    assert q.boost == () and q.project == "atlas"
+
+
+def test_first_person_words_become_the_user_as_a_boost() -> None:
+    q = form_query("Where do I live now?", project="general")
+    assert q.terms == ("live",)
+    assert q.boost == ("user",)
+
+
+def test_a_question_only_about_the_user_queries_the_user() -> None:
+    q = form_query("What do you know about me?", project="general")
+    assert q.terms == ("user",) and q.boost == ()
+
+
+def test_a_query_of_only_stopwords_is_empty() -> None:
+    assert form_query("what is it?", project="general").empty
+
+
+def test_in_turn_recall_runs_at_the_sessions_project_scope(clock: FixedClock) -> None:
+    with memory_es.open("memory://", clock=clock, ids=memory_es.SequentialIds()) as memory:
+        atlas = memory.open_session("alice", project="atlas")
+        memory.say(atlas, "I prefer tabs over spaces. I work at Acme Labs.")
+        memory.close_session(atlas)
+        other = memory.open_session("alice", project="zephyr")
+        result = memory.recall_in_session(other, "What do I prefer, and where do I work?")
+        # Beliefs about the person are portable: they cross projects, at scope 0.
+        assert sorted(s.record.belief_type for s in result.items) == [
+            "preference",
+            "user_model_attr",
+        ]
+        assert all(s.components.scope == 0.0 for s in result.items)
+        here = memory.open_session("alice", project="atlas")
+        local = memory.recall_in_session(here, "What do I prefer?")
+        assert local.items[0].components.scope == 1.0
+        trace = memory.trace(local.trace_id or "")
+        assert trace is not None and trace.kind == "in_turn" and trace.session_id == here

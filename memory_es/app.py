@@ -522,7 +522,8 @@ def open(
         embedder = None
     try:
         index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
-        app = MemoryApplication(env=spec.env)
+        with index.setup_lock():
+            app = MemoryApplication(env=spec.env)
     except (psycopg.Error, sqlite3.Error, PersistenceError, OSError) as error:
         raise StoreUnavailable(f"cannot open store {spec.display}: {_first_line(error)}") from None
     memory = Memory(

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from projections.candidates import LIVE, Bm25Params, Filters, TermWeight, term_weights
@@ -232,6 +232,11 @@ class RecallIndex(ABC):
     @abstractmethod
     def dump(self) -> dict[str, Any]:
         """Every row in a canonical order, to compare two builds of the read model."""
+
+    @contextmanager
+    def setup_lock(self) -> Iterator[None]:
+        """Held while the event store creates its tables (first opens may race)."""
+        yield
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""

@@ -44,6 +44,17 @@ class PostgresRecallIndex(SqlRecallIndex):
         with self._conn.transaction():
             yield
 
+    @contextmanager
+    def setup_lock(self) -> Iterator[None]:
+        """eventsourcing's recorder runs CREATE OR REPLACE FUNCTION on every open; two
+        processes doing it at once fail with "tuple concurrently updated"."""
+        with self._lock:
+            self._execute("SELECT pg_advisory_lock(?)", (_MIGRATION_LOCK_KEY,))
+            try:
+                yield
+            finally:
+                self._execute("SELECT pg_advisory_unlock(?)", (_MIGRATION_LOCK_KEY,))
+
     def _lock_migrations(self) -> None:
         self._execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK_KEY,))
 

@@ -6,11 +6,12 @@ domain below it stays pure; the read model follows the log inline after every sa
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from uuid import UUID
 
 import psycopg
@@ -38,11 +39,15 @@ from memory_es.formation.hazards import screen
 from memory_es.ports import Clock, IdGenerator, RandomIds, SystemClock, iso
 from memory_es.retrieval.recall import RecallResult, recall
 from memory_es.stores import StoreSpec, parse_store_url
+from memory_es.unit_of_work import PendingWrites
 from projections.base import RecallIndex
 from projections.memory import MemoryRecallIndex
 from projections.records import BeliefRecord, principal_key
 from projections.runner import Progress, ProjectionRunner
 from projections.version import READ_MODEL_VERSION
+
+if TYPE_CHECKING:
+    from memory_es.ingest import IngestReport
 
 T = TypeVar("T")
 
@@ -115,6 +120,8 @@ class Memory:
         self.extractor = extractor
         self.runner = ProjectionRunner(app.recorder, app.mapper, index)
         self._write_lock = threading.RLock()
+        # Installed by the bulk path (memory_es/ingest.py): saves collect, flush writes.
+        self._pending: PendingWrites | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -246,6 +253,28 @@ class Memory:
     def head_position(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> int:
         return self.index.head_position(principal_key(tenant, principal))
 
+    # -- bulk ingest (perf: memory_es/ingest.py) -------------------------------------------
+
+    def ingest(
+        self,
+        lines: Iterable[bytes | str],
+        *,
+        tenant: str = DEFAULT_TENANT,
+        batch_events: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> IngestReport:
+        """Validate JSON-Lines turns (all or nothing), then open, record and close sessions."""
+        from memory_es import ingest
+
+        turns = ingest.validate(lines)
+        return ingest.ingest(
+            self,
+            turns,
+            tenant=tenant,
+            batch_events=batch_events or ingest.DEFAULT_BATCH_EVENTS,
+            progress=progress,
+        )
+
     # -- read models ------------------------------------------------------------------------
 
     def catch_up(self) -> int:
@@ -289,11 +318,16 @@ class Memory:
 
     def _save(self, *aggregates: Any) -> None:
         with self._write_lock:
+            if self._pending is not None:
+                self._pending.collect(*aggregates)
+                return
             self.app.save(*aggregates)
             self.runner.catch_up()
 
     def _get_session(self, session_id: str) -> Session:
         session_uuid = _parse_session_id(session_id)
+        if self._pending is not None and (pending := self._pending.get(session_uuid)):
+            return pending  # type: ignore[no-any-return]
         try:
             session: Session = self.app.repository.get(session_uuid)
         except AggregateNotFoundError:
@@ -303,16 +337,21 @@ class Memory:
         return session
 
     def _get_or_create_principal(self, tenant: str, principal: str) -> PrincipalMemory:
+        aggregate_id = principal_aggregate_id(principal, tenant)
+        if self._pending is not None and (pending := self._pending.get(aggregate_id)):
+            return pending  # type: ignore[no-any-return]
         try:
-            aggregate: PrincipalMemory = self.app.repository.get(
-                principal_aggregate_id(principal, tenant)
-            )
+            aggregate: PrincipalMemory = self.app.repository.get(aggregate_id)
             return aggregate
         except AggregateNotFoundError:
             return PrincipalMemory(tenant=tenant, principal=principal)
 
     def _turn_events(self, session_uuid: UUID) -> Iterator[Any]:
-        for event in self.app.events.get(session_uuid):
+        pending = self._pending.events_of(session_uuid) if self._pending is not None else []
+        # A session opened in the pending batch has nothing in the store yet.
+        opened_here = bool(pending) and pending[0].originator_version == 1
+        stored = () if opened_here else self.app.events.get(session_uuid)
+        for event in itertools.chain(stored, pending):
             if isinstance(event, Session.TurnRecorded):
                 yield event
 

@@ -10,12 +10,19 @@ import argparse
 from collections.abc import Sequence
 from typing import NoReturn
 
-from memory_es.cli import demo, memory_cmds, projection_cmds, recall_cmds, session_cmds
+from memory_es.cli import (
+    demo,
+    ingest_cmds,
+    memory_cmds,
+    projection_cmds,
+    recall_cmds,
+    session_cmds,
+)
 from memory_es.cli.common import Handler, fail
 from memory_es.errors import MemoryEsError
 from memory_es.stores import DEFAULT_STORE
 
-COMMAND_GROUPS = (session_cmds, recall_cmds, memory_cmds, projection_cmds, demo)
+COMMAND_GROUPS = (session_cmds, ingest_cmds, recall_cmds, memory_cmds, projection_cmds, demo)
 
 
 class _Parser(argparse.ArgumentParser):

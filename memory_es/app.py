@@ -261,6 +261,7 @@ class Memory:
         *,
         tenant: str = DEFAULT_TENANT,
         batch_events: int | None = None,
+        flush_each_session: bool = False,
         progress: Callable[[int], None] | None = None,
     ) -> IngestReport:
         """Validate JSON-Lines turns (all or nothing), then open, record and close sessions."""
@@ -272,6 +273,7 @@ class Memory:
             turns,
             tenant=tenant,
             batch_events=batch_events or ingest.DEFAULT_BATCH_EVENTS,
+            flush_each_session=flush_each_session,
             progress=progress,
         )
 

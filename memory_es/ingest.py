@@ -218,14 +218,25 @@ def ingest(
     *,
     tenant: str = DEFAULT_TENANT,
     batch_events: int = DEFAULT_BATCH_EVENTS,
+    flush_each_session: bool = False,
     progress: Progress | None = None,
 ) -> IngestReport:
-    """Write validated turns: open, say and close through the ordinary commands."""
+    """Write validated turns: open, say and close through the ordinary commands.
+
+    A transaction ends once ``batch_events`` events are pending (at a command boundary)
+    or, with ``flush_each_session``, after every session close.
+    """
     if not turns:
         return IngestReport()
     with memory._write_lock:
         saved_clock = memory.clock
-        writer = _Writer(memory, turns, tenant=tenant, batch_events=batch_events)
+        writer = _Writer(
+            memory,
+            turns,
+            tenant=tenant,
+            batch_events=batch_events,
+            flush_each_session=flush_each_session,
+        )
         memory.clock = writer.clock
         try:
             start = 0
@@ -242,9 +253,16 @@ def ingest(
 
 class _Writer:
     def __init__(
-        self, memory: Memory, turns: list[NumberedTurn], *, tenant: str, batch_events: int
+        self,
+        memory: Memory,
+        turns: list[NumberedTurn],
+        *,
+        tenant: str,
+        batch_events: int,
+        flush_each_session: bool,
     ) -> None:
         self.memory = memory
+        self.flush_each_session = flush_each_session
         self.turns = turns
         self.tenant = tenant
         self.batch_events = batch_events
@@ -302,6 +320,8 @@ class _Writer:
                 result = memory.close_session(session_id)
                 for key, value in result.counts.as_dict().items():
                     report.counts[key] = report.counts.get(key, 0) + value
+                if self.flush_each_session:
+                    return i + 1
             i += 1
             if len(pending) >= self.batch_events:
                 break

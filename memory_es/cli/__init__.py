@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from memory_es.cli import (
+    bench_cmds,
     demo,
     ingest_cmds,
     memory_cmds,
@@ -22,7 +23,15 @@ from memory_es.cli.common import Handler, fail
 from memory_es.errors import MemoryEsError
 from memory_es.stores import DEFAULT_STORE
 
-COMMAND_GROUPS = (session_cmds, ingest_cmds, recall_cmds, memory_cmds, projection_cmds, demo)
+COMMAND_GROUPS = (
+    session_cmds,
+    ingest_cmds,
+    recall_cmds,
+    memory_cmds,
+    projection_cmds,
+    demo,
+    bench_cmds,
+)
 
 
 class _Parser(argparse.ArgumentParser):

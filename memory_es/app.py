@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from uuid import UUID
 
-import psycopg
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import PersistenceError, RecordConflictError
 
@@ -386,10 +385,16 @@ def open(
     rebuilt from position 0, or left alone for an operator command to inspect.
     """
     spec = parse_store_url(url)
+    unavailable: tuple[type[Exception], ...] = (
+        *_driver_errors(spec),
+        sqlite3.Error,
+        PersistenceError,
+        OSError,
+    )
     try:
         index = _make_index(spec)
         app = MemoryApplication(env=spec.env)
-    except (psycopg.Error, sqlite3.Error, PersistenceError, OSError) as error:
+    except unavailable as error:
         raise StoreUnavailable(f"cannot open store {spec.display}: {_first_line(error)}") from None
     memory = Memory(
         spec,
@@ -413,6 +418,15 @@ def open(
     else:
         memory.catch_up()
     return memory
+
+
+def _driver_errors(spec: StoreSpec) -> tuple[type[Exception], ...]:
+    """psycopg is imported only for a PostgreSQL store (it costs start-up time)."""
+    if spec.kind != "postgres":
+        return ()
+    import psycopg
+
+    return (psycopg.Error,)
 
 
 def _make_index(spec: StoreSpec) -> RecallIndex:

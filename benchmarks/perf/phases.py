@@ -30,10 +30,10 @@ from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, BeliefType, normalize_statement
 from memory_es.ingest import TurnLine
-from memory_es.unit_of_work import PendingWrites
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock, iso
 from memory_es.stores import parse_store_url
+from memory_es.unit_of_work import PendingWrites
 
 
 def _open(url: str, **kwargs: Any) -> memory_es.Memory:
@@ -163,7 +163,10 @@ def phase_formation(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any
 
         # One session per transaction (still the bulk path's unit of work).
         per_session = synthetic.ingest_lines(
-            sessions=max(10, sessions // 4), turns_per_session=turns, principals=20, seed=5,
+            sessions=max(10, sessions // 4),
+            turns_per_session=turns,
+            principals=20,
+            seed=5,
             principal_prefix="q",
         )
         t0 = time.perf_counter()
@@ -175,7 +178,10 @@ def phase_formation(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any
         # The interactive API: every command its own transaction and catch-up.
         api_sessions = max(5, sessions // 10)
         api_lines = synthetic.ingest_lines(
-            sessions=api_sessions, turns_per_session=turns, principals=20, seed=9,
+            sessions=api_sessions,
+            turns_per_session=turns,
+            principals=20,
+            seed=9,
             principal_prefix="r",
         )
         clock = FixedClock(synthetic.START)
@@ -216,7 +222,10 @@ def phase_formation(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any
         result = memory.close_session(session_id)
         out["formation_600_turn_close_s"] = time.perf_counter() - t0
         out["formation_600_turn_beliefs"] = result.counts.committed
-        relabelled = [line.replace(b'"long0"', b'"long600b"').replace(b'long-s0', b'long-s0b') for line in user_lines]
+        relabelled = [
+            line.replace(b'"long0"', b'"long600b"').replace(b"long-s0", b"long-s0b")
+            for line in user_lines
+        ]
         t0 = time.perf_counter()
         memory.ingest(relabelled)
         out["formation_600_turn_session_s"] = time.perf_counter() - t0
@@ -227,7 +236,12 @@ def phase_formation(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any
 
 
 def build_beliefs(
-    memory: memory_es.Memory, principal: str, n: int, text: synthetic.Text, *, per_session: int = 100
+    memory: memory_es.Memory,
+    principal: str,
+    n: int,
+    text: synthetic.Text,
+    *,
+    per_session: int = 100,
 ) -> int:
     """n live beliefs for a fresh principal: the events formation writes for NEW outcomes."""
     app, ids = memory.app, memory.ids
@@ -350,10 +364,10 @@ def phase_rebuild(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
             raise AssertionError("the rebuilt read model differs from the one followed live")
         table = memory.app.recorder.events_table_name  # type: ignore[attr-defined]
     if store["kind"] == "sqlite":
-        scanned, scan_rate = physical.sqlite_scan_rate(store["path"], table)
+        _, scan_rate = physical.sqlite_scan_rate(store["path"], table)
     else:
         spec = parse_store_url(store["url"])
-        scanned, scan_rate = physical.postgres_scan_rate(spec.pg_conninfo, spec.pg_schema, table)
+        __, scan_rate = physical.postgres_scan_rate(spec.pg_conninfo, spec.pg_schema, table)
     rate = replayed / elapsed
     return {
         "rebuild_events": replayed,
@@ -383,8 +397,13 @@ def phase_commands(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]
         for checkpoint in cfg["history_scales"]:
             sessions = checkpoint - built
             lines = synthetic.ingest_lines(
-                sessions=sessions, turns_per_session=1, principals=1, chit_chat=True,
-                start=start, seed=checkpoint, principal_prefix=principal,
+                sessions=sessions,
+                turns_per_session=1,
+                principals=1,
+                chit_chat=True,
+                start=start,
+                seed=checkpoint,
+                principal_prefix=principal,
             )
             lines = [line.replace(b'"long0"', b'"long"') for line in lines]
             memory.ingest(lines, batch_events=5000)

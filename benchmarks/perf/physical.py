@@ -102,7 +102,9 @@ def sqlite_scan_rate(path: str, table: str) -> tuple[int, float]:
 # -- PostgreSQL ---------------------------------------------------------------------------
 
 
-def postgres_reference(conninfo: str, schema: str, rows: list[Row], per_tx_rows: int) -> dict[str, Any]:
+def postgres_reference(
+    conninfo: str, schema: str, rows: list[Row], per_tx_rows: int
+) -> dict[str, Any]:
     import psycopg
 
     with psycopg.connect(conninfo, autocommit=True) as conn:
@@ -129,7 +131,7 @@ def postgres_reference(conninfo: str, schema: str, rows: list[Row], per_tx_rows:
             with conn.transaction():
                 conn.execute(insert, row)
         per_tx = time.perf_counter() - t0
-        n, scan_rate = _scan_postgres(conn, "stored_events")
+        _n, scan_rate = _scan_postgres(conn, "stored_events")
         conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
     return {
         "insert_batched_rows_per_s": _rate(len(rows), batched),

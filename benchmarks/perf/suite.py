@@ -257,9 +257,7 @@ def render_table(report: dict[str, Any]) -> str:
         line(f"{tag}: cold replay, no snapshot ms", "commands", str(h), "cold_replay_ms")
     section("peak RSS per phase (MB)")
     for phase in STORE_PHASES:
-        rows.append(
-            (phase, *(_fmt(report["peak_rss_mb"].get(f"{k}.{phase}")) for k in kinds))
-        )
+        rows.append((phase, *(_fmt(report["peak_rss_mb"].get(f"{k}.{phase}")) for k in kinds)))
     header = ("", *kinds)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     out = [

@@ -13,10 +13,42 @@ from datetime import UTC, datetime, timedelta
 import orjson
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
-_SYLLABLES = (
-    "ka ri to mu se la no vi pe da lo ne sa ti ru mo ve ga be fi zu ho "
-    "ran tel mor dis ven cal pul sor gen bri"
-).split()
+_SYLLABLES = tuple(
+    [
+        "ka",
+        "ri",
+        "to",
+        "mu",
+        "se",
+        "la",
+        "no",
+        "vi",
+        "pe",
+        "da",
+        "lo",
+        "ne",
+        "sa",
+        "ti",
+        "ru",
+        "mo",
+        "ve",
+        "ga",
+        "be",
+        "fi",
+        "zu",
+        "ho",
+        "ran",
+        "tel",
+        "mor",
+        "dis",
+        "ven",
+        "cal",
+        "pul",
+        "sor",
+        "gen",
+        "bri",
+    ]
+)
 
 
 def vocabulary(size: int, seed: int = 7) -> list[str]:

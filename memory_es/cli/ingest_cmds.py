@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tqdm import tqdm
-
 from memory_es.cli.common import Subparsers, open_store, print_json
 from memory_es.errors import UsageError
 
@@ -34,6 +32,8 @@ def register(commands: Subparsers) -> None:
 
 
 def _ingest(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
     from memory_es import ingest
 
     if args.batch_events is not None and args.batch_events < 1:

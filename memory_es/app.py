@@ -6,6 +6,7 @@ domain below it stays pure; the read model follows the log inline after every sa
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import sqlite3
 import threading
@@ -69,6 +70,8 @@ class MemoryApplication(Application[UUID]):
         # Commands run under one write lock per process and evict on failure, so the
         # cached aggregate can be handed out without a deep copy (which is O(state)).
         "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
+        # The json module's stored format, parsed and written by orjson (transcoder.py).
+        "TRANSCODER_TOPIC": "memory_es.transcoder:OrjsonTranscoder",
     }
 
 
@@ -393,7 +396,11 @@ def open(
     )
     try:
         index = _make_index(spec)
-        app = MemoryApplication(env=spec.env)
+        # eventsourcing creates its PostgreSQL tables and insert function on every start;
+        # two processes doing so at once can fail ("tuple concurrently updated").
+        bootstrap = getattr(index, "exclusive_bootstrap", contextlib.nullcontext)
+        with bootstrap():
+            app = MemoryApplication(env=spec.env)
     except unavailable as error:
         raise StoreUnavailable(f"cannot open store {spec.display}: {_first_line(error)}") from None
     memory = Memory(

@@ -46,7 +46,7 @@ from pydantic import (
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE
 from memory_es.errors import InvalidInput
 from memory_es.ports import FixedClock
-from memory_es.unit_of_work import PendingWrites
+from memory_es.unit_of_work import PendingWrites, save_collected
 
 if TYPE_CHECKING:
     from memory_es.app import Memory
@@ -285,7 +285,7 @@ class _Writer:
                 end = self._run_commands(start, pending, trial)
                 memory._pending = None
                 events, aggregates = pending.take()
-                memory.app.save(*events, *aggregates)
+                save_collected(memory.app, events, aggregates)
             except RecordConflictError:
                 memory._pending = None
                 memory._evict_cache()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -44,6 +44,9 @@ class IndexWriter(ABC):
 
     @abstractmethod
     def raise_head(self, principal: str, position: int) -> None: ...
+
+    def prefetch(self, belief_ids: Collection[str]) -> None:  # noqa: B027 - optional hook
+        """A hint: these beliefs will be read in this transaction (fetch them at once)."""
 
 
 class RecallIndex(ABC):

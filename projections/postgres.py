@@ -9,10 +9,11 @@ from typing import Any
 import psycopg
 from psycopg import sql as pgsql
 
-from projections.sql import REBUILD_PREFIX, SqlRecallIndex
+from projections.sql import READ_MODEL_TABLES, REBUILD_PREFIX, SqlRecallIndex
 
 # Any constant works: it only has to be the same for every process that migrates.
 _MIGRATION_LOCK_KEY = 0x6D656D6573
+_BOOTSTRAP_LOCK_KEY = _MIGRATION_LOCK_KEY + 1
 
 
 class PostgresRecallIndex(SqlRecallIndex):
@@ -58,6 +59,23 @@ class PostgresRecallIndex(SqlRecallIndex):
         for (name,) in rows:
             live = name[len(REBUILD_PREFIX) :]
             self._execute(f'ALTER INDEX "{name}" RENAME TO "{live}"')
+
+    @contextmanager
+    def exclusive_bootstrap(self) -> Iterator[None]:
+        """One process at a time creates the event store's tables and functions."""
+        self._execute("SELECT pg_advisory_lock(?)", (_BOOTSTRAP_LOCK_KEY,))
+        try:
+            yield
+        finally:
+            self._execute("SELECT pg_advisory_unlock(?)", (_BOOTSTRAP_LOCK_KEY,))
+
+    def _analyze(self) -> None:
+        # The swapped-in tables were bulk-loaded and never analyzed: until autovacuum gets
+        # to them the planner guesses a handful of rows per term and picks nested loops
+        # (measured: recall at 10k beliefs 93 ms mean before ANALYZE, 44 ms after).
+        with self._lock:
+            for table in READ_MODEL_TABLES:
+                self._execute(f"ANALYZE {table}")
 
     def close(self) -> None:
         self._conn.close()

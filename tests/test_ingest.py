@@ -124,7 +124,7 @@ def test_cli_ingest_reports_and_refuses_a_bad_file_whole(
     good = _write(tmp_path, script_as_jsonl(), "good.jsonl")
     code, out, err = run(capsys, url, "ingest", str(good), now=None)
     assert code == 0 and err == ""  # no progress bar: stderr is not a terminal
-    assert out.startswith(f"ingested {len(SCRIPT)} sessions, 5 turns in 1 transactions")
+    assert out.startswith(f"ingested {len(SCRIPT)} sessions, 5 turns in 1 transaction;")
     code, out, _ = run(capsys, url, "projections", "status", "--json", now=None)
     head = orjson.loads(out)["log_head"]
 

@@ -326,9 +326,40 @@ def build_beliefs(
             written += len(events)
             events, touched = [], []
             memory.catch_up()
-    del app.snapshotting_intervals
-    app.take_snapshot(aggregate.id)
+    del app.snapshotting_intervals  # the caller takes the one snapshot (_state_costs)
     return written
+
+
+def _state_costs(memory: memory_es.Memory, principal: str, store: dict[str, Any]) -> dict[str, Any]:
+    """What the principal aggregate's size costs at this scale: its snapshot, a cold load
+    from it, and a command that forms one belief (the resolver sees every belief)."""
+    app = memory.app
+    principal_id = PrincipalMemory.create_id(DEFAULT_TENANT, principal)
+    t0 = time.perf_counter()
+    app.take_snapshot(principal_id)
+    take_s = time.perf_counter() - t0
+    assert app.snapshots is not None
+    snapshot = next(iter(app.snapshots.recorder.select_events(principal_id, desc=True, limit=1)))
+    with _open(store["url"]) as cold:
+        t0 = time.perf_counter()
+        cold.app.repository.get(principal_id)
+        cold_s = time.perf_counter() - t0
+    clock = FixedClock(synthetic.START + timedelta(days=3650))
+    memory.clock = clock
+    closes = []
+    for i in range(3):
+        clock.advance(3600)
+        session_id = memory.open_session(principal)
+        memory.say(session_id, f"I live in Bigtown{i}.")
+        t0 = time.perf_counter()
+        memory.close_session(session_id)
+        closes.append(time.perf_counter() - t0)
+    return {
+        "snapshot_mb": round(len(snapshot.state) / 2**20, 2),
+        "snapshot_take_ms": _ms(take_s),
+        "cold_load_snapshot_ms": _ms(cold_s),
+        "close_session_ms": _ms(statistics.median(closes)),
+    }
 
 
 def phase_recall(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
@@ -360,6 +391,7 @@ def phase_recall(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
                 "build_events": events,
                 "build_events_per_s": events / build_s,
             }
+            out["recall"][str(scale)].update(_state_costs(memory, f"holder{scale}", store))
         out["log_head"] = memory.projection_status().log_head
     return out
 

@@ -116,6 +116,7 @@ def run(scale: str, *, postgres: bool = True, log: Log | None = None) -> dict[st
         },
         "stores": {},
         "peak_rss_mb": {},
+        "phase_s": {},
     }
     tmp = Path(tempfile.mkdtemp(prefix="memory_es_bench_"))
     try:
@@ -168,7 +169,9 @@ def _store_run(
         for phase in STORE_PHASES:
             say(f"{kind}: {phase}")
             target = targets.get(phase) or store(phase)
+            t0 = time.perf_counter()
             result = run_phase(phase.removesuffix("_belief_heavy"), target, cfg)
+            report["phase_s"][f"{kind}.{phase}"] = round(time.perf_counter() - t0, 1)
             report["peak_rss_mb"][f"{kind}.{phase}"] = result.pop("peak_rss_mb")
             if phase == "physical":
                 out["physical"] = result
@@ -254,6 +257,12 @@ def render_table(report: dict[str, Any]) -> str:
     for scale in scales:
         for p in ("p50", "p95", "p99"):
             line(f"{scale:>7,} beliefs: recall {p} ms", "recall", str(scale), f"recall_{p}_ms")
+    section("the principal aggregate at N beliefs (its state holds every belief)")
+    for scale in scales:
+        line(f"{scale:>7,} beliefs: snapshot MB", "recall", str(scale), "snapshot_mb")
+        line(f"{scale:>7,} beliefs: take snapshot ms", "recall", str(scale), "snapshot_take_ms")
+        line(f"{scale:>7,} beliefs: cold load ms", "recall", str(scale), "cold_load_snapshot_ms")
+        line(f"{scale:>7,} beliefs: close_session ms", "recall", str(scale), "close_session_ms")
     section("projection rebuild vs a raw scan + decode of the same log")
     line("conversation log: rebuild (events/s)", "rebuild_events_per_s")
     line("conversation log: raw scan (events/s)", "raw_scan_events_per_s")
@@ -276,6 +285,9 @@ def render_table(report: dict[str, Any]) -> str:
     section("peak RSS per phase (MB)")
     for phase in STORE_PHASES:
         rows.append((phase, *(_fmt(report["peak_rss_mb"].get(f"{k}.{phase}")) for k in kinds)))
+    section("wall time per phase (s)")
+    for phase in STORE_PHASES:
+        rows.append((phase, *(_fmt(report.get("phase_s", {}).get(f"{k}.{phase}")) for k in kinds)))
     header = ("", *kinds)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     out = [

@@ -56,9 +56,14 @@ def _ingest(args: argparse.Namespace) -> int:
         counts = report.counts
         print(
             f"ingested {report.sessions} sessions, {report.turns} turns"
-            f" in {report.transactions} transactions; formed {counts.get('committed', 0)}"
+            f" in {_plural(report.transactions, 'transaction')};"
+            f" formed {counts.get('committed', 0)}"
             f" beliefs (reinforced {counts.get('reinforced', 0)},"
             f" superseded {counts.get('superseded', 0)},"
             f" conflicted {counts.get('conflicted', 0)})"
         )
     return 0
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -155,7 +155,7 @@ def _store_run(
         if kind == "sqlite":
             path = str(tmp / f"{name}.db")
             return {"kind": kind, "path": path, "url": f"sqlite:///{path}"}
-        schema = f"bench_{uuid.uuid4().hex[:10]}_{name}"
+        schema = f"memes_perf_{uuid.uuid4().hex[:10]}_{name}"
         schemas.append(schema)
         separator = "&" if "?" in pg_base else "?"
         return {"kind": kind, "url": f"{pg_base}{separator}schema={schema}"}

@@ -152,3 +152,29 @@ def test_cli_ingest_of_a_missing_file_is_a_usage_error(
     code, _, err = run(capsys, url, "ingest", str(tmp_path / "nope.jsonl"), now=None)
     assert code == 2 and "cannot read" in err
     assert not (tmp_path / "m.db").exists()
+
+
+def test_a_batch_that_loses_a_concurrency_race_is_run_again_whole(
+    memory: memory_es.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from eventsourcing.persistence import RecordConflictError
+
+    from memory_es import ingest as ingest_module
+
+    real_save = ingest_module.save_collected
+    calls: list[int] = []
+
+    def racing_save(*args: object) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RecordConflictError("another writer saved this principal first")
+        real_save(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ingest_module, "save_collected", racing_save)
+    report = memory.ingest(script_as_jsonl())
+    assert len(calls) == 2 and report.transactions == 1
+    assert (report.sessions, report.turns) == (len(SCRIPT), 5)
+    assert report.formed == 7  # counted once, not once per attempt
+    statements = sorted((b.statement, b.status) for b in memory.list_beliefs("alice"))
+    assert ("User lives in Portland.", "active") in statements
+    assert len(statements) == 5

@@ -16,7 +16,8 @@ def register(commands: Subparsers) -> None:
         description=(
             "Validate every line first (a bad line is named and nothing is written), then"
             " open one session per distinct session key, record its turns at their `at`"
-            " instants and close it (running formation) after its last line."
+            " instants and close it (running formation) after its last line. The `at`"
+            " fields are the clock: --now does not apply."
         ),
     )
     ingest.add_argument("file", metavar="FILE.jsonl", help="the turns; - reads standard input")

@@ -301,6 +301,10 @@ class _SqlWriter(IndexWriter):
         self._heads: dict[str, int] = {}
 
     def _run(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        if not sql.lstrip().upper().startswith("SELECT"):
+            # A statement that writes directly (a writer method that does not stage) sees
+            # every staged change first, and nothing staged can later overwrite it.
+            self.flush()
         return self._index._execute(sql.format(p=self._p), params)
 
     def tracked_position(self) -> int:
@@ -369,7 +373,11 @@ class _SqlWriter(IndexWriter):
         self._heads[principal] = max(position, self._heads.get(principal, position))
 
     def flush(self) -> None:
-        """Write everything staged (inside the writer's transaction)."""
+        """Write everything staged (inside the writer's transaction) and forget it.
+
+        Runs when the writer's transaction ends and before any statement a writer method
+        sends directly (not through the staging methods), so such methods stay correct.
+        """
         index, p = self._index, self._p
         if self._new_principals:
             index._executemany(
@@ -400,6 +408,9 @@ class _SqlWriter(IndexWriter):
                 f" WHERE excluded.position > {p}heads.position",
                 sorted(self._heads.items()),
             )
+        self._new_principals = {}
+        self._staged, self._inserted, self._changed, self._loaded = {}, set(), set(), {}
+        self._terms, self._heads = [], {}
 
 
 # Every column but the key, in BELIEF_COLUMNS order (the key comes first).

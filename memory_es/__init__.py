@@ -1,8 +1,13 @@
 """memory_es: event-sourced, governed long-term memory for LLM agents."""
 
-from memory_es.app import Memory, ProjectionStatus, TurnReceipt, open
-from memory_es.formation.established import EstablishedFact
-from memory_es.ports import FixedClock, RandomIds, SequentialIds, SystemClock
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memory_es.app import Memory, ProjectionStatus, TurnReceipt, open
+    from memory_es.formation.established import EstablishedFact
+    from memory_es.ports import FixedClock, RandomIds, SequentialIds, SystemClock
 
 __all__ = [
     "EstablishedFact",
@@ -16,3 +21,28 @@ __all__ = [
     "open",
 ]
 __version__ = "0.1.0"
+
+# Imported on first use (PEP 562), so `memory-es --help` and other light entry points do
+# not pay for eventsourcing, the tokenizer and the database drivers at start-up.
+_LAZY = {
+    "EstablishedFact": "memory_es.formation.established",
+    "Memory": "memory_es.app",
+    "ProjectionStatus": "memory_es.app",
+    "TurnReceipt": "memory_es.app",
+    "open": "memory_es.app",
+    "FixedClock": "memory_es.ports",
+    "RandomIds": "memory_es.ports",
+    "SequentialIds": "memory_es.ports",
+    "SystemClock": "memory_es.ports",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memory_es' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

@@ -6,16 +6,16 @@ domain below it stays pure; the read model follows the log inline after every sa
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from uuid import UUID
 
-import psycopg
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import PersistenceError, RecordConflictError
 
@@ -54,12 +54,16 @@ from memory_es.profiles import MemoryProfile, resolve_profile
 from memory_es.retrieval.embedding import make_embedder
 from memory_es.retrieval.recall import RecallQuery, RecallResult, Retriever
 from memory_es.stores import StoreSpec, parse_store_url
+from memory_es.unit_of_work import PendingWrites
 from projections.base import RecallIndex
 from projections.memory import MemoryRecallIndex
 from projections.records import BeliefRecord, principal_key
 from projections.runner import Progress, ProjectionRunner
 from projections.traces import TraceRecord, TraceStore, trace_store_for
 from projections.vectors import Embedder, VectorEncoder
+
+if TYPE_CHECKING:
+    from memory_es.ingest import IngestReport
 
 T = TypeVar("T")
 
@@ -82,6 +86,8 @@ class MemoryApplication(Application[UUID]):
         # Commands run under one write lock per process and evict on failure, so the
         # cached aggregate can be handed out without a deep copy (which is O(state)).
         "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
+        # The json module's stored format, parsed and written by orjson (transcoder.py).
+        "TRANSCODER_TOPIC": "memory_es.transcoder:OrjsonTranscoder",
     }
 
 
@@ -140,6 +146,8 @@ class Memory:
         self.clock = clock
         self.runner = ProjectionRunner(app.recorder, app.mapper, index)
         self._write_lock = threading.RLock()
+        # Installed by the bulk path (memory_es/ingest.py): saves collect, flush writes.
+        self._pending: PendingWrites | None = None
 
     @property
     def clock(self) -> Clock:
@@ -400,6 +408,30 @@ class Memory:
             max_pages=max_pages,
         )
 
+    # -- bulk ingest (perf: memory_es/ingest.py) -------------------------------------------
+
+    def ingest(
+        self,
+        lines: Iterable[bytes | str],
+        *,
+        tenant: str = DEFAULT_TENANT,
+        batch_events: int | None = None,
+        flush_each_session: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> IngestReport:
+        """Validate JSON-Lines turns (all or nothing), then open, record and close sessions."""
+        from memory_es import ingest
+
+        turns = ingest.validate(lines)
+        return ingest.ingest(
+            self,
+            turns,
+            tenant=tenant,
+            batch_events=batch_events or ingest.DEFAULT_BATCH_EVENTS,
+            flush_each_session=flush_each_session,
+            progress=progress,
+        )
+
     # -- read models ------------------------------------------------------------------------
 
     def catch_up(self) -> int:
@@ -443,11 +475,16 @@ class Memory:
 
     def _save(self, *aggregates: Any) -> None:
         with self._write_lock:
+            if self._pending is not None:
+                self._pending.collect(*aggregates)
+                return
             self.app.save(*aggregates)
             self.runner.catch_up()
 
     def _get_session(self, session_id: str) -> Session:
         session_uuid = _parse_session_id(session_id)
+        if self._pending is not None and (pending := self._pending.get(session_uuid)):
+            return pending  # type: ignore[no-any-return]
         try:
             session: Session = self.app.repository.get(session_uuid)
         except AggregateNotFoundError:
@@ -457,16 +494,25 @@ class Memory:
         return session
 
     def _get_or_create_principal(self, tenant: str, principal: str) -> PrincipalMemory:
+        aggregate_id = principal_aggregate_id(principal, tenant)
+        if self._pending is not None and (pending := self._pending.get(aggregate_id)):
+            return pending  # type: ignore[no-any-return]
         try:
-            aggregate: PrincipalMemory = self.app.repository.get(
-                principal_aggregate_id(principal, tenant)
-            )
+            aggregate: PrincipalMemory = self.app.repository.get(aggregate_id)
             return aggregate
         except AggregateNotFoundError:
             return PrincipalMemory(tenant=tenant, principal=principal)
 
+    def session_events(self, session_uuid: UUID) -> Iterator[Any]:
+        """The session's events: those stored, then those pending in an ingest batch."""
+        pending = self._pending.events_of(session_uuid) if self._pending is not None else []
+        # A session opened in the pending batch has nothing in the store yet.
+        opened_here = bool(pending) and pending[0].originator_version == 1
+        stored = () if opened_here else self.app.events.get(session_uuid)
+        return itertools.chain(stored, pending)
+
     def _turn_events(self, session_uuid: UUID) -> Iterator[Any]:
-        for event in self.app.events.get(session_uuid):
+        for event in self.session_events(session_uuid):
             if isinstance(event, Session.TurnRecorded):
                 yield event
 
@@ -520,11 +566,17 @@ def open(
         embedder = embedder or make_embedder(resolved.retrieval.embedder)
     else:
         embedder = None
+    unavailable: tuple[type[Exception], ...] = (
+        *_driver_errors(spec),
+        sqlite3.Error,
+        PersistenceError,
+        OSError,
+    )
     try:
         index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
         with index.setup_lock():
             app = MemoryApplication(env=spec.env)
-    except (psycopg.Error, sqlite3.Error, PersistenceError, OSError) as error:
+    except unavailable as error:
         raise StoreUnavailable(f"cannot open store {spec.display}: {_first_line(error)}") from None
     memory = Memory(
         spec,
@@ -550,6 +602,15 @@ def open(
     else:
         memory.catch_up()
     return memory
+
+
+def _driver_errors(spec: StoreSpec) -> tuple[type[Exception], ...]:
+    """psycopg is imported only for a PostgreSQL store (it costs start-up time)."""
+    if spec.kind != "postgres":
+        return ()
+    import psycopg
+
+    return (psycopg.Error,)
 
 
 def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> RecallIndex:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
@@ -48,6 +48,9 @@ class IndexWriter(ABC):
 
     @abstractmethod
     def raise_head(self, principal: str, position: int) -> None: ...
+
+    def prefetch(self, belief_ids: Collection[str]) -> None:  # noqa: B027 - optional hook
+        """A hint: these beliefs will be read in this transaction (fetch them at once)."""
 
     # -- sessions (formation: the idle sweep reads which are open) -------------------------
 

@@ -11,11 +11,22 @@ from collections.abc import Callable
 from typing import Any
 
 from eventsourcing.persistence import ApplicationRecorder, Mapper
+from eventsourcing.utils import get_topic
 
+from memory_es.domain.principal import PrincipalMemory
 from projections.base import RecallIndex
 from projections.projector import project_event
 
-DEFAULT_PAGE_SIZE = 2000
+DEFAULT_PAGE_SIZE = 5000
+
+# Events the recall index never reads: skipped by topic, without decoding their state
+# (turns are most of a log). tests/test_runner.py proves the projector ignores each one,
+# so a handler added for any of them fails that test instead of being skipped silently.
+IGNORED_EVENTS: tuple[type[Any], ...] = (
+    PrincipalMemory.ConfirmationRequested,
+    PrincipalMemory.ConsolidationRecorded,
+)
+IGNORED_TOPICS: frozenset[str] = frozenset(get_topic(cls) for cls in IGNORED_EVENTS)
 
 Progress = Callable[[int, int], None]  # (position reached, head of the log)
 
@@ -60,12 +71,27 @@ class ProjectionRunner:
                 )
                 if not page:
                     return read
-                for notification in page:
-                    event = self._mapper.to_domain_event(notification)
-                    project_event(event, notification.id, writer)
+                events = [
+                    (n.id, self._mapper.to_domain_event(n))
+                    for n in page
+                    if n.topic not in IGNORED_TOPICS
+                ]
+                writer.prefetch(_beliefs_read(events))
+                for position, event in events:
+                    project_event(event, position, writer)
                 writer.set_tracking(page[-1].id)
             read += len(page)
             if progress:
                 progress(page[-1].id, max(head, page[-1].id))
             if len(page) < self._page_size:
                 return read
+
+
+def _beliefs_read(events: list[tuple[int, Any]]) -> set[str]:
+    """Beliefs the page's events change rather than form: read them in one query."""
+    return {
+        belief_id
+        for _, event in events
+        if (belief_id := getattr(event, "belief_id", None)) is not None
+        and not isinstance(event, PrincipalMemory.BeliefFormed)
+    }

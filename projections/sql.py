@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from abc import abstractmethod
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from typing import Any
@@ -159,7 +159,9 @@ class SqlRecallIndex(RecallIndex):
         prefix = REBUILD_PREFIX if rebuild else LIVE_PREFIX
         with self._lock, self._transaction():
             self._lock_tracking(name)
-            yield _SqlWriter(self, name, prefix)
+            writer = _SqlWriter(self, name, prefix)
+            yield writer
+            writer.flush()
 
     def start_rebuild(self) -> None:
         with self._lock, self._transaction():
@@ -372,13 +374,33 @@ class SqlRecallIndex(RecallIndex):
 
 
 class _SqlWriter(IndexWriter):
+    """Stages a page's changes in memory and writes them at the end, a statement per kind.
+
+    A belief formed and then superseded or reinforced inside one page is written once, in
+    its final state; rows are sent with ``executemany`` instead of a ``SELECT`` and an
+    ``UPDATE`` per event. Reads of beliefs not staged yet go to the tables (or are
+    fetched for a whole page at once through ``prefetch``). Everything still commits in
+    the writer's one transaction, with the tracked position.
+    """
+
     def __init__(self, index: SqlRecallIndex, name: str, prefix: str) -> None:
         self._index = index
         self._name = name
         self._p = prefix
         self._principals: dict[str, str] = {}
+        self._new_principals: dict[str, str] = {}
+        self._staged: dict[str, BeliefRecord] = {}  # final state of every touched belief
+        self._inserted: set[str] = set()  # staged beliefs that are not in the table yet
+        self._changed: set[str] = set()  # staged beliefs already in the table, changed
+        self._loaded: dict[str, BeliefRecord | None] = {}  # read from the table, unchanged
+        self._terms: list[tuple[str, str, str, int]] = []
+        self._heads: dict[str, int] = {}
 
     def _run(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        if not sql.lstrip().upper().startswith("SELECT"):
+            # A statement that writes directly (a writer method that does not stage) sees
+            # every staged change first, and nothing staged can later overwrite it.
+            self.flush()
         return self._index._execute(sql.format(p=self._p), params)
 
     def tracked_position(self) -> int:
@@ -393,11 +415,7 @@ class _SqlWriter(IndexWriter):
 
     def name_principal(self, aggregate_id: str, principal: str) -> None:
         self._principals[aggregate_id] = principal
-        self._run(
-            "INSERT INTO {p}principals (aggregate_id, principal) VALUES (?, ?)"
-            " ON CONFLICT (aggregate_id) DO NOTHING",
-            (aggregate_id, principal),
-        )
+        self._new_principals[aggregate_id] = principal
 
     def principal_of(self, aggregate_id: str) -> str:
         if aggregate_id not in self._principals:
@@ -409,22 +427,34 @@ class _SqlWriter(IndexWriter):
             self._principals[aggregate_id] = rows[0][0]
         return self._principals[aggregate_id]
 
+    def prefetch(self, belief_ids: Collection[str]) -> None:
+        wanted = [b for b in belief_ids if b not in self._staged and b not in self._loaded]
+        for start in range(0, len(wanted), _PREFETCH_CHUNK):
+            chunk = wanted[start : start + _PREFETCH_CHUNK]
+            marks = ", ".join("?" for _ in chunk)
+            rows = self._run(
+                f"{_SELECT_BELIEF} FROM {{p}}beliefs b WHERE b.belief_id IN ({marks})", chunk
+            )
+            found = {r[0]: decode_record(r) for r in rows}
+            for belief_id in chunk:
+                self._loaded[belief_id] = found.get(belief_id)
+
     def get(self, belief_id: str) -> BeliefRecord | None:
-        rows = self._run(
-            f"{_SELECT_BELIEF} FROM {{p}}beliefs b WHERE b.belief_id = ?", (belief_id,)
-        )
-        return decode_record(rows[0]) if rows else None
+        staged = self._staged.get(belief_id)
+        if staged is not None:
+            return staged
+        if belief_id not in self._loaded:
+            rows = self._run(
+                f"{_SELECT_BELIEF} FROM {{p}}beliefs b WHERE b.belief_id = ?", (belief_id,)
+            )
+            self._loaded[belief_id] = decode_record(rows[0]) if rows else None
+        return self._loaded[belief_id]
 
     def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None:
-        marks = ", ".join("?" for _ in BELIEF_COLUMNS)
-        self._run(
-            f"INSERT INTO {{p}}beliefs ({', '.join(BELIEF_COLUMNS)}) VALUES ({marks})",
-            encode_record(record),
-        )
-        self._index._executemany(
-            f"INSERT INTO {self._p}belief_terms (principal, term, belief_id, tf)"
-            " VALUES (?, ?, ?, ?)",
-            [(record.principal, term, record.belief_id, n) for term, n in sorted(terms.items())],
+        self._staged[record.belief_id] = record
+        self._inserted.add(record.belief_id)
+        self._terms.extend(
+            (record.principal, term, record.belief_id, n) for term, n in terms.items()
         )
         self._run(
             "INSERT INTO {p}principal_stats (principal, documents, total_len) VALUES (?, 1, ?)"
@@ -444,13 +474,9 @@ class _SqlWriter(IndexWriter):
         current = self.get(belief_id)
         if current is None:
             raise LookupError(belief_id)
-        encoded = dict(zip(BELIEF_COLUMNS, encode_record(current.evolve(**changes)), strict=True))
-        columns = sorted(changes)
-        assignments = ", ".join(f"{c} = ?" for c in columns)
-        self._run(
-            f"UPDATE {{p}}beliefs SET {assignments} WHERE belief_id = ?",
-            [*(encoded[c] for c in columns), belief_id],
-        )
+        self._staged[belief_id] = current.evolve(**changes)
+        if belief_id not in self._inserted:
+            self._changed.add(belief_id)
 
     def open_session(self, record: SessionRecord) -> None:
         marks = ", ".join("?" for _ in SESSION_COLUMNS)
@@ -469,9 +495,49 @@ class _SqlWriter(IndexWriter):
         )
 
     def raise_head(self, principal: str, position: int) -> None:
-        self._run(
-            "INSERT INTO {p}heads (principal, position) VALUES (?, ?)"
-            " ON CONFLICT (principal) DO UPDATE SET position = excluded.position"
-            " WHERE excluded.position > {p}heads.position",
-            (principal, position),
-        )
+        self._heads[principal] = max(position, self._heads.get(principal, position))
+
+    def flush(self) -> None:
+        """Write everything staged (inside the writer's transaction) and forget it.
+
+        Runs when the writer's transaction ends and before any statement a writer method
+        sends directly (not through the staging methods), so such methods stay correct.
+        """
+        index, p = self._index, self._p
+        if self._new_principals:
+            index._executemany(
+                f"INSERT INTO {p}principals (aggregate_id, principal) VALUES (?, ?)"
+                " ON CONFLICT (aggregate_id) DO NOTHING",
+                sorted(self._new_principals.items()),
+            )
+        if self._inserted:
+            marks = ", ".join("?" for _ in BELIEF_COLUMNS)
+            index._executemany(
+                f"INSERT INTO {p}beliefs ({', '.join(BELIEF_COLUMNS)}) VALUES ({marks})",
+                [encode_record(self._staged[b]) for b in sorted(self._inserted)],
+            )
+        if self._changed:
+            index._executemany(
+                f"UPDATE {p}beliefs SET {_ASSIGN_ALL} WHERE belief_id = ?",
+                [(*encode_record(self._staged[b])[1:], b) for b in sorted(self._changed)],
+            )
+        if self._terms:
+            index._executemany(
+                f"INSERT INTO {p}belief_terms (principal, term, belief_id, tf) VALUES (?, ?, ?, ?)",
+                sorted(self._terms),  # in key order: the index b-tree fills in sequence
+            )
+        if self._heads:
+            index._executemany(
+                f"INSERT INTO {p}heads (principal, position) VALUES (?, ?)"
+                " ON CONFLICT (principal) DO UPDATE SET position = excluded.position"
+                f" WHERE excluded.position > {p}heads.position",
+                sorted(self._heads.items()),
+            )
+        self._new_principals = {}
+        self._staged, self._inserted, self._changed, self._loaded = {}, set(), set(), {}
+        self._terms, self._heads = [], {}
+
+
+# Every column but the key, in BELIEF_COLUMNS order (the key comes first).
+_ASSIGN_ALL = ", ".join(f"{c} = ?" for c in BELIEF_COLUMNS[1:])
+_PREFETCH_CHUNK = 500

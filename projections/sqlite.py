@@ -28,6 +28,9 @@ class SqliteRecallIndex(SqlRecallIndex):
         if not uri or "mode=memory" not in path:
             self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
+        # 64 MiB of page cache (default 2 MiB): the lexeme index of a large principal
+        # does not fit the default, and a rebuild then re-reads pages for every row.
+        self._conn.execute("PRAGMA cache_size=-65536")
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self._conn.execute(sql, tuple(params)).fetchall()

@@ -264,3 +264,83 @@ class StoreConformance(RetrievalConformance, SeedScenarioConformance, abc.ABC):
         result = memory.close_session(session)
         assert result.counts.refused == 1
         assert memory.list_beliefs("gina") == []
+
+    # -- bulk ingest (memory_es/ingest.py) ----------------------------------------------------
+
+    @pytest.mark.parametrize("batch_events", [2000, 3])
+    def test_ingest_writes_the_events_the_one_at_a_time_commands_write(
+        self, memory: memory_es.Memory, url: str, tmp_path: Path, batch_events: int
+    ) -> None:
+        lines = script_as_jsonl()
+        report = memory.ingest(lines, batch_events=batch_events)
+        assert report.sessions == len(SCRIPT) and report.turns == sum(len(s[3]) for s in SCRIPT)
+        if batch_events == 3:
+            assert report.transactions > 1
+        # The same turns as commands, one at a time on the in-memory store, each at its
+        # line's instant: the same events in the same order, so the same read model.
+        with memory_es.open("memory://", ids=memory_es.SequentialIds()) as oracle:
+            play_lines(oracle, lines)
+            assert memory.index.dump() == oracle.index.dump()
+            assert _log(memory) == _log(oracle)
+        assert memory.recall("alice", "where do I live").lines() == [
+            "[m:08d12dfd] User lives in Portland."
+        ]
+
+
+def play_lines(memory: memory_es.Memory, lines: list[str]) -> None:
+    """Ingest's definition, spelled out as commands: open at a key's first line, say
+    each line at its instant, close right after the key's last line."""
+    import orjson
+
+    from memory_es.ports import parse_iso
+
+    rows = [orjson.loads(line) for line in lines]
+    last = {row["session"]: i for i, row in enumerate(rows)}
+    clock = FixedClock(START)
+    memory.clock = clock
+    sessions: dict[str, str] = {}
+    for i, row in enumerate(rows):
+        clock.set(parse_iso(row["at"]))
+        if row["session"] not in sessions:
+            sessions[row["session"]] = memory.open_session(
+                row["principal"], project=row.get("project"), snapshot=False
+            )
+        memory.say(sessions[row["session"]], row["text"], role=row.get("role", "user"))
+        if last[row["session"]] == i:
+            memory.close_session(sessions[row["session"]])
+
+
+def script_as_jsonl() -> list[str]:
+    """SCRIPT as ingest lines, at the instants ``play`` gives each command."""
+    import orjson
+
+    from memory_es.ports import iso
+
+    lines, clock = [], FixedClock(START)
+    for n, (principal, project, days, turns) in enumerate(SCRIPT):
+        clock.advance(days * DAY)
+        for text in turns:
+            clock.advance(60)
+            lines.append(
+                orjson.dumps(
+                    {
+                        "principal": principal,
+                        "session": f"s{n}",
+                        "project": project,
+                        "at": iso(clock.now()),
+                        "role": "user",
+                        "text": text,
+                    }
+                ).decode()
+            )
+    return lines
+
+
+def _log(memory: memory_es.Memory) -> list[tuple[str, int, dict[str, object]]]:
+    """The log as (topic, version, state) without the library's own wall-clock stamp."""
+    out = []
+    for n in memory.app.recorder.select_notifications(start=None, limit=100_000):
+        event = memory.app.mapper.to_domain_event(n)
+        state = {k: v for k, v in vars(event).items() if k != "timestamp"}
+        out.append((n.topic, n.originator_version, state))
+    return out

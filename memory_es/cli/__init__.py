@@ -13,10 +13,12 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from memory_es.cli import (
+    bench_cmds,
     context_cmds,
     demo,
     eval_cmds,
     eval_formation_cmds,
+    ingest_cmds,
     maintenance_cmds,
     memory_cmds,
     projection_cmds,
@@ -30,6 +32,7 @@ from memory_es.stores import DEFAULT_STORE
 # eval_formation_cmds joins the ``eval`` group eval_cmds creates: keep it after it.
 COMMAND_GROUPS = (
     session_cmds,
+    ingest_cmds,
     recall_cmds,
     context_cmds,
     memory_cmds,
@@ -37,6 +40,7 @@ COMMAND_GROUPS = (
     projection_cmds,
     eval_cmds,
     demo,
+    bench_cmds,
     eval_formation_cmds,
 )
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tqdm import tqdm
-
 from memory_es.cli.common import Subparsers, open_store, print_json
 
 
@@ -46,6 +44,8 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _rebuild(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
     with open_store(args, on_stale="ignore") as memory:
         head = memory.projection_status().log_head
         with tqdm(total=head, unit="ev", file=sys.stderr, disable=None, leave=False) as bar:

@@ -75,7 +75,7 @@ def consolidate_session(
     now: str,
 ) -> ConsolidationResult:
     """Formation over the session's original events, at the session's own project."""
-    events = list(memory.app.events.get(session.id))
+    events = list(memory.session_events(session.id))
     turn_events = [e for e in events if isinstance(e, Session.TurnRecorded)]
     turns = [
         SourceTurn(

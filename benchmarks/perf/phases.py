@@ -1,0 +1,577 @@
+"""The benchmark phases. Each runs in its own process (``python -m benchmarks.perf.phase``)
+and returns a flat dict of figures; the suite adds the peak RSS and the ratios.
+
+Store building at scale uses two paths, both documented in docs/performance.md:
+
+- ``memory.ingest`` (the real commands, batched) for everything that is formation;
+- ``build_beliefs`` for principals holding 1k-100k live beliefs: the events the formation
+  service writes for a session whose every proposal resolves NEW (``Session.Opened``,
+  ``TurnRecorded``, ``Closed``; ``PrincipalMemory.BeliefFormed`` x n,
+  ``ConsolidationRecorded``), built with the aggregates' own command methods but without
+  running the resolver against every existing belief (which is formation's O(n) per
+  proposal, see the report) and with one aggregate snapshot at the end instead of one
+  every 200 events. The log and read model are the ones formation would produce.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
+
+import memory_es
+from benchmarks.perf import physical, synthetic
+from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.session import Session
+from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, BeliefType, normalize_statement
+from memory_es.ingest import TurnLine
+from memory_es.policy import formation_policy
+from memory_es.ports import FixedClock, iso
+from memory_es.stores import parse_store_url
+from memory_es.unit_of_work import PendingWrites, save_collected
+
+
+def _open(url: str, **kwargs: Any) -> memory_es.Memory:
+    return memory_es.open(url, ids=memory_es.SequentialIds(), **kwargs)
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000.0, 3)
+
+
+def settle(memory: memory_es.Memory) -> None:
+    """After a bulk load on PostgreSQL: planner statistics, as autovacuum would gather
+    within a minute or so (a rebuild does this itself)."""
+    analyze = getattr(memory.index, "_analyze", None)
+    if memory.spec.kind == "postgres" and analyze is not None:
+        analyze()
+        table = memory.app.recorder.events_table_name  # type: ignore[attr-defined]
+        memory.index._execute(f"ANALYZE {table}")  # type: ignore[attr-defined]
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+
+    def pick(q: float) -> float:
+        index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+        return ordered[index]
+
+    return {"p50": pick(0.50), "p95": pick(0.95), "p99": pick(0.99)}
+
+
+def _samples() -> list[tuple[str, bytes]]:
+    """(topic, state) of real memory_es events: turns, beliefs, audits."""
+    lines = synthetic.ingest_lines(sessions=20, turns_per_session=6, principals=3)
+    with _open("memory://") as memory:
+        memory.ingest(lines)
+        return [
+            (n.topic, n.state)
+            for n in memory.app.recorder.select_notifications(start=None, limit=10_000)
+        ]
+
+
+# -- physical reference ------------------------------------------------------------------
+
+
+def phase_physical(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    rows = physical.sample_rows(_samples(), cfg["physical_rows"])
+    if store["kind"] == "sqlite":
+        return physical.sqlite_reference(store["path"], rows, cfg["per_tx_rows"])
+    spec = parse_store_url(store["url"])
+    return physical.postgres_reference(spec.pg_conninfo, spec.pg_schema, rows, cfg["per_tx_rows"])
+
+
+# -- library append ----------------------------------------------------------------------
+
+
+def phase_append(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    """eventsourcing + our transcoder: turn events saved 1000 per transaction and one each."""
+    with _open(store["url"]) as memory:
+        app, ids = memory.app, memory.ids
+        n = cfg["physical_rows"]
+        sessions = []
+        for s in range(0, n, 500):
+            session = Session(
+                id=UUID(ids.new_id()),
+                tenant=DEFAULT_TENANT,
+                principal=f"append{s}",
+                project=GENERAL_SCOPE,
+                opened_at="2026-01-05T09:00:00Z",
+            )
+            for t in range(499):
+                session.record_turn(
+                    turn_id=ids.new_id(),
+                    role="user",
+                    text=f"I live in City{t}. My manager is Dana{s}.",
+                    trusted=True,
+                    at="2026-01-05T09:01:00Z",
+                    redactions=[],
+                    hazards=[],
+                )
+            sessions.append(session)
+        events = sum(len(s.pending_events) for s in sessions)
+        gc.collect()
+        t0 = time.perf_counter()
+        for start in range(0, len(sessions), 2):  # ~1000 events a save
+            app.save(*sessions[start : start + 2])
+        batched = time.perf_counter() - t0
+
+        session = Session(
+            id=UUID(ids.new_id()),
+            tenant=DEFAULT_TENANT,
+            principal="append-one",
+            project=GENERAL_SCOPE,
+            opened_at="2026-01-05T09:00:00Z",
+        )
+        app.save(session)
+        per_tx = cfg["per_tx_rows"]
+        t0 = time.perf_counter()
+        for t in range(per_tx):
+            session.record_turn(
+                turn_id=ids.new_id(),
+                role="user",
+                text=f"I live in City{t}.",
+                trusted=True,
+                at="2026-01-05T09:01:00Z",
+                redactions=[],
+                hazards=[],
+            )
+            app.save(session)
+        one = time.perf_counter() - t0
+    return {
+        "append_events_per_s": events / batched,
+        "append_one_per_tx_events_per_s": per_tx / one,
+        "append_events": events,
+    }
+
+
+# -- formation ---------------------------------------------------------------------------
+
+
+def phase_formation(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    sessions, turns = cfg["formation_sessions"], cfg["formation_turns"]
+    lines = synthetic.ingest_lines(sessions=sessions, turns_per_session=turns, principals=20)
+    with _open(store["url"]) as memory:
+        head = memory.projection_status().log_head
+        t0 = time.perf_counter()
+        report = memory.ingest(lines)
+        elapsed = time.perf_counter() - t0
+        events = memory.projection_status().log_head - head
+        out["formation_turns_per_s"] = report.turns / elapsed
+        out["formation_beliefs_per_s"] = report.formed / elapsed
+        out["formation_events_per_s"] = events / elapsed
+        out["formation_sessions"] = report.sessions
+        out["formation_turns"] = report.turns
+        out["formation_beliefs"] = report.formed
+        out["formation_transactions"] = report.transactions
+
+        # One session per transaction (still the bulk path's unit of work).
+        per_session = synthetic.ingest_lines(
+            sessions=max(10, sessions // 4),
+            turns_per_session=turns,
+            principals=20,
+            seed=5,
+            principal_prefix="q",
+        )
+        t0 = time.perf_counter()
+        report = memory.ingest(per_session, flush_each_session=True)
+        elapsed = time.perf_counter() - t0
+        out["formation_per_session_turns_per_s"] = report.turns / elapsed
+        out["formation_per_session_beliefs_per_s"] = report.formed / elapsed
+
+        # The interactive API: every command its own transaction and catch-up.
+        api_sessions = max(5, sessions // 10)
+        api_lines = synthetic.ingest_lines(
+            sessions=api_sessions,
+            turns_per_session=turns,
+            principals=20,
+            seed=9,
+            principal_prefix="r",
+        )
+        clock = FixedClock(synthetic.START)
+        memory.clock = clock
+        rows = [TurnLine.model_validate_json(line) for line in api_lines]
+        t0 = time.perf_counter()
+        formed = 0
+        for s in range(api_sessions):
+            chunk = rows[s * turns : (s + 1) * turns]
+            clock.set(chunk[0].at)
+            session_id = memory.open_session(chunk[0].principal)
+            for row in chunk:
+                clock.set(row.at)
+                memory.say(session_id, row.text, role=row.role)
+            formed += memory.close_session(session_id).counts.committed
+        elapsed = time.perf_counter() - t0
+        out["formation_api_turns_per_s"] = len(rows) / elapsed
+        out["formation_api_beliefs_per_s"] = formed / elapsed
+
+        # A 600-turn session: the formation step alone, then the whole session ingested.
+        long_turns = cfg["formation_long_turns"]  # 600; the tiny test scale uses fewer
+        out["formation_long_turns"] = long_turns
+        long_lines = synthetic.ingest_lines(
+            sessions=1,
+            turns_per_session=2 * long_turns,
+            principals=1,
+            seed=13,
+            principal_prefix="long",
+        )
+        user_lines = [line for line in long_lines if b'"role":"user"' in line][:long_turns]
+        rows = [TurnLine.model_validate_json(line) for line in user_lines]
+        memory.clock = clock
+        clock.set(rows[0].at)
+        session_id = memory.open_session("long600")
+        memory._pending = PendingWrites()  # the says, saved at once
+        for row in rows:
+            clock.set(row.at)
+            memory.say(session_id, row.text)
+        pending, memory._pending = memory._pending, None
+        events, aggregates = pending.take()
+        save_collected(memory.app, events, aggregates)
+        memory.catch_up()
+        t0 = time.perf_counter()
+        result = memory.close_session(session_id)
+        out["formation_600_turn_close_s"] = time.perf_counter() - t0
+        out["formation_600_turn_beliefs"] = result.counts.committed
+        relabelled = [
+            line.replace(b'"long0"', b'"long600b"').replace(b"long-s0", b"long-s0b")
+            for line in user_lines
+        ]
+        t0 = time.perf_counter()
+        memory.ingest(relabelled)
+        out["formation_600_turn_session_s"] = time.perf_counter() - t0
+    return out
+
+
+# -- recall at scale ---------------------------------------------------------------------
+
+
+def build_beliefs(
+    memory: memory_es.Memory,
+    principal: str,
+    n: int,
+    text: synthetic.Text,
+    *,
+    per_session: int = 100,
+) -> int:
+    """n live beliefs for a fresh principal: the events formation writes for NEW outcomes."""
+    app, ids = memory.app, memory.ids
+    app.snapshotting_intervals = {}  # type: ignore[misc]  # one snapshot at the end
+    aggregate = PrincipalMemory(tenant=DEFAULT_TENANT, principal=principal)
+    at = synthetic.START
+    policy = formation_policy()
+    events: list[Any] = []
+    touched: list[Any] = []
+    written = 0
+    for start in range(0, n, per_session):
+        k = min(per_session, n - start)
+        session = Session(
+            id=UUID(ids.new_id()),
+            tenant=DEFAULT_TENANT,
+            principal=principal,
+            project=GENERAL_SCOPE,
+            opened_at=iso(at),
+        )
+        close_at = iso(at + timedelta(minutes=k + 1))
+        for j in range(k):
+            at += timedelta(minutes=1)
+            statement, subject = text.statement()
+            turn_id = ids.new_id()
+            session.record_turn(
+                turn_id=turn_id,
+                role="user",
+                text="I note " + statement.removeprefix("User notes "),
+                trusted=True,
+                at=iso(at),
+                redactions=[],
+                hazards=[],
+            )
+            aggregate.form_belief(
+                belief_id=ids.new_id(),
+                statement=statement,
+                normalized=normalize_statement(statement),
+                belief_type=BeliefType.FACT.value,
+                subjects=[subject],
+                subject_key=normalize_statement(subject),
+                polarity=True,
+                authority=3,
+                confidence=0.9,
+                status="active",
+                project=GENERAL_SCOPE,
+                portable=True,
+                source_event_ids=[turn_id],
+                source_session_id=str(session.id),
+                source_seq=j + 1,
+                valid_from=iso(at),
+                formed_at=close_at,
+                policy=policy,
+                supersedes=None,
+                conflicts_with=None,
+            )
+        at += timedelta(minutes=2)
+        session.close(at=close_at, trigger="session_close")
+        counts = {"proposed": k, "committed": k}
+        aggregate.record_consolidation(
+            session_id=str(session.id),
+            trigger="session_close",
+            policy=policy,
+            extractor="bench_bulk@1",
+            counts=counts,
+            at=close_at,
+        )
+        events.extend(session.collect_events())
+        events.extend(aggregate.collect_events())
+        touched.append(session)
+        if len(events) >= 5000 or start + k >= n:
+            save_collected(app, events, [*touched, aggregate])
+            written += len(events)
+            events, touched = [], []
+            memory.catch_up()
+    del app.snapshotting_intervals  # the caller takes the one snapshot (_state_costs)
+    return written
+
+
+def _state_costs(memory: memory_es.Memory, principal: str, store: dict[str, Any]) -> dict[str, Any]:
+    """What the principal aggregate's size costs at this scale: its snapshot, a cold load
+    from it, and a command that forms one belief (the resolver sees every belief)."""
+    app = memory.app
+    principal_id = PrincipalMemory.create_id(DEFAULT_TENANT, principal)
+    t0 = time.perf_counter()
+    app.take_snapshot(principal_id)
+    take_s = time.perf_counter() - t0
+    assert app.snapshots is not None
+    snapshot = next(iter(app.snapshots.recorder.select_events(principal_id, desc=True, limit=1)))
+    with _open(store["url"]) as cold:
+        t0 = time.perf_counter()
+        cold.app.repository.get(principal_id)
+        cold_s = time.perf_counter() - t0
+    clock = FixedClock(synthetic.START + timedelta(days=3650))
+    memory.clock = clock
+    closes = []
+    for i in range(3):
+        clock.advance(3600)
+        session_id = memory.open_session(principal)
+        memory.say(session_id, f"I live in Bigtown{i}.")
+        t0 = time.perf_counter()
+        memory.close_session(session_id)
+        closes.append(time.perf_counter() - t0)
+    return {
+        "snapshot_mb": round(len(snapshot.state) / 2**20, 2),
+        "snapshot_take_ms": _ms(take_s),
+        "cold_load_snapshot_ms": _ms(cold_s),
+        "close_session_ms": _ms(statistics.median(closes)),
+    }
+
+
+def phase_recall(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"recall": {}}
+    with _open(store["url"]) as memory:
+        for scale in cfg["recall_scales"]:
+            text = synthetic.Text(seed=scale)
+            t0 = time.perf_counter()
+            events = build_beliefs(memory, f"holder{scale}", scale, text)
+            build_s = time.perf_counter() - t0
+            settle(memory)
+            queries = [text.query() for _ in range(cfg["recall_queries"] + 10)]
+            for q in queries[:10]:  # warm the caches
+                memory.recall(f"holder{scale}", q)
+            latencies = []
+            returned = 0
+            for q in queries[10:]:
+                t1 = time.perf_counter()
+                result = memory.recall(f"holder{scale}", q)
+                latencies.append(time.perf_counter() - t1)
+                returned += len(result.items)
+            p = percentiles(latencies)
+            out["recall"][str(scale)] = {
+                "recall_p50_ms": _ms(p["p50"]),
+                "recall_p95_ms": _ms(p["p95"]),
+                "recall_p99_ms": _ms(p["p99"]),
+                "queries": len(latencies),
+                "mean_items": returned / len(latencies),
+                "build_events": events,
+                "build_events_per_s": events / build_s,
+            }
+            out["recall"][str(scale)].update(_state_costs(memory, f"holder{scale}", store))
+        out["log_head"] = memory.projection_status().log_head
+    return out
+
+
+def phase_rebuild(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    """Rebuild the recall index of the store another phase built; a raw scan beside it."""
+    with _open(store["url"]) as memory:
+        before = memory.index.dump() if cfg.get("verify_rebuild") else None
+        gc.collect()
+        t0 = time.perf_counter()
+        replayed = memory.rebuild_projections()
+        elapsed = time.perf_counter() - t0
+        if before is not None and memory.index.dump() != before:
+            raise AssertionError("the rebuilt read model differs from the one followed live")
+        table = memory.app.recorder.events_table_name  # type: ignore[attr-defined]
+        write_s, rows_written = _raw_read_model_write(memory)
+    if store["kind"] == "sqlite":
+        _, scan_rate = physical.sqlite_scan_rate(store["path"], table)
+    else:
+        spec = parse_store_url(store["url"])
+        __, scan_rate = physical.postgres_scan_rate(spec.pg_conninfo, spec.pg_schema, table)
+    rate = replayed / elapsed
+    floor_s = replayed / scan_rate + write_s
+    return {
+        "rebuild_events": replayed,
+        "rebuild_s": elapsed,
+        "rebuild_events_per_s": rate,
+        "raw_scan_events_per_s": scan_rate,
+        "rebuild_ratio": rate / scan_rate,
+        "read_model_rows": rows_written,
+        "raw_read_model_write_s": write_s,
+        "physical_floor_ratio": floor_s / elapsed,
+    }
+
+
+def _raw_read_model_write(memory: memory_es.Memory) -> tuple[float, int]:
+    """The physical floor of a rebuild's writes: the rebuilt rows, already in Python, sent
+    with one executemany per table into empty tables of the same schema, one transaction.
+    Together with the raw scan it is what a rebuild costs with no Python between them."""
+    from projections.sql import READ_MODEL_TABLES, load_migrations
+
+    index: Any = memory.index
+    prefix = "floor_"
+    rows = {t: index._execute(f"SELECT * FROM {t}") for t in READ_MODEL_TABLES}
+    with index._lock, index._transaction():
+        for table in READ_MODEL_TABLES:
+            index._execute(f"DROP TABLE IF EXISTS {prefix}{table}")
+        for _, tables, indexes in load_migrations(index.dialect):
+            for statement in [*tables, *indexes]:
+                index._execute(statement.format(p=prefix))
+    t0 = time.perf_counter()
+    with index._lock, index._transaction():
+        for table, table_rows in rows.items():
+            if table_rows:
+                marks = ", ".join("?" for _ in table_rows[0])
+                index._executemany(f"INSERT INTO {prefix}{table} VALUES ({marks})", table_rows)
+    elapsed = time.perf_counter() - t0
+    with index._lock, index._transaction():
+        for table in READ_MODEL_TABLES:
+            index._execute(f"DROP TABLE IF EXISTS {prefix}{table}")
+    return elapsed, sum(len(r) for r in rows.values())
+
+
+# -- command latency over a long history ------------------------------------------------
+
+
+def build_history(memory: memory_es.Memory, principal: str, sessions: int, start: Any) -> None:
+    """The principal's side of ``sessions`` chit-chat sessions: one ConsolidationRecorded
+    each (what close_session writes when nothing forms), saved 5000 a transaction with
+    aggregate snapshots on. The sessions' own events sit on other aggregates and do not
+    bear on this principal's load, so they are left out."""
+    app = memory.app
+    principal_id = PrincipalMemory.create_id(DEFAULT_TENANT, principal)
+    try:
+        aggregate = app.repository.get(principal_id)
+    except Exception:
+        aggregate = PrincipalMemory(tenant=DEFAULT_TENANT, principal=principal)
+    policy = formation_policy()
+    counts = {"proposed": 0, "committed": 0}
+    at = start
+    for n in range(sessions):
+        at += timedelta(hours=1)
+        aggregate.record_consolidation(
+            session_id=memory.ids.new_id(),
+            trigger="session_close",
+            policy=policy,
+            extractor="first_person@1",
+            counts=counts,
+            at=iso(at),
+        )
+        if len(aggregate.pending_events) >= 5000 or n == sessions - 1:
+            save_collected(app, aggregate.collect_events(), [aggregate])
+            memory.catch_up()
+
+
+def phase_commands(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    """Command latency on one principal as its history grows (snapshots and cache on).
+
+    The history is chit-chat sessions (see build_history) plus the measured sessions,
+    each of which forms or supersedes a belief; the principal's version is its number of
+    events.
+    """
+    out: dict[str, Any] = {"commands": {}}
+    principal = "long"
+    principal_id = PrincipalMemory.create_id(DEFAULT_TENANT, principal)
+    built = 0
+    start = synthetic.START
+    with _open(store["url"]) as memory:
+        for checkpoint in cfg["history_scales"]:
+            build_history(memory, principal, checkpoint - built, start)
+            start += timedelta(hours=checkpoint - built + 24)
+            built = checkpoint
+            settle(memory)
+            clock = FixedClock(start)
+            memory.clock = clock
+            timings: dict[str, list[float]] = {"open": [], "say": [], "close": []}
+            for i in range(cfg["command_cycles"]):
+                clock.advance(3600)
+                t0 = time.perf_counter()
+                session_id = memory.open_session(principal)
+                t1 = time.perf_counter()
+                memory.say(session_id, f"I live in Town{checkpoint}x{i}.")
+                t2 = time.perf_counter()
+                memory.close_session(session_id)
+                t3 = time.perf_counter()
+                timings["open"].append(t1 - t0)
+                timings["say"].append(t2 - t1)
+                timings["close"].append(t3 - t2)
+            start = clock.now()
+            version = memory.app.repository.get(principal_id).version
+            row: dict[str, Any] = {"principal_events": version}
+            for name, samples in timings.items():
+                p = percentiles(samples)
+                row[f"{name}_p50_ms"] = _ms(p["p50"])
+                row[f"{name}_p95_ms"] = _ms(p["p95"])
+            # Cold: a fresh instance (empty cache) loads from the latest snapshot...
+            with _open(store["url"]) as cold:
+                t0 = time.perf_counter()
+                cold.app.repository.get(principal_id)
+                row["cold_load_snapshot_ms"] = _ms(time.perf_counter() - t0)
+                # ...against a replay of the whole history without a snapshot.
+                t0 = time.perf_counter()
+                aggregate = None
+                for event in cold.app.events.get(principal_id):
+                    aggregate = event.mutate(aggregate)
+                row["cold_replay_ms"] = _ms(time.perf_counter() - t0)
+            out["commands"][str(checkpoint)] = row
+    return out
+
+
+# -- CLI cold start ----------------------------------------------------------------------
+
+
+def phase_cli(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    def wall(argv: list[str]) -> float:
+        t0 = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - t0
+
+    runs = cfg["cli_runs"]
+    interpreter = [wall([sys.executable, "-c", "pass"]) for _ in range(runs)]
+    help_ = [wall([sys.executable, "-m", "memory_es", "--help"]) for _ in range(runs)]
+    return {
+        "cli_help_ms": _ms(statistics.median(help_)),
+        "python_start_ms": _ms(statistics.median(interpreter)),
+    }
+
+
+PHASES = {
+    "physical": phase_physical,
+    "append": phase_append,
+    "formation": phase_formation,
+    "recall": phase_recall,
+    "rebuild": phase_rebuild,
+    "commands": phase_commands,
+    "cli": phase_cli,
+}

@@ -1,0 +1,316 @@
+"""The suite: phases in subprocesses, side by side on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+SCALES: dict[str, dict[str, Any]] = {
+    # For the test suite: the machinery end to end, in seconds. Not a measurement.
+    "tiny": {
+        "physical_rows": 400,
+        "per_tx_rows": 40,
+        "formation_sessions": 8,
+        "formation_turns": 6,
+        "formation_long_turns": 40,
+        "recall_scales": [100, 300],
+        "recall_queries": 20,
+        "history_scales": [30, 90],
+        "command_cycles": 3,
+        "cli_runs": 1,
+    },
+    "quick": {
+        "physical_rows": 10_000,
+        "per_tx_rows": 200,
+        "formation_sessions": 120,
+        "formation_turns": 10,
+        "formation_long_turns": 600,
+        "recall_scales": [1_000, 10_000],
+        "recall_queries": 150,
+        "history_scales": [1_000, 10_000],
+        "command_cycles": 15,
+        "cli_runs": 3,
+    },
+    "full": {
+        "physical_rows": 100_000,
+        "per_tx_rows": 1_000,
+        "formation_sessions": 1_000,
+        "formation_turns": 10,
+        "formation_long_turns": 600,
+        "recall_scales": [1_000, 10_000, 100_000],
+        "recall_queries": 500,
+        "history_scales": [1_000, 10_000, 100_000],
+        "command_cycles": 30,
+        "cli_runs": 5,
+    },
+}
+
+STORE_PHASES = (
+    "physical",
+    "append",
+    "formation",
+    "rebuild",
+    "recall",
+    "rebuild_belief_heavy",
+    "commands",
+)
+DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+Log = Callable[[str], None]
+
+
+def postgres_url() -> str:
+    return os.environ.get("MEMORY_ES_BENCH_POSTGRES_URL", DEFAULT_PG_URL)
+
+
+def postgres_unreachable(url: str) -> str | None:
+    import psycopg
+
+    from memory_es.stores import parse_store_url
+
+    try:
+        with psycopg.connect(parse_store_url(url).pg_conninfo, connect_timeout=3):
+            return None
+    except psycopg.Error as error:
+        return str(error).strip().splitlines()[0]
+
+
+def run_phase(name: str, store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
+    request = orjson.dumps({"store": store, "cfg": cfg})
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.perf.phase", name],
+        input=request,
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        tail = done.stderr.decode(errors="replace").strip().splitlines()[-5:]
+        raise RuntimeError(f"phase {name} failed: " + " | ".join(tail))
+    result: dict[str, Any] = orjson.loads(done.stdout)
+    return result
+
+
+def run(scale: str, *, postgres: bool = True, log: Log | None = None) -> dict[str, Any]:
+    cfg = SCALES[scale]
+    say = log or (lambda message: None)
+    started = time.perf_counter()
+    report: dict[str, Any] = {
+        "scale": scale,
+        "environment": {
+            "python": platform.python_version(),
+            "sqlite": sqlite3.sqlite_version,
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+        },
+        "stores": {},
+        "peak_rss_mb": {},
+        "phase_s": {},
+    }
+    tmp = Path(tempfile.mkdtemp(prefix="memory_es_bench_"))
+    try:
+        report["stores"]["sqlite"] = _store_run("sqlite", tmp, cfg, report, say)
+        if postgres:
+            url = postgres_url()
+            reason = postgres_unreachable(url)
+            if reason is None:
+                report["stores"]["postgres"] = _store_run("postgres", tmp, cfg, report, say, url)
+            else:
+                report["stores"]["postgres"] = {"skipped": f"no PostgreSQL at {url}: {reason}"}
+        else:
+            report["stores"]["postgres"] = {"skipped": "--no-postgres"}
+        say("cli cold start")
+        cli = run_phase("cli", {}, cfg)
+        report["peak_rss_mb"]["cli"] = cli.pop("peak_rss_mb")
+        report["cli"] = cli
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    report["elapsed_s"] = round(time.perf_counter() - started, 1)
+    return report
+
+
+def _store_run(
+    kind: str,
+    tmp: Path,
+    cfg: dict[str, Any],
+    report: dict[str, Any],
+    say: Log,
+    pg_base: str = "",
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    schemas: list[str] = []
+
+    def store(name: str) -> dict[str, Any]:
+        if kind == "sqlite":
+            path = str(tmp / f"{name}.db")
+            return {"kind": kind, "path": path, "url": f"sqlite:///{path}"}
+        schema = f"memes_perf_{uuid.uuid4().hex[:10]}_{name}"
+        schemas.append(schema)
+        separator = "&" if "?" in pg_base else "?"
+        return {"kind": kind, "url": f"{pg_base}{separator}schema={schema}"}
+
+    try:
+        # rebuild replays the log formation wrote (a conversation: turns and the beliefs
+        # they formed); rebuild_belief_heavy the recall store (one turn per belief).
+        targets = {"formation": store("formation"), "recall": store("recall")}
+        targets["rebuild"] = targets["formation"]
+        targets["rebuild_belief_heavy"] = targets["recall"]
+        for phase in STORE_PHASES:
+            say(f"{kind}: {phase}")
+            target = targets.get(phase) or store(phase)
+            t0 = time.perf_counter()
+            result = run_phase(phase.removesuffix("_belief_heavy"), target, cfg)
+            report["phase_s"][f"{kind}.{phase}"] = round(time.perf_counter() - t0, 1)
+            report["peak_rss_mb"][f"{kind}.{phase}"] = result.pop("peak_rss_mb")
+            if phase == "physical":
+                out["physical"] = result
+            elif phase == "rebuild_belief_heavy":
+                out["belief_heavy"] = result
+            else:
+                out.update(result)
+    finally:
+        if schemas:
+            _drop_schemas(pg_base, schemas)
+    physical = out.get("physical", {})
+    if physical and "append_events_per_s" in out:
+        out["append_ratio"] = out["append_events_per_s"] / physical["insert_batched_rows_per_s"]
+        out["append_one_per_tx_ratio"] = (
+            out["append_one_per_tx_events_per_s"] / physical["insert_per_tx_rows_per_s"]
+        )
+    return out
+
+
+def _drop_schemas(base: str, schemas: list[str]) -> None:
+    import psycopg
+
+    from memory_es.stores import parse_store_url
+
+    with psycopg.connect(parse_store_url(base).pg_conninfo, autocommit=True) as conn:
+        for schema in schemas:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+# -- rendering ---------------------------------------------------------------------------
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        if value >= 1000:
+            return f"{value:,.0f}"
+        if value >= 10:
+            return f"{value:.1f}"
+        return f"{value:.3g}"
+    return str(value)
+
+
+def render_table(report: dict[str, Any]) -> str:
+    stores = report["stores"]
+    kinds = [k for k in ("sqlite", "postgres") if k in stores]
+    rows: list[tuple[str, ...]] = []
+
+    def get(kind: str, *path: str) -> Any:
+        value: Any = stores.get(kind, {})
+        for key in path:
+            if not isinstance(value, dict) or key not in value:
+                return None
+            value = value[key]
+        return value
+
+    def line(label: str, *path: str) -> None:
+        rows.append((label, *(_fmt(get(k, *path)) for k in kinds)))
+
+    def section(title: str) -> None:
+        rows.append((f"-- {title}", *("" for _ in kinds)))
+
+    section("physical reference (raw SQL, rows shaped like stored events)")
+    line("insert, one transaction (rows/s)", "physical", "insert_batched_rows_per_s")
+    line("insert, one per transaction (rows/s)", "physical", "insert_per_tx_rows_per_s")
+    line("scan + decode (rows/s)", "physical", "scan_decode_rows_per_s")
+    section("library append (eventsourcing + transcoder)")
+    line("append, 1000 per save (events/s)", "append_events_per_s")
+    line("  append_ratio (to raw batched insert)", "append_ratio")
+    line("append, one per save (events/s)", "append_one_per_tx_events_per_s")
+    line("  ratio (to raw one per transaction)", "append_one_per_tx_ratio")
+    section("formation through memory_es (session close forms beliefs)")
+    line("ingest batched: turns/s", "formation_turns_per_s")
+    line("ingest batched: beliefs/s", "formation_beliefs_per_s")
+    line("ingest batched: events/s", "formation_events_per_s")
+    line("ingest, a session per transaction: turns/s", "formation_per_session_turns_per_s")
+    line("API, a command per transaction: turns/s", "formation_api_turns_per_s")
+    line("600-turn session: formation (close) s", "formation_600_turn_close_s")
+    line("600-turn session: whole ingest s", "formation_600_turn_session_s")
+    scales = sorted({int(s) for k in kinds for s in (get(k, "recall") or {})})
+    section("recall latency (one principal holding N live beliefs)")
+    for scale in scales:
+        for p in ("p50", "p95", "p99"):
+            line(f"{scale:>7,} beliefs: recall {p} ms", "recall", str(scale), f"recall_{p}_ms")
+    section("the principal aggregate at N beliefs (its state holds every belief)")
+    for scale in scales:
+        line(f"{scale:>7,} beliefs: snapshot MB", "recall", str(scale), "snapshot_mb")
+        line(f"{scale:>7,} beliefs: take snapshot ms", "recall", str(scale), "snapshot_take_ms")
+        line(f"{scale:>7,} beliefs: cold load ms", "recall", str(scale), "cold_load_snapshot_ms")
+        line(f"{scale:>7,} beliefs: close_session ms", "recall", str(scale), "close_session_ms")
+    section("projection rebuild vs a raw scan + decode of the same log")
+    line("conversation log: rebuild (events/s)", "rebuild_events_per_s")
+    line("conversation log: raw scan (events/s)", "raw_scan_events_per_s")
+    line("  rebuild_ratio", "rebuild_ratio")
+    line("  events replayed", "rebuild_events")
+    line("  read-model rows written", "read_model_rows")
+    line("  physical floor (scan + raw row writes) / rebuild", "physical_floor_ratio")
+    line("belief-heavy log: rebuild (events/s)", "belief_heavy", "rebuild_events_per_s")
+    line("belief-heavy log: raw scan (events/s)", "belief_heavy", "raw_scan_events_per_s")
+    line("  rebuild_ratio", "belief_heavy", "rebuild_ratio")
+    line("  events replayed", "belief_heavy", "rebuild_events")
+    line("  read-model rows written", "belief_heavy", "read_model_rows")
+    line(
+        "  physical floor (scan + raw row writes) / rebuild", "belief_heavy", "physical_floor_ratio"
+    )
+    section("commands on a principal with a long history (cache + snapshots)")
+    history = sorted({int(s) for k in kinds for s in (get(k, "commands") or {})})
+    for h in history:
+        tag = f"{h:>7,} history"
+        line(f"{tag}: principal events", "commands", str(h), "principal_events")
+        line(f"{tag}: say p50 ms", "commands", str(h), "say_p50_ms")
+        line(f"{tag}: close p50 ms", "commands", str(h), "close_p50_ms")
+        line(f"{tag}: close p95 ms", "commands", str(h), "close_p95_ms")
+        line(f"{tag}: cold load from snapshot ms", "commands", str(h), "cold_load_snapshot_ms")
+        line(f"{tag}: cold replay, no snapshot ms", "commands", str(h), "cold_replay_ms")
+    section("peak RSS per phase (MB)")
+    for phase in STORE_PHASES:
+        rows.append((phase, *(_fmt(report["peak_rss_mb"].get(f"{k}.{phase}")) for k in kinds)))
+    section("wall time per phase (s)")
+    for phase in STORE_PHASES:
+        rows.append((phase, *(_fmt(report.get("phase_s", {}).get(f"{k}.{phase}")) for k in kinds)))
+    header = ("", *kinds)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    out = [
+        "  ".join(
+            cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(r)
+        )
+        for r in [header, *rows]
+    ]
+    for kind in kinds:
+        skipped = stores[kind].get("skipped")
+        if skipped:
+            out.append(f"{kind}: skipped ({skipped})")
+    cli = report.get("cli", {})
+    out.append(
+        f"CLI cold start: memory-es --help {_fmt(cli.get('cli_help_ms'))} ms"
+        f" (python -c pass {_fmt(cli.get('python_start_ms'))} ms),"
+        f" peak RSS {_fmt(report['peak_rss_mb'].get('cli'))} MB"
+    )
+    out.append(f"scale {report['scale']}, {report['elapsed_s']} s, {report['environment']}")
+    return "\n".join(out)

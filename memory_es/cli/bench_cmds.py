@@ -1,0 +1,49 @@
+"""``bench [--quick] [--json]``: the performance suite (benchmarks/perf), imported lazily."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from memory_es.cli.common import Subparsers, print_json
+from memory_es.errors import UsageError
+
+SCALE_ENV = "MEMORY_ES_BENCH_SCALE"
+
+
+def register(commands: Subparsers) -> None:
+    bench = commands.add_parser(
+        "bench",
+        help="performance suite: physical reference, append, formation, recall, rebuild",
+        description=(
+            "Measure memory_es beside raw SQL on SQLite and PostgreSQL (when reachable),"
+            " each phase in its own process. Prints figures and ratios; never fails on"
+            " a stopwatch. PostgreSQL: env MEMORY_ES_BENCH_POSTGRES_URL."
+        ),
+    )
+    bench.add_argument("--quick", action="store_true", help="about a minute: stops at 10k")
+    bench.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    bench.add_argument("--no-postgres", action="store_true", help="SQLite only")
+    # Hidden: the test suite runs the machinery at a tiny scale.
+    bench.add_argument("--scale", default=None, help=argparse.SUPPRESS)
+    bench.set_defaults(handler=_bench)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from benchmarks.perf import suite
+
+    scale = args.scale or os.environ.get(SCALE_ENV) or ("quick" if args.quick else "full")
+    if scale not in suite.SCALES:
+        raise UsageError(f"unknown bench scale {scale!r}: use one of {', '.join(suite.SCALES)}")
+
+    def log(message: str) -> None:
+        if sys.stderr.isatty():
+            print(f"bench: {message}", file=sys.stderr, flush=True)
+
+    report = suite.run(scale, postgres=not args.no_postgres, log=log)
+    if args.json:
+        print_json(report)
+    else:
+        print(suite.render_table(report))
+    return 0

@@ -1,0 +1,67 @@
+"""An orjson transcoder for ``eventsourcing``: the stored format of its JSONTranscoder.
+
+``eventsourcing`` 9.5 chooses the transcoder from the ``TRANSCODER_TOPIC`` setting and
+registers the application's transcodings (UUID, Decimal, datetime) on any
+``JSONTranscoder``. This subclass keeps those transcodings and the exact stored format —
+compact JSON, UTF-8, custom values as ``{"_type_": name, "_data_": ...}`` — so logs
+written by either transcoder read back identically with the other, but parses and
+serialises with orjson. orjson has no object hook and writes UUIDs itself, so custom
+values are swapped in and out by one walk over the containers (events are small, flat
+dicts; the walk only descends into dicts and lists).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from eventsourcing.persistence import JSONTranscoder, TranscodingNotRegisteredError
+
+_PLAIN = (str, int, float, bool)
+_OPTIONS = orjson.OPT_NON_STR_KEYS
+
+
+class OrjsonTranscoder(JSONTranscoder):
+    def encode(self, obj: Any) -> bytes:
+        try:
+            return orjson.dumps(self._tag(obj), option=_OPTIONS)
+        except orjson.JSONEncodeError as error:
+            raise TranscodingNotRegisteredError(str(error)) from error
+
+    def decode(self, data: bytes) -> Any:
+        return self._untag(orjson.loads(data))
+
+    def _tag(self, obj: Any) -> Any:
+        """A copy of obj whose registered custom values are tagged dicts."""
+        kind = type(obj)
+        if kind is dict:
+            return {key: self._tag(value) for key, value in obj.items()}
+        if kind is list or kind is tuple:
+            return [self._tag(value) for value in obj]
+        if obj is None or kind in _PLAIN:
+            return obj
+        transcoding = self.types.get(kind)
+        if transcoding is not None:
+            return {"_type_": transcoding.name, "_data_": self._tag(transcoding.encode(obj))}
+        if isinstance(obj, _PLAIN):  # str and int enums, like the json module
+            return obj
+        raise TranscodingNotRegisteredError(
+            f"Object of type {kind} is not serializable. Please define and register"
+            " a custom transcoding for this type."
+        )
+
+    def _untag(self, obj: Any) -> Any:
+        """obj with every tagged dict decoded, innermost first (as json's object hook)."""
+        kind = type(obj)
+        if kind is dict:
+            for key, value in obj.items():
+                if type(value) is dict or type(value) is list:
+                    obj[key] = self._untag(value)
+            if len(obj) == 2 and "_type_" in obj and "_data_" in obj:
+                return self._decode_obj(obj)
+            return obj
+        if kind is list:
+            for i, value in enumerate(obj):
+                if type(value) is dict or type(value) is list:
+                    obj[i] = self._untag(value)
+        return obj

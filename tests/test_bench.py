@@ -1,0 +1,60 @@
+"""`memory-es bench`: the suite's machinery end to end at a tiny scale (no timings asserted)."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from benchmarks.perf.suite import render_table
+from memory_es.cli import main
+
+
+def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The hidden --scale picks the tiny workload; SQLite only, to keep the suite fast.
+    code = main(["bench", "--quick", "--json", "--no-postgres", "--scale", "tiny"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    report = orjson.loads(out)  # one JSON object on stdout, nothing else
+    assert report["scale"] == "tiny"
+    sqlite = report["stores"]["sqlite"]
+    for scale in ("100", "300"):
+        assert set(sqlite["recall"][scale]) >= {"recall_p50_ms", "recall_p95_ms", "recall_p99_ms"}
+        assert sqlite["recall"][scale]["queries"] > 0
+    for key in (
+        "append_events_per_s",
+        "append_ratio",
+        "formation_turns_per_s",
+        "formation_beliefs_per_s",
+        "rebuild_events_per_s",
+        "rebuild_ratio",
+        "formation_600_turn_close_s",
+    ):
+        assert sqlite[key] > 0, key
+    assert sqlite["belief_heavy"]["rebuild_ratio"] > 0
+    assert sqlite["physical"]["insert_batched_rows_per_s"] > 0
+    assert set(sqlite["commands"]) == {"30", "90"}
+    assert (
+        sqlite["commands"]["90"]["principal_events"] > sqlite["commands"]["30"]["principal_events"]
+    )
+    assert {k.split(".")[1] for k in report["peak_rss_mb"] if k.startswith("sqlite.")} == {
+        "physical",
+        "append",
+        "formation",
+        "recall",
+        "rebuild",
+        "rebuild_belief_heavy",
+        "commands",
+    }
+    assert report["stores"]["postgres"] == {"skipped": "--no-postgres"}
+    assert report["cli"]["cli_help_ms"] > 0
+    table = render_table(report)
+    assert "rebuild_ratio" in table and "recall p95 ms" in table
+
+
+def test_an_unknown_bench_scale_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "--scale", "galactic"])
+    assert exit_.value.code == 2
+    assert "unknown bench scale 'galactic'" in capsys.readouterr().err

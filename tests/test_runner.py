@@ -1,0 +1,92 @@
+"""The projection runner: what it may skip without decoding, and how it pages."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, NoReturn
+from uuid import uuid4
+
+import pytest
+
+from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.session import Session
+from projections.base import IndexWriter
+from projections.projector import project_event
+from projections.records import BeliefRecord, SessionRecord
+from projections.runner import IGNORED_EVENTS
+
+
+class _Untouchable(IndexWriter):
+    """A writer that fails on any use: the projector must not touch it."""
+
+    def _fail(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AssertionError("the projector used the writer for a skipped event")
+
+    def tracked_position(self) -> int:
+        self._fail()
+
+    def set_tracking(self, position: int) -> None:
+        self._fail()
+
+    def name_principal(self, aggregate_id: str, principal: str) -> None:
+        self._fail()
+
+    def principal_of(self, aggregate_id: str) -> str:
+        self._fail()
+
+    def get(self, belief_id: str) -> BeliefRecord | None:
+        self._fail()
+
+    def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None:
+        self._fail()
+
+    def update_belief(self, belief_id: str, **changes: Any) -> None:
+        self._fail()
+
+    def raise_head(self, principal: str, position: int) -> None:
+        self._fail()
+
+    def open_session(self, record: SessionRecord) -> None:
+        self._fail()
+
+    def update_session(self, session_id: str, **changes: Any) -> None:
+        self._fail()
+
+
+def _samples() -> list[Any]:
+    session = Session(
+        id=uuid4(), tenant="t", principal="p", project="general", opened_at="2026-03-02T09:00:00Z"
+    )
+    session.record_turn(
+        turn_id="x",
+        role="user",
+        text="I live in Oslo.",
+        trusted=True,
+        at="2026-03-02T09:00:00Z",
+        redactions=[],
+        hazards=[],
+    )
+    session.close(at="2026-03-02T09:01:00Z", trigger="session_close")
+    principal = PrincipalMemory(tenant="t", principal="p")
+    principal.request_confirmation(belief_id="a", partner_id="b", at="2026-03-02T09:01:00Z")
+    principal.record_consolidation(
+        session_id="s",
+        trigger="session_close",
+        policy="formation@1",
+        extractor="e",
+        counts={},
+        at="2026-03-02T09:01:00Z",
+    )
+    return [*session.collect_events(), *principal.collect_events()]
+
+
+def test_every_skipped_event_kind_is_one_the_projector_ignores() -> None:
+    samples = _samples()
+    assert {type(e) for e in samples} >= set(IGNORED_EVENTS)
+    for event in samples:
+        if isinstance(event, IGNORED_EVENTS):
+            project_event(event, 1, _Untouchable())
+    # The tripwire works: an event the projector reads does touch the writer.
+    created = next(e for e in samples if isinstance(e, PrincipalMemory.Created))
+    with pytest.raises(AssertionError, match="skipped event"):
+        project_event(created, 1, _Untouchable())

@@ -105,18 +105,12 @@ def _scenario(item: dict[str, Any], index: int, report: LoadReport) -> Scenario 
             report.quirk("session_without_dialogue")
             dialogue = []
         for t_index, turn in enumerate(dialogue):
-            if not isinstance(turn, dict):
-                report.skip("turn_not_an_object")
+            chat = report.chat_turn(turn)
+            if chat is None:
                 continue
-            role, content = turn.get("role"), turn.get("content")
-            if role not in ("user", "assistant"):
-                report.skip("turn_with_unknown_role")
-                continue
-            if not isinstance(content, str) or not content.strip():
-                report.skip("turn_without_text")
-                continue
+            role, text = chat
             at_turn = parse_date(turn.get("timestamp"))
-            turns.append(Turn(ref=f"{ref}#{t_index}", speaker=str(role), text=content, at=at_turn))
+            turns.append(Turn(ref=f"{ref}#{t_index}", speaker=role, text=text, at=at_turn))
         sessions.append(Session(ref=ref, at=at, turns=tuple(turns)))
         position = len(sessions) - 1
 
@@ -170,13 +164,10 @@ def _probe(
     sessions_of: dict[str, list[int]],
     report: LoadReport,
 ) -> Probe | None:
-    if not isinstance(raw, dict):
-        report.skip("question_not_an_object")
+    item = report.question(raw, not_an_object="question_not_an_object")
+    if item is None:
         return None
-    question = raw.get("question")
-    if not isinstance(question, str) or not question.strip():
-        report.skip("question_missing")
-        return None
+    raw, question = item
     answer = raw.get("answer")
     if answer is not None and not isinstance(answer, str):
         report.quirk("answer_not_a_string")

@@ -198,13 +198,10 @@ def _probe(
     principals: tuple[str, ...],
     last_session: int,
 ) -> Probe | None:
-    if not isinstance(raw, dict):
-        report.skip("qa_item_not_an_object")
+    item = report.question(raw, not_an_object="qa_item_not_an_object")
+    if item is None:
         return None
-    question = raw.get("question")
-    if not isinstance(question, str) or not question.strip():
-        report.skip("question_missing")
-        return None
+    raw, question = item
     category = CATEGORIES.get(raw.get("category"))  # type: ignore[arg-type]
     if category is None:
         report.skip("category_unknown")

@@ -100,18 +100,12 @@ def _scenario(item: dict[str, Any], index: int, report: LoadReport) -> Scenario 
         turns: list[Turn] = []
         marked = False
         for t_index, raw in enumerate(raw_turns):
-            if not isinstance(raw, dict):
-                report.skip("turn_not_an_object")
+            chat = report.chat_turn(raw)
+            if chat is None:
                 continue
-            role, content = raw.get("role"), raw.get("content")
-            if role not in ("user", "assistant"):
-                report.skip("turn_with_unknown_role")
-                continue
-            if not isinstance(content, str) or not content.strip():
-                report.skip("turn_without_text")
-                continue
+            role, content = chat
             turn_ref = f"{ref}#{t_index}"
-            turns.append(Turn(ref=turn_ref, speaker=str(role), text=content))
+            turns.append(Turn(ref=turn_ref, speaker=role, text=content))
             if raw.get("has_answer") is True:
                 marked = True
                 evidence.append(Evidence(session_ref=ref, turn_ref=turn_ref))

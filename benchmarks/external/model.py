@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,31 @@ class LoadReport:
 
     def quirk(self, what: str, n: int = 1) -> None:
         self.quirks[what] += n
+
+    def chat_turn(self, raw: object) -> tuple[str, str] | None:
+        """The (role, content) of a user/assistant turn; None, counted, when unusable."""
+        if not isinstance(raw, dict):
+            self.skip("turn_not_an_object")
+            return None
+        role, content = raw.get("role"), raw.get("content")
+        if role not in ("user", "assistant"):
+            self.skip("turn_with_unknown_role")
+            return None
+        if not isinstance(content, str) or not content.strip():
+            self.skip("turn_without_text")
+            return None
+        return str(role), content
+
+    def question(self, raw: object, *, not_an_object: str) -> tuple[dict[str, Any], str] | None:
+        """A question item and its text; None, counted, when it has no question."""
+        if not isinstance(raw, dict):
+            self.skip(not_an_object)
+            return None
+        question = raw.get("question")
+        if not isinstance(question, str) or not question.strip():
+            self.skip("question_missing")
+            return None
+        return raw, question
 
 
 class MalformedDataset(ValueError):

@@ -168,3 +168,15 @@ def test_the_console_script_runs() -> None:
         check=False,
     )
     assert done.returncode == 0 and "session" in done.stdout
+
+
+def test_the_demo_walks_formation_supersession_recall_and_a_correction(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = run(capsys, f"sqlite:///{tmp_path}/demo.db", "demo", now=None)
+    assert code == 0, err
+    assert "stored as: For the deploy script the token is api_key=[redacted:credential]" in out
+    assert "sk-demo-123" not in out.split("stored as:")[1]
+    assert "(superseded)" in out and "User lives in Portland." in out
+    assert "--- corrections (memory) ---" in out
+    assert "no longer holds as of 2026-04-11T09:00:00Z; superseded by [m:" in out

@@ -1,4 +1,5 @@
-"""``demo``: walk a multi-session conversation through formation, supersession, recall."""
+"""``demo``: a multi-session conversation through formation, supersession, recall and a
+context pack whose frozen snapshot is corrected by what happened since."""
 
 from __future__ import annotations
 
@@ -38,8 +39,13 @@ def _demo(args: argparse.Namespace) -> int:
     with open_store(args) as memory:
         memory.clock = clock
         print(f"store: {memory.spec.display}   principal: {principal}")
+        long_running: str | None = None
         for number, (advance, turns) in enumerate(SESSIONS, start=1):
             clock.advance(advance)
+            if number == 2:
+                # A chat that stays open across the move: its snapshot is frozen now.
+                long_running = memory.open_session(principal)
+                print(f"\nsession {long_running[:8]} opened and left open: its snapshot is frozen")
             session_id = memory.open_session(principal)
             print(f"\nsession {number} opened {clock.now():%Y-%m-%d} ({session_id[:8]})")
             for text in turns:
@@ -69,6 +75,13 @@ def _demo(args: argparse.Namespace) -> int:
             print(f"  {question}")
             for line in lines or ["(nothing recalled)"]:
                 print(f"    {line}")
+        if long_running is not None:
+            pack = memory.context(long_running, "Any good dentists near me?")
+            print(f"\ncontext pack for the open session {long_running[:8]}:")
+            for message in pack.messages:
+                print(f"  --- {message.kind} ({message.trust}) ---")
+                for line in message.content.splitlines():
+                    print(f"  {line}")
         status = memory.projection_status()
         print(
             f"\nlog head {status.log_head}, read model at {status.tracked_position};"

@@ -20,11 +20,8 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import PersistenceError, RecordConflictError
 
 from memory_es.context.budget import (
-    CONTEXT_WINDOW_TOKENS,
     EPISODE_MAX_PAGES,
     EPISODE_PAGE_SIZE,
-    RECALL_MAX_ITEMS,
-    RECALL_MAX_TOKENS,
 )
 from memory_es.context.episodes import EpisodeSearch, search_episodes
 from memory_es.context.pack import ContextPack, build_context_pack
@@ -357,9 +354,9 @@ class Memory:
         session_id: str,
         text: str,
         *,
-        window_tokens: int = CONTEXT_WINDOW_TOKENS,
-        recall_items: int = RECALL_MAX_ITEMS,
-        recall_tokens: int = RECALL_MAX_TOKENS,
+        window_tokens: int | None = None,
+        recall_items: int | None = None,
+        recall_tokens: int | None = None,
     ) -> ContextPack:
         """The context pack for the session's next model call (memory_es/context/pack.py)."""
         with self._write_lock:

@@ -12,16 +12,18 @@ from collections.abc import Sequence
 import pytest
 
 import memory_es
-from memory_es.context.budget import SNAPSHOT_TRACE_RETENTION_DAYS, estimate_tokens
+from memory_es.context.budget import estimate_tokens
 from memory_es.context.snapshot import DURABLE_TYPES, render_prefix
 from memory_es.domain.session import Session
 from memory_es.domain.values import BeliefType, short_id
 from memory_es.errors import FixedBodyOverflow, SessionClosed
 from memory_es.formation.extractor import FirstPersonExtractor, Proposal, SourceTurn
 from memory_es.ports import FixedClock
+from memory_es.profiles import MemoryProfile
 from projections.records import principal_key
 
 DAY = 86400
+SNAPSHOT_TRACE_RETENTION_DAYS = MemoryProfile().trace.operator_retention_days
 
 
 def spoken(memory: memory_es.Memory, clock: FixedClock, principal: str, *turns: str) -> str:

@@ -7,6 +7,7 @@ Store-facing behaviour (gates 14 and 15, episode paging) is in tests/context_con
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import orjson
 import pytest
@@ -15,10 +16,11 @@ from hypothesis import strategies as st
 
 import memory_es
 from memory_es.cli import main
-from memory_es.context.budget import RECALL_MAX_ITEMS, estimate_tokens, fit_lines, render_block
+from memory_es.context.budget import estimate_tokens, fit_lines, render_block
 from memory_es.context.corrections import render_correction
 from memory_es.context.snapshot import SYSTEM_PREAMBLE, prefix_digest, render_prefix
 from memory_es.ports import FixedClock
+from memory_es.profiles import MemoryProfile
 
 SEATTLE = "8f21a0c3-0000-4000-8000-000000000001"
 PORTLAND = "9d02b117-0000-4000-8000-000000000002"
@@ -193,4 +195,17 @@ def test_gates_14_and_15_hold_over_generated_histories(
             assert opened.watermark is not None
             assert all(i.position is not None and i.position > opened.watermark for i in pack.delta)
             assert not {i.belief_id for i in pack.delta} & {i.belief_id for i in pack.recall}
-            assert len(pack.recall) + len(pack.delta) <= RECALL_MAX_ITEMS
+            assert len(pack.recall) + len(pack.delta) <= MemoryProfile().context.recall_max_items
+
+
+def test_an_overlay_changes_the_context_budgets(tmp_path: Path) -> None:
+    overlay = tmp_path / "small.yaml"
+    overlay.write_text("context:\n  recall_max_items: 1\n  snapshot_max_items: 1\n")
+    with memory_es.open("memory://", profile=overlay) as memory:
+        session = memory.open_session("ana")
+        memory.say(session, "I live in Oslo. I prefer tea. My wife is Morgan. I use Vim.")
+        memory.close_session(session)
+        chat = memory.open_session("ana")
+        pack = memory.context(chat, "where do I live, what do I drink, who is my wife?")
+        assert len(pack.snapshot) == 1
+        assert len(pack.recall) + len(pack.delta) == 1

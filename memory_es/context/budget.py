@@ -1,29 +1,12 @@
-"""Budgets of a context pack and the one token estimate they are counted in.
+"""The one token estimate a context pack's budgets are counted in, and block fitting.
 
-The numbers are module constants for now; they move into the profile document (next to
-the retrieval profile's knobs) when profiles land. Every figure here is in estimated
-tokens (see ``estimate_tokens``) or in belief lines.
+The budgets themselves are knobs of the memory profile (``context:`` in profiles.yaml;
+``trace.operator_retention_days`` for how long a session snapshot can be read back).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-# The session snapshot: the priming recall frozen at session open.
-SNAPSHOT_MAX_ITEMS = 12
-SNAPSHOT_MAX_TOKENS = 600
-
-# The in-turn recall class: the base recall and the recall delta share these.
-RECALL_MAX_ITEMS = 10
-RECALL_MAX_TOKENS = 800
-
-# The window a pack must fit: the fixed body (prefix, correction lines, the user turn)
-# plus whatever recall fits in what the fixed body leaves.
-CONTEXT_WINDOW_TOKENS = 8192
-
-# How long a session snapshot's trace can be read back (the seed's trace retention,
-# ``operator_retention_days``). Past it, a turn gets its base recall and no more.
-SNAPSHOT_TRACE_RETENTION_DAYS = 30
 
 # Episode search: a bounded page loop over the log's turn events.
 EPISODE_PAGE_SIZE = 500

@@ -23,9 +23,6 @@ from datetime import datetime
 from typing import Any
 
 from memory_es.context.budget import (
-    CONTEXT_WINDOW_TOKENS,
-    RECALL_MAX_ITEMS,
-    RECALL_MAX_TOKENS,
     estimate_tokens,
     fit_lines,
     render_block,
@@ -162,13 +159,17 @@ def build_context_pack(
     text: str,
     *,
     now: datetime,
-    window_tokens: int = CONTEXT_WINDOW_TOKENS,
-    recall_items: int = RECALL_MAX_ITEMS,
-    recall_tokens: int = RECALL_MAX_TOKENS,
+    window_tokens: int | None = None,
+    recall_items: int | None = None,
+    recall_tokens: int | None = None,
     profile: MemoryProfile | None = None,
 ) -> ContextPack:
     if not text or not text.strip():
         raise InvalidInput("a context pack needs the turn's text")
+    budgets = (profile or MemoryProfile()).context
+    window_tokens = budgets.window_tokens if window_tokens is None else window_tokens
+    recall_items = budgets.recall_max_items if recall_items is None else recall_items
+    recall_tokens = budgets.recall_max_tokens if recall_tokens is None else recall_tokens
     if window_tokens < 1 or recall_items < 0 or recall_tokens < 0:
         raise InvalidInput("budgets must be positive")
     if session.is_closed:

@@ -16,9 +16,6 @@ from typing import Any
 from uuid import UUID, uuid5
 
 from memory_es.context.budget import (
-    SNAPSHOT_MAX_ITEMS,
-    SNAPSHOT_MAX_TOKENS,
-    SNAPSHOT_TRACE_RETENTION_DAYS,
     fit_lines,
     render_block,
 )
@@ -98,8 +95,6 @@ def take_session_snapshot(
     project: str,
     session_id: str,
     now: datetime,
-    max_items: int = SNAPSHOT_MAX_ITEMS,
-    max_tokens: int = SNAPSHOT_MAX_TOKENS,
     profile: MemoryProfile | None = None,
 ) -> FrozenSnapshot:
     """Read the watermark, then recall durable beliefs at or below it, and freeze both.
@@ -107,6 +102,9 @@ def take_session_snapshot(
     Bounding the snapshot by the watermark it records keeps the two consistent: a belief
     written after the head was read is past the watermark, so the recall delta shows it.
     """
+    profile = profile or MemoryProfile()
+    max_items = profile.context.snapshot_max_items
+    max_tokens = profile.context.snapshot_max_tokens
     watermark = index.head_position(principal)
     result = recall_without_text(
         index,
@@ -130,7 +128,7 @@ def take_session_snapshot(
         prefix=prefix,
         prefix_digest=prefix_digest(prefix),
         taken_at=iso(now),
-        trace_expires_at=iso(now + timedelta(days=SNAPSHOT_TRACE_RETENTION_DAYS)),
+        trace_expires_at=iso(now + timedelta(days=profile.trace.operator_retention_days)),
         policy=retrieval_policy(),
     )
 

@@ -118,6 +118,17 @@ class SnapshotProfiles(_Knobs):
     child: SnapshotProfile = SnapshotProfile(max_items=6, max_tokens=600)
 
 
+class ContextProfile(_Knobs):
+    """The interactive session's budgets: its snapshot, and the in-turn recall class that
+    the base recall and the recall delta share, inside the model's window."""
+
+    snapshot_max_items: int = Field(default=12, ge=1)
+    snapshot_max_tokens: int = Field(default=600, ge=1)
+    recall_max_items: int = Field(default=10, ge=0)
+    recall_max_tokens: int = Field(default=800, ge=0)
+    window_tokens: int = Field(default=8192, ge=1)
+
+
 class TraceProfile(_Knobs):
     enabled: bool = True
     operator_retention_days: int = Field(default=30, ge=1)
@@ -128,6 +139,7 @@ class MemoryProfile(_Knobs):
     retrieval: RetrievalProfile = RetrievalProfile()
     formation: FormationProfile = FormationProfile()
     snapshot: SnapshotProfiles = SnapshotProfiles()
+    context: ContextProfile = ContextProfile()
     trace: TraceProfile = TraceProfile()
 
 

@@ -582,8 +582,9 @@ def _grew_up(m: re.Match[str]) -> list[Found]:
     r"could|should|must|can(?! not stand| not bear)|will|would like|would love|"
     r"would rather|would be|would not|"
     r"hope|wish|mean|meant|said|told|asked|forgot|forget|believe|suppose|bet|doubt|"
-    r"imagine|assume|agree|disagree|see|understand|know|get it|got it|"
-    r"appreciate|apologize|apologise|promise|tried|try|"
+    r"imagine|assume|agree|disagree|see|understand|know|(?:get|got) it(?=\W*$)|"
+    r"appreciate|apologize|apologise|promise|try|"
+    r"tried (?:that|this|it|everything|again|your|the (?:fix|code|command|script|solution))|"
     r"am trying to (?:figure|understand|fix|debug|get|make|decide|work out)|"
     r"am looking at|am looking for (?:help|advice|a way|ideas|tips|suggestions|feedback)|"
     r"am thinking|am wondering|am curious|am asking|"
@@ -1428,8 +1429,14 @@ def _content_words(text: str) -> int:
     return sum(
         2 if w[0].isupper() else 1
         for w in words
-        if len(w) > 2 and w.lower() not in _LIGHT and not w.lower().endswith("ly")
+        if len(w) > 2
+        and w.lower() not in _LIGHT
+        and (not w.lower().endswith("ly") or w.lower() in _LY_NOUNS)
     ) + 2 * len(re.findall(r"\b\d+\b", text))
+
+
+# Words in -ly that are not adverbs.
+_LY_NOUNS = _words("family friendly lovely lonely holy italy july rally jelly belly ugly silly")
 
 
 def _episode_key(statement: str) -> str:
@@ -1468,7 +1475,8 @@ def _verb_phrase(rest: str, *, plural: bool) -> tuple[str, str, str] | None:
 _SUBJECT_SKIP = _words(
     "to at in on for with about from into by of up out back off over around down away "
     "been being so very really just also still even a an the some my our their this "
-    "these that those going gonna planning trying hoping super pretty quite"
+    "these that those going gonna planning trying hoping super pretty quite it them him "
+    "her currently already now recently finally"
 )
 
 
@@ -1588,7 +1596,9 @@ def _present(stem: str, verb: str, obj: str, plural: bool) -> str:
         raw = re.match(r"(?i)^not ([a-z]+)ing\b", obj)
         base = raw.group(1) if raw else stem
         if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "ls":
-            base = base[:-1]
+            base = base[:-1]  # "running" -> "run"
+        elif re.search(r"[cvz]$|^[^aeiou]*[aeiou][^aeiouwxy]$", base):
+            base += "e"  # "baking" -> "bake", "dancing" -> "dance"
     if plural:
         return base
     from memory_es.formation.extractor import third_person
@@ -1597,7 +1607,9 @@ def _present(stem: str, verb: str, obj: str, plural: bool) -> str:
 
 
 @rule(
-    "fact.episode_with", rf"^(?:my (?P<rel>{_REL_ALT})|(?P<who>{NAME})) (?:and|&) I (?P<rest>.+)$"
+    "fact.episode_with",
+    rf"^(?:my (?P<rel>{_REL_ALT}|family|friends|parents|kids|team)|(?P<who>{NAME}))"
+    r" (?:and|&) I (?P<rest>.+)$",
 )
 def _episode_with(m: re.Match[str]) -> list[Found]:
     who = f"User and their {m['rel'].lower()}" if m["rel"] else f"User and {m['who']}"
@@ -1688,15 +1700,21 @@ def _about_user(m: re.Match[str]) -> list[Found]:
     if not (
         opener in _SUBJECT_OPENERS
         or (first.lower().endswith("ing") and first.lower() not in _ING_NOT_VERBS)
-        or (first[:1].isupper() and any(_FINITE.match(w) for w in words[1:3]))
+        or (first[:1].isupper() and any(_FINITE.match(w) for w in words[1:5]))
     ):
         return []
     if _content_words(text) < 3 or len(words) > 40:
         return []
+    return _about_user_statement("fact.about_user", text)
+
+
+def _about_user_statement(name: str, text: str) -> list[Found]:
     statement = re.sub(r"(?i)\b(?:my|mine)\b", "User's", text)
     statement = re.sub(r"(?i)\b(?:me|myself)\b", "User", statement)
     statement = third(statement)
-    made = found("fact.about_user", statement, F, head(text) or first)
+    words = text.split()
+    verb_at = next((i for i, w in enumerate(words[1:5], 1) if _FINITE.match(w)), len(words))
+    made = found(name, statement, F, head(" ".join(words[:verb_at])) or words[0])
     return [
         Found(
             statement=made.statement,
@@ -1751,7 +1769,10 @@ def restore_subject(clause: str) -> str | None:
     lowered = clause[:1].lower() + clause[1:]
     if word == "been":
         return "I have " + lowered
-    if word in _FEELINGS or (word.endswith("ing") and len(word) > 4 and word not in _ING_NOT_VERBS):
+    gerund = word.endswith("ing") and len(word) > 4 and word not in _ING_NOT_VERBS
+    if gerund and len(clause[m.end(2) :].split()) < 2:
+        return None  # "Moving news": a heading, not "I am moving ..."
+    if word in _FEELINGS or gerund:
         return "I am " + lowered
     if _past(word) and word not in _AMBIGUOUS_PAST:
         return "I " + lowered
@@ -1838,13 +1859,44 @@ _FALLBACK_RULES = frozenset(
 
 _QUESTION_TAIL = re.compile(r"\s+(?:\u2014|\u2013|-{1,2})\s+(?=[^\u2014\u2013]*\?\W*$)")
 _WITH_I = re.compile(rf"(\b(?i:my (?:{_REL_ALT}))|^{NAME}) and I\b")
+# "Me and my family are ..." reads as "My family & I are ...".
+_ME_AND_MY = re.compile(r"(?i)^me and my (\w+) ")
+
+
+_EPISODE_MAX_WORDS = 60
+
+
+def _extend_episode(episode: Found, clause: str) -> Found | None:
+    """The episode with a clause of the same turn that formed nothing on its own ("I was
+    in Chicago, it had so much energy"); None when the clause ends the episode (it is
+    about the other speaker, carries a secret, or says nothing)."""
+    if _YOU.search(clause):
+        return None
+    if _content_words(clause) < 2:
+        return episode  # "it was awesome": nothing to add, the episode goes on
+    text = third(re.sub(r"(?i)\b(?:me|myself)\b", "them", clause))
+    if re.match(r"(?:It|They|He|She|This|That|These|Those|There|Its|Their|The|A|An)\b", text):
+        text = text[:1].lower() + text[1:]
+    statement = sentence_case(f"{episode.statement.rstrip('.')}, {text}")
+    if len(statement.split()) > _EPISODE_MAX_WORDS:
+        return None
+    return Found(
+        statement=statement,
+        belief_type=episode.belief_type,
+        subjects=episode.subjects,
+        polarity=episode.polarity,
+        rule=episode.rule,
+        key=_episode_key(statement),
+    )
 
 
 def extract_clauses(text: str) -> list[Found]:
     """Every belief a user turn states, in the order it states them."""
     out: list[Found] = []
+    episode: int | None = None  # the episode later unread clauses of the turn extend
     for sentence in sentences(repair(text)):
         if sentence.rstrip("\"') ").endswith("?"):
+            episode = None
             # "I've started eating healthier - what's new with you?": the statement
             # before the question still stands; a sentence that opens as a question
             # (or asks in its only clause) forms nothing.
@@ -1854,12 +1906,14 @@ def extract_clauses(text: str) -> list[Found]:
             sentence = head_part[0]
         # "My wife and I went ...": one subject, not a clause boundary before "and I".
         sentence = _WITH_I.sub(r"\1 & I", sentence)
+        sentence = _ME_AND_MY.sub(r"my \1 & I ", sentence)
         first_person = False
         list_prefix: str | None = None
         for index, raw in enumerate(clauses(sentence)):
             clause = _trim(strip_markers(raw))
             if not clause or QUESTION_OPENERS.match(clause):
                 list_prefix = None
+                episode = None
                 continue
             if first_person and _ELLIPSIS_VERBS.match(clause):
                 clause = "I " + clause
@@ -1881,8 +1935,20 @@ def extract_clauses(text: str) -> list[Found]:
                 continued = True
             if re.match(r"(?i)^(?:I|my)\b", clause):
                 first_person = True
+            if not result and episode is not None:
+                extended = _extend_episode(out[episode], clause)
+                if extended is None:
+                    episode = None
+                else:
+                    out[episode] = extended
             if result:
                 out.extend(result)
+                last = result[-1]
+                episode = (
+                    len(out) - 1
+                    if last.key is not None and last.key.startswith("episode/")
+                    else None
+                )
                 if not continued:
                     prefix = _LIST_PREFIX.match(clause)
                     list_prefix = (

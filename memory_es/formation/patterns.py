@@ -1476,7 +1476,7 @@ _SUBJECT_SKIP = _words(
     "to at in on for with about from into by of up out back off over around down away "
     "been being so very really just also still even a an the some my our their this "
     "these that those going gonna planning trying hoping super pretty quite it them him "
-    "her currently already now recently finally"
+    "her currently already now recently finally started begun began"
 )
 
 
@@ -1857,6 +1857,28 @@ _FALLBACK_RULES = frozenset(
 )
 
 
+def _before_question(sentence: str) -> str:
+    """The statement a question sentence opens with ("I went there last year, have you
+    been?" -> "I went there last year"); "" when it opens as a question or has one
+    clause."""
+    head_part = _QUESTION_TAIL.split(sentence, maxsplit=1)
+    if len(head_part) == 2:
+        first = head_part[0]
+    else:
+        parts = re.split(r",\s+", sentence)
+        kept: list[str] = []
+        for part in parts:
+            if QUESTION_OPENERS.match(strip_markers(part)) or _YOU.search(part):
+                break
+            kept.append(part)
+        if len(kept) == len(parts):
+            return ""
+        first = ", ".join(kept)
+    if not first or QUESTION_OPENERS.match(strip_markers(first)):
+        return ""
+    return first
+
+
 _QUESTION_TAIL = re.compile(r"\s+(?:\u2014|\u2013|-{1,2})\s+(?=[^\u2014\u2013]*\?\W*$)")
 _WITH_I = re.compile(rf"(\b(?i:my (?:{_REL_ALT}))|^{NAME}) and I\b")
 # "Me and my family are ..." reads as "My family & I are ...".
@@ -1900,10 +1922,9 @@ def extract_clauses(text: str) -> list[Found]:
             # "I've started eating healthier - what's new with you?": the statement
             # before the question still stands; a sentence that opens as a question
             # (or asks in its only clause) forms nothing.
-            head_part = _QUESTION_TAIL.split(sentence, maxsplit=1)
-            if len(head_part) < 2 or QUESTION_OPENERS.match(strip_markers(head_part[0])):
+            sentence = _before_question(sentence)
+            if not sentence:
                 continue
-            sentence = head_part[0]
         # "My wife and I went ...": one subject, not a clause boundary before "and I".
         sentence = _WITH_I.sub(r"\1 & I", sentence)
         sentence = _ME_AND_MY.sub(r"my \1 & I ", sentence)

@@ -74,7 +74,7 @@ def third_person(verb: str) -> str:
 class ClauseExtractor:
     """Deterministic: the same turns always give the same proposals, in turn order."""
 
-    name = "clauses@2"
+    name = "clauses@3"
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
         from memory_es.formation.patterns import extract_clauses

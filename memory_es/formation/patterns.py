@@ -572,19 +572,31 @@ def _grew_up(m: re.Match[str]) -> list[Found]:
 # Hedges, intentions, past tense and talk about the conversation form nothing.
 @rule(
     "none.hedge",
-    r"^I (?:think|guess|feel|wonder|want|wanna|need|needed|was|were|had|used to|might|may|"
+    r"^I (?:think|guess|feel like|wonder|want|wanna|need|needed|used to|might|may|"
+    # past tense is an episode (fact.episode below) unless it reports a passing thought
+    r"was thinking|was wondering|was hoping|was going to|was gonna|was trying|was about to|"
+    r"was just|was told|was asking|was not sure|was curious|was looking for|had to|"
+    r"had no idea|had a question|did not|have been thinking|have been wondering|"
+    r"have been meaning|have been trying|have been asking|have been looking for|"
+    r"am going to try|am going to check|am going to need|am going to ask|"
     r"could|should|must|can(?! not stand| not bear)|will|would like|would love|"
     r"would rather|would be|would not|"
     r"hope|wish|mean|meant|said|told|asked|forgot|forget|believe|suppose|bet|doubt|"
-    r"imagine|assume|heard|saw|read|agree|disagree|see|understand|know|get it|got it|"
-    r"appreciate|apologize|apologise|promise|tried|try|plan|am going to|am gonna|"
-    r"am trying|am looking|am thinking|am planning|am wondering|am curious|am asking|"
-    r"am not sure|am unsure|am here|am back|am sorry|am glad|am happy|am excited|"
+    r"imagine|assume|agree|disagree|see|understand|know|(?:get|got) it(?=\W*$)|"
+    r"appreciate|apologize|apologise|promise|try|"
+    r"tried (?:that|this|it|everything|again|your|the (?:fix|code|command|script|solution))|"
+    r"am trying to (?:figure|understand|fix|debug|get|make|decide|work out)|"
+    r"am looking at|am looking for (?:help|advice|a way|ideas|tips|suggestions|feedback)|"
+    r"am thinking|am wondering|am curious|am asking|"
+    r"am not sure|am unsure|am here|am back|am sorry|am glad|"
     r"am done|am ready|am good|am fine|am okay|am ok|am confused|am stuck|am tired|"
-    r"am working on|am about to|am still trying|am having|am getting|am hoping|"
-    r"am considering|am debating|am writing|am reading|am running|am testing|"
-    r"am sure|am afraid|am worried|am interested|am just|do not know|do not think|"
-    r"do not understand|do not remember|did|have been|have to|have got to|have no idea|"
+    r"am working on (?:this|that|it|a bug|an? (?:script|function|query|issue|problem|fix)|"
+    r"the (?:code|bug|script|function|query|issue|problem|fix|report|deck|slides))\b|"
+    r"am about to|am still trying|am having|am getting|am hoping|"
+    r"am considering|am debating|am testing|"
+    r"am sure|am afraid|am just|do not know|do not think|"
+    r"do not understand|do not remember|did it|did that|did not|have to|have got to|"
+    r"have no idea|"
     r"have a question|have a few|have some questions|love to|like to think|"
     r"keep|kept|just wanted|also wanted|wanted)\b",
 )
@@ -865,9 +877,14 @@ _LIKE_VERBS = {
 )
 def _like(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"])
+    verb = _LIKE_VERBS[m["verb"].lower()]
+    to = re.match(r"(?i)^to (?P<v>[a-z]+) (?P<rest>.+)$", o)
+    if to and not _YOU.search(o) and _content_words(o) >= 2:
+        # "I like to come to this spot by the water": what they like doing
+        subject = _episode_subject(to["rest"]) or to["v"].lower()
+        return [found("preference.like", f"User {verb} {third(o)}", PREF, subject)]
     if not usable(o) or re.match(r"(?i)^(?:the way|how|when|what|that|working with you)\b", o):
         return []
-    verb = _LIKE_VERBS[m["verb"].lower()]
     return [found("preference.like", f"User {verb} {third(o)}", PREF, head(o))]
 
 
@@ -1357,6 +1374,411 @@ def _trait(m: re.Match[str]) -> list[Found]:
     ]
 
 
+# -- episodes: what the user did, is doing, plans, feels --------------------------------
+#
+# The last rules of the catalogue: a first-person clause no rule above reads is an
+# episode (type ``fact``): "I went to a support group yesterday" forms "User went to a
+# support group yesterday." Its resolver key is the statement itself (``episode/<...>``),
+# so two episodes never supersede each other; only the attribute rules above update.
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_MODALS = _words("will would can could should shall might may must wont ought")
+_NOT_VERBS = _words(
+    "too myself alone and or but a an the to in on at for with of as if so not no "
+    "personally also really just even"
+)
+# Adverbs that may stand before the verb; they stay in the statement.
+_EPISODE_ADVERBS = _words(
+    "also just really recently finally actually definitely totally never always often "
+    "sometimes usually still already absolutely truly literally honestly seriously "
+    "genuinely mostly even once first kinda officially"
+)
+_IRREGULAR_PAST = _words(
+    "went got made took saw had did was were ran came gave found bought brought thought "
+    "taught caught felt left met kept sent spent built began won lost wrote read drove "
+    "rode ate drank swam sang sat stood heard told knew grew threw flew drew wore chose "
+    "broke spoke woke forgot paid put set cut hit let hurt shut quit fell held led slept "
+    "lit became understood fed fought hung dug stuck struck sold shot shook bit hid tore "
+    "blew dealt meant sought spun wept began rang sank stole swore swung bent lent "
+    "froze"
+)
+# Words that carry no content of their own: an episode needs two content words.
+_LIGHT = _words(
+    "am is are was were be been being have has had having do does did get got go went "
+    "it its this that these those them they their there here thing things stuff so "
+    "very really too just much more some any all a an the and or but of to in on at for "
+    "with from by about as up out off over into than then also even still now today "
+    "lot lots bit kind sort one ones way time times well good great nice fun cool like "
+    "awesome amazing sure yes yeah not no never always"
+)
+_YOU = re.compile(r"(?i)\b(?:you|your|yours|yourself|ya)\b|\[redacted")
+
+
+def _past(word: str) -> bool:
+    w = word.lower()
+    return w in _IRREGULAR_PAST or (len(w) > 4 and w.endswith("ed"))
+
+
+def _content_words(text: str) -> int:
+    """Content words, a name or a number counting twice ("in Chicago" is enough)."""
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
+    return sum(
+        2 if w[0].isupper() else 1
+        for w in words
+        if len(w) > 2
+        and w.lower() not in _LIGHT
+        and (not w.lower().endswith("ly") or w.lower() in _LY_NOUNS)
+    ) + 2 * len(re.findall(r"\b\d+\b", text))
+
+
+# Words in -ly that are not adverbs.
+_LY_NOUNS = _words("family friendly lovely lonely holy italy july rally jelly belly ugly silly")
+
+
+def _episode_key(statement: str) -> str:
+    return f"episode/{statement.rstrip('.')}"
+
+
+def _verb_phrase(rest: str, *, plural: bool) -> tuple[str, str, str] | None:
+    """(adverbs, conjugated verb, object) of "am going to the gym", or None."""
+    words = rest.split()
+    i = 0
+    while i < len(words) - 1 and (
+        words[i].lower() in _EPISODE_ADVERBS
+        or (words[i].lower().endswith("ly") and len(words[i]) > 4)
+    ):
+        i += 1
+    verb = words[i]
+    low = verb.lower()
+    if not re.fullmatch(r"[a-z]+", low) or low in _MODALS or low in _NOT_VERBS:
+        return None
+    obj = " ".join(words[i + 1 :])
+    if plural:
+        shown = low
+    elif low == "were":
+        shown = "was"
+    elif low == "am":
+        shown = "is"
+    elif _past(low) or low.endswith("ing"):
+        shown = low
+    else:
+        from memory_es.formation.extractor import third_person
+
+        shown = third_person(low)
+    return " ".join(words[:i]), shown, obj
+
+
+_SUBJECT_SKIP = _words(
+    "to at in on for with about from into by of up out back off over around down away "
+    "been being so very really just also still even a an the some my our their this "
+    "these that those going gonna planning trying hoping super pretty quite it them him "
+    "her currently already now recently finally started begun began"
+)
+
+
+def _episode_subject(obj: str) -> str:
+    """What an episode is about: its object's head, past particles and verb chains
+    ("been volunteering at the animal shelter" -> "animal shelter")."""
+    words = obj.split()
+    i = 0
+    while i < len(words) - 1:
+        w = words[i].lower().strip(",.")
+        after_det = i > 0 and words[i - 1].lower() in ("a", "an", "the", "my", "their", "our")
+        gerund = w.endswith("ing") and len(w) > 4 and not after_det
+        if w in _SUBJECT_SKIP or w in _FEELINGS or gerund:
+            i += 1
+        elif i and words[i - 1].lower() == "to" and words[i].islower():
+            i += 1  # "to run a marathon": the verb after "to"
+        else:
+            break
+    return _EPISODE_HEAD_CUT.sub("", head(" ".join(words[i:])))
+
+
+_EPISODE_HEAD_CUT = re.compile(
+    r"\s+(?:I|they|last|next|this|yesterday|today|tomorrow|tonight|every|ago|together)\b.*$"
+)
+
+
+def _episode(name: str, who: str, rest: str, *, plural: bool) -> list[Found]:
+    if _YOU.search(rest):
+        return []  # about the one they talk to, not about the user
+    rest = _trim(rest)
+    parts = _verb_phrase(rest, plural=plural)
+    if parts is None:
+        return []
+    adverbs, verb, obj = parts
+    obj = obj.strip(" ,;:")
+    if plural and _GROUP_HEDGE.match(f"{verb} {obj}"):
+        return []
+    if not obj or len(obj.split()) > 40:
+        return []
+    counted = ("" if verb.lower() in _LIGHT else verb) + " " + obj
+    if _content_words(counted) < 2:
+        return []
+    statement = " ".join(p for p in (who, adverbs, verb, third(obj)) if p)
+    subject = _episode_subject(obj)
+    negative = re.match(r"(?i)^(?:not|never)\b", obj) is not None or "never" in adverbs
+    key: str | None = None
+    habit = _habit(verb, obj, plural=plural)
+    if habit is not None and subject:
+        # "I grow zucchini" is a habit: "I am not growing zucchini anymore" updates it.
+        lemma, retracted = habit
+        if retracted:
+            rest_obj = re.sub(r"(?i)\s*\bany ?more$", "", obj)
+            rest_obj = re.sub(r"(?i)^not\s+\S+", "", rest_obj).strip()
+            subject = _episode_subject(rest_obj) if rest_obj else lemma
+            statement = f"{who} no longer {_present(lemma, verb, obj, plural)} {third(rest_obj)}"
+            negative = True
+        key = f"habit/{lemma} {(subject or '').lower()}"
+    made = found(name, statement, F, subject or verb.lower(), polarity=not negative)
+    return [
+        Found(
+            statement=made.statement,
+            belief_type=made.belief_type,
+            subjects=made.subjects,
+            polarity=made.polarity,
+            rule=made.rule,
+            key=key or _episode_key(made.statement),
+        )
+    ]
+
+
+_GROUP_HEDGE = re.compile(
+    r"(?i)^(?:are|were) (?:thinking|wondering|hoping|trying|considering|going to|gonna|"
+    r"not sure|talking|looking at)\b|^(?:might|may|could|should|would|will)\b"
+)
+
+
+def _stem(verb: str) -> str:
+    """A crude verb stem, the same for "grow"/"grows"/"growing", "run"/"running"."""
+    v = verb.lower()
+    if v.endswith("ing") and len(v) > 5:
+        v = v[:-3]
+        if len(v) > 2 and v[-1] == v[-2] and v[-1] not in "ls":
+            v = v[:-1]
+    elif v.endswith("ies") and len(v) > 4:
+        v = v[:-3] + "y"
+    elif v.endswith("es") and re.search(r"(?:sh|ch|x|z|ss|o)es$", v):
+        v = v[:-2]
+    elif v.endswith("s") and not v.endswith("ss"):
+        v = v[:-1]
+    return v.rstrip("e")
+
+
+def _habit(verb: str, obj: str, *, plural: bool) -> tuple[str, bool] | None:
+    """(stem, retracted) when the clause states a present habit or drops one."""
+    low = verb.lower()
+    m = re.match(r"(?i)^not (?P<v>[a-z]+ing)\b.+\bany ?more$", obj)
+    if low in ("is", "are") and m:
+        return _stem(m["v"]), True
+    m = re.match(r"(?i)^not (?P<v>[a-z]+)\b.+\bany ?more$", obj)
+    if low in ("does", "do") and m:
+        return _stem(m["v"]), True
+    if low in _LIGHT or low in ("is", "are", "has", "have", "does", "do") or _past(low):
+        return None
+    if low.endswith("ing"):
+        return None
+    return _stem(low), False
+
+
+def _present(stem: str, verb: str, obj: str, plural: bool) -> str:
+    """The verb of a dropped habit, as "no longer grows" reads it."""
+    m = re.match(r"(?i)^not (?P<v>[a-z]+?)(?:ing)?\b", obj)
+    base = m["v"] if m else stem
+    if m and m["v"].lower().endswith(("ing",)):
+        base = stem
+    if verb.lower() in ("is", "are"):
+        # "not growing" -> "grow": the stem, with a final e restored where needed
+        raw = re.match(r"(?i)^not ([a-z]+)ing\b", obj)
+        base = raw.group(1) if raw else stem
+        if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "ls":
+            base = base[:-1]  # "running" -> "run"
+        elif re.search(r"[cvz]$|^[^aeiou]*[aeiou][^aeiouwxy]$", base):
+            base += "e"  # "baking" -> "bake", "dancing" -> "dance"
+    if plural:
+        return base
+    from memory_es.formation.extractor import third_person
+
+    return third_person(base)
+
+
+@rule(
+    "fact.episode_with",
+    rf"^(?:my (?P<rel>{_REL_ALT}|family|friends|parents|kids|team)|(?P<who>{NAME}))"
+    r" (?:and|&) I (?P<rest>.+)$",
+)
+def _episode_with(m: re.Match[str]) -> list[Found]:
+    who = f"User and their {m['rel'].lower()}" if m["rel"] else f"User and {m['who']}"
+    if m["who"] and m["who"].lower() in ("you", "he", "she", "they", "it", "this", "that"):
+        return []
+    return _episode("fact.episode_with", who, m["rest"], plural=True)
+
+
+@rule("fact.group_episode", r"^we (?P<rest>.+)$")
+def _group_episode(m: re.Match[str]) -> list[Found]:
+    return _episode("fact.group_episode", "User and others", m["rest"], plural=True)
+
+
+@rule("fact.my_episode", r"^My (?P<all>\S+ .+)$")
+def _my_episode(m: re.Match[str]) -> list[Found]:
+    """ "My sister ran the Boston marathon" / "My colleague Rob invited me to ...": a
+    possession's or relation's past or present deed (never "is": "My wife is planning"
+    and "my dog is sick" stay unread)."""
+    if _YOU.search(m["all"]):
+        return []
+    words = m["all"].split()
+    for at in range(1, min(4, len(words))):
+        verb = words[at]
+        if not re.fullmatch(r"[a-z]+", verb):
+            continue
+        present = verb.endswith("s") and not verb.endswith("ss") and verb not in ("is", "was")
+        if not (_past(verb) or present):
+            continue
+        thing = " ".join(words[:at])
+        rest = _trim(" ".join(words[at:]))
+        if _content_words(rest) < 2:
+            return []
+        statement = f"User's {third(thing)} {third(rest)}"
+        made = found("fact.my_episode", statement, F, head(thing) or thing)
+        return [
+            Found(
+                statement=made.statement,
+                belief_type=F,
+                subjects=made.subjects,
+                polarity=True,
+                rule=made.rule,
+                key=_episode_key(made.statement),
+            )
+        ]
+    return []
+
+
+@rule("fact.episode", r"^I (?P<rest>.+)$")
+def _first_person_episode(m: re.Match[str]) -> list[Found]:
+    you = _YOU.search(m["rest"])
+    if you is not None:
+        # "I am so excited to tell you I started a yoga class": the news after "you".
+        inner = re.compile(r"\b(?:that )?(?=I [a-z])").search(m["rest"], you.end())
+        if inner is None or _YOU.search(m["rest"], inner.end()):
+            return []
+        return match_clause(m["rest"][inner.end() :].removeprefix("that ")) or []
+    return _episode("fact.episode", "User", m["rest"], plural=False)
+
+
+# A statement about the user's world with another subject ("Nature totally inspires
+# me", "Cooking has been helping me de-stress"): the user's words, with "me"/"my"
+# read as the user. Only when the clause opens with a noun phrase (not an imperative
+# such as "Write me a poem") and carries three content words.
+_SUBJECT_OPENERS = _words(
+    "they he she it this that these those the a an his her their its there everyone "
+    "everybody people someone both all each one two three some most many"
+)
+_ABOUT_USER = re.compile(r"\b(?:me|my|mine|myself)\b", re.I)
+_FINITE = re.compile(
+    r"(?i)^(?:is|was|are|were|has|have|had|will|would|can|could|[a-z]+s|[a-z]+ed)$"
+)
+
+
+@rule("fact.about_user", r"^(?!(?:I|we|my)\b)(?P<all>\S+ .+)$")
+def _about_user(m: re.Match[str]) -> list[Found]:
+    text = _trim(m["all"])
+    if not _ABOUT_USER.search(text) or _YOU.search(text):
+        return []
+    words = text.split()
+    first = words[0]
+    opener = first.lower().split("'")[0]
+    if (
+        (opener == "it" and _content_words(text) < 4)
+        or opener == "there"
+        or (first.lower() in ("this", "that", "these", "those") and _FINITE.match(words[1]))
+    ):
+        return []  # "It tastes like soap to me": about nothing named
+    if not (
+        opener in _SUBJECT_OPENERS
+        or (first.lower().endswith("ing") and first.lower() not in _ING_NOT_VERBS)
+        or (first[:1].isupper() and any(_FINITE.match(w) for w in words[1:5]))
+    ):
+        return []
+    if _content_words(text) < 3 or len(words) > 40:
+        return []
+    return _about_user_statement("fact.about_user", text)
+
+
+def _about_user_statement(name: str, text: str) -> list[Found]:
+    statement = re.sub(r"(?i)\b(?:my|mine)\b", "User's", text)
+    statement = re.sub(r"(?i)\b(?:me|myself)\b", "User", statement)
+    statement = third(statement)
+    words = text.split()
+    verb_at = next((i for i, w in enumerate(words[1:5], 1) if _FINITE.match(w)), len(words))
+    made = found(name, statement, F, head(" ".join(words[:verb_at])) or words[0])
+    return [
+        Found(
+            statement=made.statement,
+            belief_type=F,
+            subjects=made.subjects,
+            polarity=True,
+            rule=made.rule,
+            key=_episode_key(made.statement),
+        )
+    ]
+
+
+# A clause with its subject dropped ("Researching adoption agencies", "Just got back
+# from Rome", "Excited for the trip") is the user speaking about themself when it opens
+# a sentence or follows a first-person clause: it is read with "I" / "I am" restored.
+_FEELINGS = _words(
+    "excited thrilled stoked proud grateful thankful blessed nervous anxious stressed "
+    "exhausted worried scared terrified curious eager keen inspired motivated "
+    "determined overwhelmed relieved heartbroken devastated obsessed addicted "
+    "interested hooked busy"
+)
+_ING_NOT_VERBS = _words(
+    "according regarding speaking talking including considering assuming nothing "
+    "something anything everything morning evening thing things wedding building "
+    "spring king ring sing bring string wing sibling darling pudding ceiling during "
+    "sounding being seeing hearing feeling wishing hoping thinking looking "
+    "sending keeping"
+)
+_AFTER_GERUND_SUBJECT = re.compile(
+    r"(?i)^\S+\s+(?:is|was|are|were|has|have|had|can|could|will|would|should|must|"
+    r"might|may|makes|made|helps|helped|gives|gave|keeps|takes|sounds|seems|looks)\b"
+)
+
+
+# Past forms that are also a bare verb, so an opening one may be an imperative
+# ("Let me check", "Read this").
+_AMBIGUOUS_PAST = _words("was were did had let put set cut hit hurt shut quit read")
+
+
+def restore_subject(clause: str) -> str | None:
+    """The clause with its dropped first-person subject restored, or None."""
+    m = re.match(
+        r"(?i)^((?:just|finally|recently|also|still|even|really|totally|super|so|very|"
+        r"pretty|quite)\s+)*(\S+)",
+        clause,
+    )
+    if m is None:
+        return None
+    word = m.group(2).lower()
+    if not re.fullmatch(r"[a-z]+", word) or _AFTER_GERUND_SUBJECT.match(clause[m.start(2) :]):
+        return None
+    lowered = clause[:1].lower() + clause[1:]
+    if word == "been":
+        return "I have " + lowered
+    gerund = word.endswith("ing") and len(word) > 4 and word not in _ING_NOT_VERBS
+    if gerund and len(clause[m.end(2) :].split()) < 2:
+        return None  # "Moving news": a heading, not "I am moving ..."
+    if word in _FEELINGS or gerund:
+        return "I am " + lowered
+    if _past(word) and word not in _AMBIGUOUS_PAST:
+        return "I " + lowered
+    return None
+
+
 # -- the clause walk ---------------------------------------------------------------------
 
 _ELLIPSIS_VERBS = re.compile(
@@ -1412,28 +1834,112 @@ def match_clause(clause: str) -> list[Found] | None:
     """The beliefs one clause states; None when no rule reads it."""
     clause = _ADVERB_RUN.sub(r"\1", clause)
     first = clause.split(" ", 1)[0].lower()
-    for _name, pattern, fn in _ORDERED.get(first if first in ("i", "my") else "", []):
+    for name, pattern, fn in _ORDERED.get(first if first in ("i", "my") else "", []):
         m = pattern.match(clause)
         if m is not None:
-            return fn(m)
+            got = fn(m)
+            if not got and name in _FALLBACK_RULES:
+                continue  # the catch-all episode rules refuse without deciding
+            return got
     return None
+
+
+# The episode rules read what nothing above read; when they refuse, the clause is
+# still unread (a list continuation or an inner "I ..." may read it).
+_FALLBACK_RULES = frozenset(
+    [
+        "fact.episode",
+        "fact.episode_with",
+        "fact.group_episode",
+        "fact.my_episode",
+        "fact.about_user",
+    ]
+)
+
+
+def _before_question(sentence: str) -> str:
+    """The statement a question sentence opens with ("I went there last year, have you
+    been?" -> "I went there last year"); "" when it opens as a question or has one
+    clause."""
+    head_part = _QUESTION_TAIL.split(sentence, maxsplit=1)
+    if len(head_part) == 2:
+        first = head_part[0]
+    else:
+        parts = re.split(r",\s+", sentence)
+        kept: list[str] = []
+        for part in parts:
+            if QUESTION_OPENERS.match(strip_markers(part)) or _YOU.search(part):
+                break
+            kept.append(part)
+        if len(kept) == len(parts):
+            return ""
+        first = ", ".join(kept)
+    if not first or QUESTION_OPENERS.match(strip_markers(first)):
+        return ""
+    return first
+
+
+_QUESTION_TAIL = re.compile(r"\s+(?:\u2014|\u2013|-{1,2})\s+(?=[^\u2014\u2013]*\?\W*$)")
+_WITH_I = re.compile(rf"(\b(?i:my (?:{_REL_ALT}))|^{NAME}) and I\b")
+# "Me and my family are ..." reads as "My family & I are ...".
+_ME_AND_MY = re.compile(r"(?i)^me and my (\w+) ")
+
+
+_EPISODE_MAX_WORDS = 60
+
+
+def _extend_episode(episode: Found, clause: str) -> Found | None:
+    """The episode with a clause of the same turn that formed nothing on its own ("I was
+    in Chicago, it had so much energy"); None when the clause ends the episode (it is
+    about the other speaker, carries a secret, or says nothing)."""
+    if _YOU.search(clause):
+        return None
+    if _content_words(clause) < 2:
+        return episode  # "it was awesome": nothing to add, the episode goes on
+    text = third(re.sub(r"(?i)\b(?:me|myself)\b", "them", clause))
+    if re.match(r"(?:It|They|He|She|This|That|These|Those|There|Its|Their|The|A|An)\b", text):
+        text = text[:1].lower() + text[1:]
+    statement = sentence_case(f"{episode.statement.rstrip('.')}, {text}")
+    if len(statement.split()) > _EPISODE_MAX_WORDS:
+        return None
+    return Found(
+        statement=statement,
+        belief_type=episode.belief_type,
+        subjects=episode.subjects,
+        polarity=episode.polarity,
+        rule=episode.rule,
+        key=_episode_key(statement),
+    )
 
 
 def extract_clauses(text: str) -> list[Found]:
     """Every belief a user turn states, in the order it states them."""
     out: list[Found] = []
+    episode: int | None = None  # the episode later unread clauses of the turn extend
     for sentence in sentences(repair(text)):
         if sentence.rstrip("\"') ").endswith("?"):
-            continue
+            episode = None
+            # "I've started eating healthier - what's new with you?": the statement
+            # before the question still stands; a sentence that opens as a question
+            # (or asks in its only clause) forms nothing.
+            sentence = _before_question(sentence)
+            if not sentence:
+                continue
+        # "My wife and I went ...": one subject, not a clause boundary before "and I".
+        sentence = _WITH_I.sub(r"\1 & I", sentence)
+        sentence = _ME_AND_MY.sub(r"my \1 & I ", sentence)
         first_person = False
         list_prefix: str | None = None
-        for raw in clauses(sentence):
+        for index, raw in enumerate(clauses(sentence)):
             clause = _trim(strip_markers(raw))
             if not clause or QUESTION_OPENERS.match(clause):
                 list_prefix = None
+                episode = None
                 continue
             if first_person and _ELLIPSIS_VERBS.match(clause):
                 clause = "I " + clause
+            elif index == 0 or first_person:
+                clause = restore_subject(clause) or clause
             result = match_clause(clause)
             if result is None:
                 inner = _INNER_START.search(clause, 1)
@@ -1450,8 +1956,20 @@ def extract_clauses(text: str) -> list[Found]:
                 continued = True
             if re.match(r"(?i)^(?:I|my)\b", clause):
                 first_person = True
+            if not result and episode is not None:
+                extended = _extend_episode(out[episode], clause)
+                if extended is None:
+                    episode = None
+                else:
+                    out[episode] = extended
             if result:
                 out.extend(result)
+                last = result[-1]
+                episode = (
+                    len(out) - 1
+                    if last.key is not None and last.key.startswith("episode/")
+                    else None
+                )
                 if not continued:
                     prefix = _LIST_PREFIX.match(clause)
                     list_prefix = (

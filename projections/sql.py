@@ -263,19 +263,27 @@ class SqlRecallIndex(RecallIndex):
         bm25: cq.Bm25Params,
         cap: int,
     ) -> list[Candidate]:
-        sql, params = cq.candidates_sql(
-            _SELECT_BELIEF,
-            weights,
-            filters,
-            principal=principal,
-            avgdl=avgdl,
-            bm25=bm25,
-            cap=cap,
-        )
-        with self._lock:
-            rows = self._execute(sql, params)
+        def run(top: int | None) -> list[tuple[Any, ...]]:
+            sql, params = cq.candidates_sql(
+                _SELECT_BELIEF,
+                weights,
+                filters,
+                principal=principal,
+                avgdl=avgdl,
+                bm25=bm25,
+                cap=cap,
+                top=top,
+            )
+            with self._lock:
+                return self._execute(sql, params)
+
+        # The best scores first, joined to beliefs alone; the full query only when the
+        # filters left fewer than the cap of them and rows were left out (exact either way).
+        rows = run(max(cap * _TOP_FACTOR, cap))
+        if len(rows) < cap and (not rows or int(rows[0][-1]) > 0):
+            rows = run(None)
         return [
-            Candidate(record=decode_record(r[:-2]), matched=int(r[-2]), lexical=int(r[-1]))
+            Candidate(record=decode_record(r[:-3]), matched=int(r[-3]), lexical=int(r[-2]))
             for r in rows
         ]
 
@@ -393,7 +401,7 @@ class _SqlWriter(IndexWriter):
         self._inserted: set[str] = set()  # staged beliefs that are not in the table yet
         self._changed: set[str] = set()  # staged beliefs already in the table, changed
         self._loaded: dict[str, BeliefRecord | None] = {}  # read from the table, unchanged
-        self._terms: list[tuple[str, str, str, int]] = []
+        self._terms: list[tuple[str, str, str, int, int]] = []
         self._heads: dict[str, int] = {}
 
     def _run(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -454,7 +462,8 @@ class _SqlWriter(IndexWriter):
         self._staged[record.belief_id] = record
         self._inserted.add(record.belief_id)
         self._terms.extend(
-            (record.principal, term, record.belief_id, n) for term, n in terms.items()
+            (record.principal, term, record.belief_id, n, record.doc_len)
+            for term, n in terms.items()
         )
         self._run(
             "INSERT INTO {p}principal_stats (principal, documents, total_len) VALUES (?, 1, ?)"
@@ -523,7 +532,8 @@ class _SqlWriter(IndexWriter):
             )
         if self._terms:
             index._executemany(
-                f"INSERT INTO {p}belief_terms (principal, term, belief_id, tf) VALUES (?, ?, ?, ?)",
+                f"INSERT INTO {p}belief_terms (principal, term, belief_id, tf, doc_len)"
+                " VALUES (?, ?, ?, ?, ?)",
                 sorted(self._terms),  # in key order: the index b-tree fills in sequence
             )
         if self._heads:
@@ -541,3 +551,5 @@ class _SqlWriter(IndexWriter):
 # Every column but the key, in BELIEF_COLUMNS order (the key comes first).
 _ASSIGN_ALL = ", ".join(f"{c} = ?" for c in BELIEF_COLUMNS[1:])
 _PREFETCH_CHUNK = 500
+# Rows scored from postings and joined to beliefs before the full query is needed.
+_TOP_FACTOR = 2

@@ -157,6 +157,50 @@ class RetrievalConformance:
         result = memory.recall("omar", "which database does the kestrel project use?", limit=1)
         assert result.lines()[0].endswith("The kestrel project uses PostgreSQL.")
 
+    def test_the_cap_is_taken_after_the_filters_even_when_the_best_scores_are_filtered(
+        self, memory: memory_es.Memory
+    ) -> None:
+        # The 150 best-scoring rows (the shortest) belong to another project; the store
+        # scores the best first and must still answer from the rows that pass the filters:
+        # the 20 shortest of the project's own, shortest first. (300 rows without the word
+        # keep its weight high enough that lengths give distinct scores.)
+        filler = " ".join(f"w{i}" for i in range(40))
+        rows: list[dict[str, object]] = [
+            {"statement": f"Apple {n}.", "subjects": ("fruit",)} for n in range(300)
+        ]
+        rows += [
+            {"statement": "Kiwi.", "project": "elsewhere", "subjects": ("fruit",)}
+            for _ in range(150)
+        ]
+        rows += [
+            {"statement": "Kiwi " + " ".join(filler.split()[:n]) + ".", "subjects": ("fruit",)}
+            for n in range(1, 41)
+        ]
+        seed(memory, "quinn", rows)
+        found = memory.index.candidates(
+            principal_key("default", "quinn"), ["kiwi"], project="general", cap=20
+        )
+        assert [c.record.doc_len for c in found] == list(range(3, 23))
+        assert all(c.record.project == "general" for c in found)
+        scores = [c.lexical for c in found]
+        assert scores == sorted(scores, reverse=True) and len(set(scores)) > 1
+
+    def test_rows_tied_at_the_cap_boundary_come_newest_first(
+        self, memory: memory_es.Memory
+    ) -> None:
+        # 100 rows score the same: whichever rows the store scores first, the cap keeps
+        # the newest 20.
+        seed(
+            memory,
+            "rosa",
+            [{"statement": f"Plum note {n}.", "subjects": ("plum",)} for n in range(100)],
+        )
+        found = memory.index.candidates(
+            principal_key("default", "rosa"), ["plum"], project="general", cap=20
+        )
+        assert len({c.lexical for c in found}) == 1
+        assert [c.record.position for c in found] == list(range(10_100, 10_080, -1))
+
     def test_lexical_ties_are_broken_newest_first(self, memory: memory_es.Memory) -> None:
         seed(
             memory,

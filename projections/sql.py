@@ -403,6 +403,10 @@ class _SqlWriter(IndexWriter):
         self._loaded: dict[str, BeliefRecord | None] = {}  # read from the table, unchanged
         self._terms: list[tuple[str, str, str, int, int]] = []
         self._heads: dict[str, int] = {}
+        self._stats: dict[str, list[int]] = {}  # principal -> [documents, total_len] added
+        self._vectors: list[tuple[str, str, bytes]] = []
+        self._opened: dict[str, SessionRecord] = {}
+        self._session_changes: dict[str, dict[str, Any]] = {}
 
     def _run(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         if not sql.lstrip().upper().startswith("SELECT"):
@@ -465,18 +469,13 @@ class _SqlWriter(IndexWriter):
             (record.principal, term, record.belief_id, n, record.doc_len)
             for term, n in terms.items()
         )
-        self._run(
-            "INSERT INTO {p}principal_stats (principal, documents, total_len) VALUES (?, 1, ?)"
-            " ON CONFLICT (principal) DO UPDATE SET"
-            " documents = {p}principal_stats.documents + 1,"
-            " total_len = {p}principal_stats.total_len + excluded.total_len",
-            (record.principal, record.doc_len),
-        )
+        added = self._stats.setdefault(record.principal, [0, 0])
+        added[0] += 1
+        added[1] += record.doc_len
         encoder = self._index.vector_encoder
         if encoder is not None:
-            self._run(
-                "INSERT INTO {p}belief_vectors (belief_id, principal, vector) VALUES (?, ?, ?)",
-                (record.belief_id, record.principal, encoder.encode(vector_text(record))),
+            self._vectors.append(
+                (record.belief_id, record.principal, encoder.encode(vector_text(record)))
             )
 
     def update_belief(self, belief_id: str, **changes: Any) -> None:
@@ -488,20 +487,11 @@ class _SqlWriter(IndexWriter):
             self._changed.add(belief_id)
 
     def open_session(self, record: SessionRecord) -> None:
-        marks = ", ".join("?" for _ in SESSION_COLUMNS)
-        self._run(
-            f"INSERT INTO {{p}}sessions ({', '.join(SESSION_COLUMNS)}) VALUES ({marks})"
-            " ON CONFLICT (session_id) DO NOTHING",
-            [getattr(record, c) for c in SESSION_COLUMNS],
-        )
+        self._opened.setdefault(record.session_id, record)
 
     def update_session(self, session_id: str, **changes: Any) -> None:
-        columns = sorted(changes)
-        assignments = ", ".join(f"{c} = ?" for c in columns)
-        self._run(
-            f"UPDATE {{p}}sessions SET {assignments} WHERE session_id = ?",
-            [*(changes[c] for c in columns), session_id],
-        )
+        # Every change sets absolute values: the last one per column is the final state.
+        self._session_changes.setdefault(session_id, {}).update(changes)
 
     def raise_head(self, principal: str, position: int) -> None:
         self._heads[principal] = max(position, self._heads.get(principal, position))
@@ -543,9 +533,38 @@ class _SqlWriter(IndexWriter):
                 f" WHERE excluded.position > {p}heads.position",
                 sorted(self._heads.items()),
             )
+        if self._stats:
+            index._executemany(
+                f"INSERT INTO {p}principal_stats (principal, documents, total_len)"
+                " VALUES (?, ?, ?) ON CONFLICT (principal) DO UPDATE SET"
+                f" documents = {p}principal_stats.documents + excluded.documents,"
+                f" total_len = {p}principal_stats.total_len + excluded.total_len",
+                [(k, d, n) for k, (d, n) in sorted(self._stats.items())],
+            )
+        if self._vectors:
+            index._executemany(
+                f"INSERT INTO {p}belief_vectors (belief_id, principal, vector) VALUES (?, ?, ?)",
+                sorted(self._vectors),
+            )
+        if self._opened:
+            marks = ", ".join("?" for _ in SESSION_COLUMNS)
+            index._executemany(
+                f"INSERT INTO {p}sessions ({', '.join(SESSION_COLUMNS)}) VALUES ({marks})"
+                " ON CONFLICT (session_id) DO NOTHING",
+                [[getattr(r, c) for c in SESSION_COLUMNS] for _, r in sorted(self._opened.items())],
+            )
+        by_columns: dict[tuple[str, ...], list[list[Any]]] = {}
+        for session_id, changes in sorted(self._session_changes.items()):
+            columns = tuple(sorted(changes))
+            by_columns.setdefault(columns, []).append([*(changes[c] for c in columns), session_id])
+        for columns, rows in by_columns.items():
+            assignments = ", ".join(f"{c} = ?" for c in columns)
+            index._executemany(f"UPDATE {p}sessions SET {assignments} WHERE session_id = ?", rows)
         self._new_principals = {}
         self._staged, self._inserted, self._changed, self._loaded = {}, set(), set(), {}
         self._terms, self._heads = [], {}
+        self._stats, self._vectors = {}, []
+        self._opened, self._session_changes = {}, {}
 
 
 # Every column but the key, in BELIEF_COLUMNS order (the key comes first).

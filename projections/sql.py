@@ -9,9 +9,10 @@ from __future__ import annotations
 import threading
 from abc import abstractmethod
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
+from operator import attrgetter
 from typing import Any
 
 import orjson
@@ -64,29 +65,41 @@ def load_migrations(dialect: str) -> list[tuple[str, list[str], list[str]]]:
     return out
 
 
+def _json_text(value: Any) -> str:
+    return orjson.dumps(list(value)).decode()
+
+
+def _json_tuple(value: Any) -> tuple[str, ...]:
+    return tuple(orjson.loads(value))
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+# One converter per column, chosen once (the codec runs for every row read and written).
+_ENCODERS: tuple[Callable[[Any], Any], ...] = tuple(
+    _json_text if c in JSON_COLUMNS else int if c in BOOL_COLUMNS else _same for c in BELIEF_COLUMNS
+)
+_DECODERS: tuple[Callable[[Any], Any], ...] = tuple(
+    _json_tuple
+    if c in JSON_COLUMNS
+    else bool
+    if c in BOOL_COLUMNS
+    else float
+    if c in ("confidence", "utility")
+    else _same
+    for c in BELIEF_COLUMNS
+)
+
+
 def encode_record(record: BeliefRecord) -> tuple[Any, ...]:
-    values = []
-    for column in BELIEF_COLUMNS:
-        value = getattr(record, column)
-        if column in JSON_COLUMNS:
-            value = orjson.dumps(list(value)).decode()
-        elif column in BOOL_COLUMNS:
-            value = int(value)
-        values.append(value)
-    return tuple(values)
+    values = attrgetter(*BELIEF_COLUMNS)(record)
+    return tuple(f(v) for f, v in zip(_ENCODERS, values, strict=True))
 
 
 def decode_record(row: Sequence[Any]) -> BeliefRecord:
-    values: dict[str, Any] = {}
-    for column, value in zip(BELIEF_COLUMNS, row, strict=False):
-        if column in JSON_COLUMNS:
-            value = tuple(orjson.loads(value))
-        elif column in BOOL_COLUMNS:
-            value = bool(value)
-        elif column in ("confidence", "utility"):
-            value = float(value)
-        values[column] = value
-    return BeliefRecord(**values)
+    return BeliefRecord(*(f(v) for f, v in zip(_DECODERS, row, strict=False)))
 
 
 class SqlRecallIndex(RecallIndex):

@@ -102,6 +102,13 @@ def decode_record(row: Sequence[Any]) -> BeliefRecord:
     return BeliefRecord(*(f(v) for f, v in zip(_DECODERS, row, strict=False)))
 
 
+def _candidates(rows: list[tuple[Any, ...]]) -> list[Candidate]:
+    return [
+        Candidate(record=decode_record(r[:-3]), matched=int(r[-3]), lexical=int(r[-2]))
+        for r in rows
+    ]
+
+
 class SqlRecallIndex(RecallIndex):
     dialect: str
 
@@ -276,7 +283,7 @@ class SqlRecallIndex(RecallIndex):
         bm25: cq.Bm25Params,
         cap: int,
     ) -> list[Candidate]:
-        def run(top: int | None) -> list[tuple[Any, ...]]:
+        def run(top: int | None, essential: frozenset[str] | None = None) -> list[tuple[Any, ...]]:
             sql, params = cq.candidates_sql(
                 _SELECT_BELIEF,
                 weights,
@@ -286,19 +293,25 @@ class SqlRecallIndex(RecallIndex):
                 bm25=bm25,
                 cap=cap,
                 top=top,
+                essential=essential,
             )
             with self._lock:
                 return self._execute(sql, params)
 
         # The best scores first, joined to beliefs alone; the full query only when the
         # filters left fewer than the cap of them and rows were left out (exact either way).
-        rows = run(max(cap * _TOP_FACTOR, cap))
+        top = max(cap * _TOP_FACTOR, cap)
+        # Max-score: score only beliefs holding a rarer term; exact when the cap-th score
+        # is above what any belief holding only the frequent terms can reach.
+        split = cq.prune(weights, bm25)
+        if split is not None:
+            rows = run(top, split[0])
+            if len(rows) == cap and int(rows[-1][-2]) > split[1]:
+                return _candidates(rows)
+        rows = run(top)
         if len(rows) < cap and (not rows or int(rows[0][-1]) > 0):
             rows = run(None)
-        return [
-            Candidate(record=decode_record(r[:-3]), matched=int(r[-3]), lexical=int(r[-2]))
-            for r in rows
-        ]
+        return _candidates(rows)
 
     def _browse(self, principal: str, filters: cq.Filters, cap: int) -> list[Candidate]:
         sql, params = cq.browse_sql(_SELECT_BELIEF, filters, principal=principal, cap=cap)

@@ -116,6 +116,32 @@ def contribution(weight: float, tf: int, doc_len: int, avgdl: float, p: Bm25Para
     return math.floor(weight * (tf * k1p1) / (tf + p.k1 * (omb + p.b * doc_len / avgdl)))
 
 
+def max_contribution(weight: float, p: Bm25Params) -> int:
+    """An upper bound of :func:`contribution` over every tf and length (tf/(tf+...) < 1)."""
+    return math.floor(weight * (p.k1 + 1.0))
+
+
+def prune(weights: Sequence[TermWeight], p: Bm25Params) -> tuple[frozenset[str], int] | None:
+    """Max-score split: (essential terms, the most a belief holding none can score).
+
+    The cheapest terms to skip are those with the lowest bound (the most frequent); they
+    are set aside while their bounds together stay below the weight of every remaining
+    term (about what one remaining term gives a belief of average length). None when no
+    term can be set aside.
+    """
+    order = sorted(weights, key=lambda w: (max_contribution(w.weight, p), w.term))
+    bound, skipped = 0, 0
+    for i, w in enumerate(order[:-1]):
+        rest = min(x.weight for x in order[i + 1 :])
+        if bound + max_contribution(w.weight, p) >= rest:
+            break
+        bound += max_contribution(w.weight, p)
+        skipped = i + 1
+    if skipped == 0:
+        return None
+    return frozenset(w.term for w in order[skipped:]), bound
+
+
 def contribution_params(avgdl: float, p: Bm25Params) -> list[float]:
     return [p.k1 + 1.0, p.k1, 1.0 - p.b, p.b, avgdl]
 
@@ -142,33 +168,74 @@ def candidates_sql(
     avgdl: float,
     bm25: Bm25Params,
     cap: int,
+    top: int | None = None,
+    essential: frozenset[str] | None = None,
 ) -> tuple[str, list[Any]]:
-    """BM25 over the lexeme table: the statement and its parameters, in order."""
+    """BM25 over the lexeme table: the statement and its parameters, in order.
+
+    Every matched belief is scored from its postings alone (``belief_terms`` carries tf
+    and the belief's indexed length), so the scoring never reads ``beliefs``. With
+    ``top`` only the ``top`` best scores — and every row tied with the lowest of them —
+    are joined to ``beliefs`` for the validity filters and the final order; any row left
+    out scores strictly lower than every row kept. So when at least ``cap`` kept rows
+    pass the filters, the answer is exactly the full query's; otherwise (the last column,
+    ``cut``, says whether rows were left out) the caller runs the full query, ``top=None``.
+
+    With ``essential`` (max-score pruning) only beliefs holding an essential term are
+    scored (fully: every query term's posting of theirs is looked up by key). A belief
+    holding none scores at most :func:`max_score` of the other terms, so the caller keeps
+    the answer only when its ``cap``-th score is strictly above that bound.
+    """
     values = ", ".join("(?, ?, ?)" for _ in weights)
-    where, where_params = where_sql("d", f)
-    # The postings are read first, by the lexeme table's (principal, term) key, and
+    where, where_params = where_sql("b", f)
+    # The postings are read by the lexeme table's (principal, term) key and scored there,
     # materialized, so no planner (PostgreSQL without statistics included) starts from
     # the beliefs table instead.
-    sql = (
-        f"WITH q(term, weight, admits) AS (VALUES {values}),"
-        " p AS MATERIALIZED ("
-        " SELECT t.belief_id, t.tf, q.weight, q.admits FROM q"
-        " JOIN belief_terms t ON t.principal = ? AND t.term = q.term"
-        ") "
-        f"{select_belief}, m.matched, m.lex FROM ("
-        " SELECT p.belief_id, d.position, SUM(p.admits) AS matched,"
-        " SUM(FLOOR(p.weight * (p.tf * ?) / (p.tf + ? * (? + ? * d.doc_len / ?)))) AS lex"
-        " FROM p JOIN beliefs d ON d.belief_id = p.belief_id"
-        f" WHERE {where}"
-        " GROUP BY p.belief_id, d.position HAVING SUM(p.admits) > 0"
-        " ORDER BY lex DESC, d.position DESC, p.belief_id DESC LIMIT ?"
-        ") m JOIN beliefs b ON b.belief_id = m.belief_id"
-        " ORDER BY m.lex DESC, m.position DESC, m.belief_id DESC"
-    )
     params: list[Any] = []
     for w in weights:
         params += [w.term, w.weight, 1 if w.admits else 0]
-    params += [principal, *contribution_params(avgdl, bm25), *where_params, cap]
+    sql = f"WITH q(term, weight, admits) AS (VALUES {values}),"
+    if essential is None:
+        postings = " FROM q JOIN belief_terms t ON t.principal = ? AND t.term = q.term"
+    else:
+        marks = ", ".join("?" for _ in sorted(essential))
+        sql += (
+            " e AS MATERIALIZED (SELECT DISTINCT t.belief_id FROM belief_terms t"
+            f" WHERE t.principal = ? AND t.term IN ({marks})),"
+        )
+        params += [principal, *sorted(essential)]
+        # CROSS JOIN fixes SQLite's loop order: each essential belief, each term, by key.
+        postings = (
+            " FROM e CROSS JOIN q JOIN belief_terms t"
+            " ON t.principal = ? AND t.term = q.term AND t.belief_id = e.belief_id"
+        )
+    sql += (
+        " s AS MATERIALIZED ("
+        " SELECT t.belief_id, SUM(q.admits) AS matched,"
+        " SUM(FLOOR(q.weight * (t.tf * ?) / (t.tf + ? * (? + ? * t.doc_len / ?)))) AS lex"
+        f"{postings}"
+        " GROUP BY t.belief_id HAVING SUM(q.admits) > 0"
+        ")"
+    )
+    params += [*contribution_params(avgdl, bm25), principal]
+    if top is None:
+        source, cut = "s", "0"
+    else:
+        sql += (
+            ", k AS MATERIALIZED ("
+            " SELECT s.belief_id, s.matched, s.lex FROM s WHERE s.lex >= ("
+            " SELECT MIN(x.lex) FROM (SELECT s.lex FROM s ORDER BY s.lex DESC LIMIT ?) x)"
+            ")"
+        )
+        params.append(top)
+        source, cut = "k", "(SELECT COUNT(*) FROM s) - (SELECT COUNT(*) FROM k)"
+    sql += (
+        f" {select_belief}, m.matched, m.lex, {cut} FROM {source} m"
+        " JOIN beliefs b ON b.belief_id = m.belief_id"
+        f" WHERE {where}"
+        " ORDER BY m.lex DESC, b.position DESC, b.belief_id DESC LIMIT ?"
+    )
+    params += [*where_params, cap]
     return sql, params
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import threading
 from abc import abstractmethod
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
+from operator import attrgetter
 from typing import Any
 
 import orjson
@@ -64,29 +65,48 @@ def load_migrations(dialect: str) -> list[tuple[str, list[str], list[str]]]:
     return out
 
 
+def _json_text(value: Any) -> str:
+    return orjson.dumps(list(value)).decode()
+
+
+def _json_tuple(value: Any) -> tuple[str, ...]:
+    return tuple(orjson.loads(value))
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+# One converter per column, chosen once (the codec runs for every row read and written).
+_ENCODERS: tuple[Callable[[Any], Any], ...] = tuple(
+    _json_text if c in JSON_COLUMNS else int if c in BOOL_COLUMNS else _same for c in BELIEF_COLUMNS
+)
+_DECODERS: tuple[Callable[[Any], Any], ...] = tuple(
+    _json_tuple
+    if c in JSON_COLUMNS
+    else bool
+    if c in BOOL_COLUMNS
+    else float
+    if c in ("confidence", "utility")
+    else _same
+    for c in BELIEF_COLUMNS
+)
+
+
 def encode_record(record: BeliefRecord) -> tuple[Any, ...]:
-    values = []
-    for column in BELIEF_COLUMNS:
-        value = getattr(record, column)
-        if column in JSON_COLUMNS:
-            value = orjson.dumps(list(value)).decode()
-        elif column in BOOL_COLUMNS:
-            value = int(value)
-        values.append(value)
-    return tuple(values)
+    values = attrgetter(*BELIEF_COLUMNS)(record)
+    return tuple(f(v) for f, v in zip(_ENCODERS, values, strict=True))
 
 
 def decode_record(row: Sequence[Any]) -> BeliefRecord:
-    values: dict[str, Any] = {}
-    for column, value in zip(BELIEF_COLUMNS, row, strict=False):
-        if column in JSON_COLUMNS:
-            value = tuple(orjson.loads(value))
-        elif column in BOOL_COLUMNS:
-            value = bool(value)
-        elif column in ("confidence", "utility"):
-            value = float(value)
-        values[column] = value
-    return BeliefRecord(**values)
+    return BeliefRecord(*(f(v) for f, v in zip(_DECODERS, row, strict=False)))
+
+
+def _candidates(rows: list[tuple[Any, ...]]) -> list[Candidate]:
+    return [
+        Candidate(record=decode_record(r[:-3]), matched=int(r[-3]), lexical=int(r[-2]))
+        for r in rows
+    ]
 
 
 class SqlRecallIndex(RecallIndex):
@@ -263,21 +283,35 @@ class SqlRecallIndex(RecallIndex):
         bm25: cq.Bm25Params,
         cap: int,
     ) -> list[Candidate]:
-        sql, params = cq.candidates_sql(
-            _SELECT_BELIEF,
-            weights,
-            filters,
-            principal=principal,
-            avgdl=avgdl,
-            bm25=bm25,
-            cap=cap,
-        )
-        with self._lock:
-            rows = self._execute(sql, params)
-        return [
-            Candidate(record=decode_record(r[:-2]), matched=int(r[-2]), lexical=int(r[-1]))
-            for r in rows
-        ]
+        def run(top: int | None, essential: frozenset[str] | None = None) -> list[tuple[Any, ...]]:
+            sql, params = cq.candidates_sql(
+                _SELECT_BELIEF,
+                weights,
+                filters,
+                principal=principal,
+                avgdl=avgdl,
+                bm25=bm25,
+                cap=cap,
+                top=top,
+                essential=essential,
+            )
+            with self._lock:
+                return self._execute(sql, params)
+
+        # The best scores first, joined to beliefs alone; the full query only when the
+        # filters left fewer than the cap of them and rows were left out (exact either way).
+        top = max(cap * _TOP_FACTOR, cap)
+        # Max-score: score only beliefs holding a rarer term; exact when the cap-th score
+        # is above what any belief holding only the frequent terms can reach.
+        split = cq.prune(weights, bm25)
+        if split is not None:
+            rows = run(top, split[0])
+            if len(rows) == cap and int(rows[-1][-2]) > split[1]:
+                return _candidates(rows)
+        rows = run(top)
+        if len(rows) < cap and (not rows or int(rows[0][-1]) > 0):
+            rows = run(None)
+        return _candidates(rows)
 
     def _browse(self, principal: str, filters: cq.Filters, cap: int) -> list[Candidate]:
         sql, params = cq.browse_sql(_SELECT_BELIEF, filters, principal=principal, cap=cap)
@@ -393,8 +427,12 @@ class _SqlWriter(IndexWriter):
         self._inserted: set[str] = set()  # staged beliefs that are not in the table yet
         self._changed: set[str] = set()  # staged beliefs already in the table, changed
         self._loaded: dict[str, BeliefRecord | None] = {}  # read from the table, unchanged
-        self._terms: list[tuple[str, str, str, int]] = []
+        self._terms: list[tuple[str, str, str, int, int]] = []
         self._heads: dict[str, int] = {}
+        self._stats: dict[str, list[int]] = {}  # principal -> [documents, total_len] added
+        self._vectors: list[tuple[str, str, bytes]] = []
+        self._opened: dict[str, SessionRecord] = {}
+        self._session_changes: dict[str, dict[str, Any]] = {}
 
     def _run(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         if not sql.lstrip().upper().startswith("SELECT"):
@@ -454,20 +492,16 @@ class _SqlWriter(IndexWriter):
         self._staged[record.belief_id] = record
         self._inserted.add(record.belief_id)
         self._terms.extend(
-            (record.principal, term, record.belief_id, n) for term, n in terms.items()
+            (record.principal, term, record.belief_id, n, record.doc_len)
+            for term, n in terms.items()
         )
-        self._run(
-            "INSERT INTO {p}principal_stats (principal, documents, total_len) VALUES (?, 1, ?)"
-            " ON CONFLICT (principal) DO UPDATE SET"
-            " documents = {p}principal_stats.documents + 1,"
-            " total_len = {p}principal_stats.total_len + excluded.total_len",
-            (record.principal, record.doc_len),
-        )
+        added = self._stats.setdefault(record.principal, [0, 0])
+        added[0] += 1
+        added[1] += record.doc_len
         encoder = self._index.vector_encoder
         if encoder is not None:
-            self._run(
-                "INSERT INTO {p}belief_vectors (belief_id, principal, vector) VALUES (?, ?, ?)",
-                (record.belief_id, record.principal, encoder.encode(vector_text(record))),
+            self._vectors.append(
+                (record.belief_id, record.principal, encoder.encode(vector_text(record)))
             )
 
     def update_belief(self, belief_id: str, **changes: Any) -> None:
@@ -479,20 +513,11 @@ class _SqlWriter(IndexWriter):
             self._changed.add(belief_id)
 
     def open_session(self, record: SessionRecord) -> None:
-        marks = ", ".join("?" for _ in SESSION_COLUMNS)
-        self._run(
-            f"INSERT INTO {{p}}sessions ({', '.join(SESSION_COLUMNS)}) VALUES ({marks})"
-            " ON CONFLICT (session_id) DO NOTHING",
-            [getattr(record, c) for c in SESSION_COLUMNS],
-        )
+        self._opened.setdefault(record.session_id, record)
 
     def update_session(self, session_id: str, **changes: Any) -> None:
-        columns = sorted(changes)
-        assignments = ", ".join(f"{c} = ?" for c in columns)
-        self._run(
-            f"UPDATE {{p}}sessions SET {assignments} WHERE session_id = ?",
-            [*(changes[c] for c in columns), session_id],
-        )
+        # Every change sets absolute values: the last one per column is the final state.
+        self._session_changes.setdefault(session_id, {}).update(changes)
 
     def raise_head(self, principal: str, position: int) -> None:
         self._heads[principal] = max(position, self._heads.get(principal, position))
@@ -523,7 +548,8 @@ class _SqlWriter(IndexWriter):
             )
         if self._terms:
             index._executemany(
-                f"INSERT INTO {p}belief_terms (principal, term, belief_id, tf) VALUES (?, ?, ?, ?)",
+                f"INSERT INTO {p}belief_terms (principal, term, belief_id, tf, doc_len)"
+                " VALUES (?, ?, ?, ?, ?)",
                 sorted(self._terms),  # in key order: the index b-tree fills in sequence
             )
         if self._heads:
@@ -533,11 +559,42 @@ class _SqlWriter(IndexWriter):
                 f" WHERE excluded.position > {p}heads.position",
                 sorted(self._heads.items()),
             )
+        if self._stats:
+            index._executemany(
+                f"INSERT INTO {p}principal_stats (principal, documents, total_len)"
+                " VALUES (?, ?, ?) ON CONFLICT (principal) DO UPDATE SET"
+                f" documents = {p}principal_stats.documents + excluded.documents,"
+                f" total_len = {p}principal_stats.total_len + excluded.total_len",
+                [(k, d, n) for k, (d, n) in sorted(self._stats.items())],
+            )
+        if self._vectors:
+            index._executemany(
+                f"INSERT INTO {p}belief_vectors (belief_id, principal, vector) VALUES (?, ?, ?)",
+                sorted(self._vectors),
+            )
+        if self._opened:
+            marks = ", ".join("?" for _ in SESSION_COLUMNS)
+            index._executemany(
+                f"INSERT INTO {p}sessions ({', '.join(SESSION_COLUMNS)}) VALUES ({marks})"
+                " ON CONFLICT (session_id) DO NOTHING",
+                [[getattr(r, c) for c in SESSION_COLUMNS] for _, r in sorted(self._opened.items())],
+            )
+        by_columns: dict[tuple[str, ...], list[list[Any]]] = {}
+        for session_id, changes in sorted(self._session_changes.items()):
+            columns = tuple(sorted(changes))
+            by_columns.setdefault(columns, []).append([*(changes[c] for c in columns), session_id])
+        for columns, rows in by_columns.items():
+            assignments = ", ".join(f"{c} = ?" for c in columns)
+            index._executemany(f"UPDATE {p}sessions SET {assignments} WHERE session_id = ?", rows)
         self._new_principals = {}
         self._staged, self._inserted, self._changed, self._loaded = {}, set(), set(), {}
         self._terms, self._heads = [], {}
+        self._stats, self._vectors = {}, []
+        self._opened, self._session_changes = {}, {}
 
 
 # Every column but the key, in BELIEF_COLUMNS order (the key comes first).
 _ASSIGN_ALL = ", ".join(f"{c} = ?" for c in BELIEF_COLUMNS[1:])
 _PREFETCH_CHUNK = 500
+# Rows scored from postings and joined to beliefs before the full query is needed.
+_TOP_FACTOR = 2

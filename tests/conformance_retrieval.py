@@ -17,6 +17,7 @@ from memory_es.domain.values import short_id
 from memory_es.ports import FixedClock
 from memory_es.profiles import load_profile
 from memory_es.retrieval.tokenizer import document_terms
+from projections import candidates as cq
 from projections.records import BeliefRecord, principal_key
 
 DAY = 86400
@@ -156,6 +157,90 @@ class RetrievalConformance:
         seed(memory, "omar", rows)
         result = memory.recall("omar", "which database does the kestrel project use?", limit=1)
         assert result.lines()[0].endswith("The kestrel project uses PostgreSQL.")
+
+    def test_the_cap_is_taken_after_the_filters_even_when_the_best_scores_are_filtered(
+        self, memory: memory_es.Memory
+    ) -> None:
+        # The 150 best-scoring rows (the shortest) belong to another project; the store
+        # scores the best first and must still answer from the rows that pass the filters:
+        # the 20 shortest of the project's own, shortest first. (300 rows without the word
+        # keep its weight high enough that lengths give distinct scores.)
+        filler = " ".join(f"w{i}" for i in range(40))
+        rows: list[dict[str, object]] = [
+            {"statement": f"Apple {n}.", "subjects": ("fruit",)} for n in range(300)
+        ]
+        rows += [
+            {"statement": "Kiwi.", "project": "elsewhere", "subjects": ("fruit",)}
+            for _ in range(150)
+        ]
+        rows += [
+            {"statement": "Kiwi " + " ".join(filler.split()[:n]) + ".", "subjects": ("fruit",)}
+            for n in range(1, 41)
+        ]
+        seed(memory, "quinn", rows)
+        found = memory.index.candidates(
+            principal_key("default", "quinn"), ["kiwi"], project="general", cap=20
+        )
+        assert [c.record.doc_len for c in found] == list(range(3, 23))
+        assert all(c.record.project == "general" for c in found)
+        scores = [c.lexical for c in found]
+        assert scores == sorted(scores, reverse=True) and len(set(scores)) > 1
+
+    def test_skipping_a_frequent_terms_postings_keeps_the_exact_bm25_answer(
+        self, memory: memory_es.Memory
+    ) -> None:
+        # "banana" is in 230 of 500 beliefs, "cherry" in 40: the SQL stores score only the
+        # beliefs holding "cherry" (max-score) when no banana-only belief can reach the
+        # cap. The answer must be the formula's, computed here from the seeded rows.
+        rows: list[dict[str, object]] = [
+            {"statement": f"Cherry banana note {n}." if n < 20 else f"Cherry note {n}."}
+            for n in range(40)
+        ]
+        rows += [{"statement": f"Banana note {n}."} for n in range(210)]
+        rows += [{"statement": f"Apple note {n}."} for n in range(250)]
+        seed(memory, "sami", rows)
+        docs = [
+            (10_001 + i, document_terms(str(r["statement"]) + " topic")) for i, r in enumerate(rows)
+        ]
+        df = {t: sum(1 for _, d in docs if t in d) for t in ("banana", "cherry")}
+        avgdl = sum(sum(d.values()) for _, d in docs) / len(docs)
+        bm25 = cq.Bm25Params()
+        weights = cq.term_weights(["banana", "cherry"], [], df, len(docs))
+        split = cq.prune(weights, bm25)
+        assert split is not None and split[0] == {"cherry"}
+        scored = sorted(
+            (
+                -sum(
+                    cq.contribution(w.weight, d[w.term], sum(d.values()), avgdl, bm25)
+                    for w in weights
+                    if w.term in d
+                ),
+                -position,
+            )
+            for position, d in docs
+            if "banana" in d or "cherry" in d
+        )[:20]
+        assert -scored[-1][0] > split[1]  # the pruned answer is the one kept
+        found = memory.index.candidates(
+            principal_key("default", "sami"), ["banana", "cherry"], project="general", cap=20
+        )
+        assert [(c.lexical, c.record.position) for c in found] == [(-s, -p) for s, p in scored]
+
+    def test_rows_tied_at_the_cap_boundary_come_newest_first(
+        self, memory: memory_es.Memory
+    ) -> None:
+        # 100 rows score the same: whichever rows the store scores first, the cap keeps
+        # the newest 20.
+        seed(
+            memory,
+            "rosa",
+            [{"statement": f"Plum note {n}.", "subjects": ("plum",)} for n in range(100)],
+        )
+        found = memory.index.candidates(
+            principal_key("default", "rosa"), ["plum"], project="general", cap=20
+        )
+        assert len({c.lexical for c in found}) == 1
+        assert [c.record.position for c in found] == list(range(10_100, 10_080, -1))
 
     def test_lexical_ties_are_broken_newest_first(self, memory: memory_es.Memory) -> None:
         seed(

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from benchmarks.external.model import (
     Scenario,
     Session,
     Turn,
+    parse_date,
 )
 
 LICENCE = "CC BY-NC-ND 4.0"
@@ -44,22 +44,6 @@ _DATE_FORMATS = (
     "%Y/%m/%d %H:%M:%S",
     "%Y-%m-%d",
 )
-
-
-def parse_date(text: object) -> datetime | None:
-    if not isinstance(text, str) or not text.strip():
-        return None
-    cleaned = " ".join(text.split())
-    for fmt in _DATE_FORMATS:
-        try:
-            return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-    try:
-        parsed = datetime.fromisoformat(cleaned.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def normalise(text: str) -> str:
@@ -94,7 +78,7 @@ def _scenario(item: dict[str, Any], index: int, report: LoadReport) -> Scenario 
             report.skip("session_not_an_object")
             continue
         ref = f"s{s_index}"
-        at = parse_date(raw.get("start_time"))
+        at = parse_date(raw.get("start_time"), _DATE_FORMATS, iso_fallback=True)
         if at is None:
             report.quirk("session_date_unreadable")
         if raw.get("is_generated_qa_session"):
@@ -109,7 +93,7 @@ def _scenario(item: dict[str, Any], index: int, report: LoadReport) -> Scenario 
             if chat is None:
                 continue
             role, text = chat
-            at_turn = parse_date(turn.get("timestamp"))
+            at_turn = parse_date(turn.get("timestamp"), _DATE_FORMATS, iso_fallback=True)
             turns.append(Turn(ref=f"{ref}#{t_index}", speaker=role, text=text, at=at_turn))
         sessions.append(Session(ref=ref, at=at, turns=tuple(turns)))
         position = len(sessions) - 1

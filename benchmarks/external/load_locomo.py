@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from benchmarks.external.model import (
     Scenario,
     Session,
     Turn,
+    parse_date,
 )
 
 LICENCE = "CC BY-NC 4.0"
@@ -47,18 +47,6 @@ _SESSION_KEY = re.compile(r"^session_(\d+)$")
 _EVIDENCE_ID = re.compile(r"^D:?(\d+):(\d+)$")
 _SPLIT = re.compile(r"[;,\s]+")
 _DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M %p on %B %d, %Y")
-
-
-def parse_date(text: object) -> datetime | None:
-    if not isinstance(text, str):
-        return None
-    cleaned = " ".join(text.split())
-    for fmt in _DATE_FORMATS:
-        try:
-            return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-    return None
 
 
 def split_evidence(raw: object, report: LoadReport) -> list[tuple[int, int]]:
@@ -133,7 +121,7 @@ def _scenario(
         if not isinstance(raw_turns, list):
             report.quirk("session_not_a_list")
             continue
-        at = parse_date(conversation.get(f"session_{number}_date_time"))
+        at = parse_date(conversation.get(f"session_{number}_date_time"), _DATE_FORMATS)
         if at is None:
             report.quirk("session_date_unreadable")
         turns: list[Turn] = []

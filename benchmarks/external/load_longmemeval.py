@@ -16,7 +16,6 @@ granularity.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,23 +28,13 @@ from benchmarks.external.model import (
     Scenario,
     Session,
     Turn,
+    parse_date,
 )
 
 LICENCE = "MIT"
 PRINCIPAL = "user"
 SEPARATE = frozenset({"single-session-assistant", "abstention"})
 _DATE_FORMATS = ("%Y/%m/%d (%a) %H:%M", "%Y/%m/%d %H:%M", "%Y-%m-%d %H:%M", "%Y/%m/%d")
-
-
-def parse_date(text: object) -> datetime | None:
-    if not isinstance(text, str):
-        return None
-    for fmt in _DATE_FORMATS:
-        try:
-            return datetime.strptime(text.strip(), fmt).replace(tzinfo=UTC)
-        except ValueError:
-            continue
-    return None
 
 
 def load(path: Path, report: LoadReport) -> Iterator[Scenario]:
@@ -91,7 +80,7 @@ def _scenario(item: dict[str, Any], index: int, report: LoadReport) -> Scenario 
             report.quirk("session_id_repeated")
             ref = f"{ref}@{s_index}"
         seen.add(ref)
-        at = parse_date(dates[s_index]) if s_index < len(dates) else None
+        at = parse_date(dates[s_index], _DATE_FORMATS) if s_index < len(dates) else None
         if at is None:
             report.quirk("session_date_unreadable")
         if not isinstance(raw_turns, list):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 
@@ -111,6 +111,28 @@ class LoadReport:
             self.skip("question_missing")
             return None
         return raw, question
+
+
+def parse_date(
+    text: object, formats: tuple[str, ...], *, iso_fallback: bool = False
+) -> datetime | None:
+    """A dataset's date in UTC: the first of its formats that reads the whitespace-folded
+    text (then ISO-8601, when the dataset allows it); None when none does."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    cleaned = " ".join(text.split())
+    for fmt in formats:
+        try:
+            return datetime.strptime(cleaned, fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    if not iso_fallback:
+        return None
+    try:
+        parsed = datetime.fromisoformat(cleaned.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 class MalformedDataset(ValueError):

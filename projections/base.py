@@ -208,7 +208,6 @@ class RecallIndex(ABC):
 
     # -- context (issue 5): no-text queries for the session snapshot and the recall delta --
 
-    @abstractmethod
     def recent_candidates(
         self,
         principal: str,
@@ -227,6 +226,17 @@ class RecallIndex(ABC):
         type; ``exclude`` ids are removed before the cap. Scope and status filter as in
         ``candidates``. The session snapshot and the recall delta are these queries.
         """
+        if cap < 1 or not statuses or (belief_types is not None and not belief_types):
+            return []
+        filters = Filters(
+            project=project,
+            statuses=tuple(statuses),
+            min_position=min_position,
+            exclude=tuple(sorted(set(exclude))),
+            max_position=max_position,
+            belief_types=None if belief_types is None else tuple(sorted(set(belief_types))),
+        )
+        return self._browse(principal, filters, cap)
 
     @abstractmethod
     def idle_sessions(self, *, last_activity_before: str, limit: int) -> list[SessionRecord]:

@@ -38,6 +38,8 @@ class Filters:
     as_of: str | None = None  # second resolution, "YYYY-MM-DDTHH:MM:SS"
     min_position: int = 0
     exclude: tuple[str, ...] = field(default_factory=tuple)
+    max_position: int | None = None  # the session snapshot reads up to its watermark
+    belief_types: tuple[str, ...] | None = None  # None: every type
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,10 @@ def passes(record: BeliefRecord, f: Filters) -> bool:
         return False
     if record.belief_id in f.exclude:
         return False
+    if f.max_position is not None and record.position > f.max_position:
+        return False
+    if f.belief_types is not None and record.belief_type not in f.belief_types:
+        return False
     if f.as_of is not None:
         if second(record.valid_from) > f.as_of:
             return False
@@ -85,6 +91,12 @@ def where_sql(alias: str, f: Filters) -> tuple[str, list[Any]]:
     if f.exclude:
         parts.append(f"{a}.belief_id NOT IN ({', '.join('?' for _ in f.exclude)})")
         params.extend(f.exclude)
+    if f.max_position is not None:
+        parts.append(f"{a}.position <= ?")
+        params.append(f.max_position)
+    if f.belief_types is not None:
+        parts.append(f"{a}.belief_type IN ({', '.join('?' for _ in f.belief_types)})")
+        params.extend(f.belief_types)
     if f.as_of is not None:
         parts.append(f"SUBSTR({a}.valid_from, 1, 19) <= ?")
         parts.append(f"({a}.valid_to IS NULL OR SUBSTR({a}.valid_to, 1, 19) > ?)")

@@ -15,7 +15,6 @@ from typing import Any
 
 from projections.base import IndexWriter, RecallIndex
 from projections.candidates import (
-    LIVE,
     Bm25Params,
     Filters,
     TermWeight,
@@ -221,36 +220,6 @@ class MemoryRecallIndex(RecallIndex):
                 for k, (p, blob) in sorted(self._live.vectors.items())
                 if p == principal and passes(self._live.beliefs[k], filters)
             ]
-
-    def recent_candidates(
-        self,
-        principal: str,
-        *,
-        project: str,
-        cap: int,
-        min_position: int = 0,
-        max_position: int | None = None,
-        belief_types: Sequence[str] | None = None,
-        exclude: Sequence[str] = (),
-        statuses: Sequence[str] = LIVE,
-    ) -> list[Candidate]:
-        if cap < 1 or not statuses or (belief_types is not None and not belief_types):
-            return []
-        excluded = set(exclude)
-        with self._lock:
-            rows = [
-                b
-                for b in self._live.beliefs.values()
-                if b.principal == principal
-                and b.status in statuses
-                and (b.project == project or b.portable)
-                and b.position > min_position
-                and (max_position is None or b.position <= max_position)
-                and (belief_types is None or b.belief_type in belief_types)
-                and b.belief_id not in excluded
-            ]
-        rows.sort(key=lambda b: (-b.position, b.belief_id))
-        return [Candidate(record=b, matched=0) for b in rows[:cap]]
 
     def idle_sessions(self, *, last_activity_before: str, limit: int) -> list[SessionRecord]:
         with self._lock:

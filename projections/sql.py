@@ -325,47 +325,6 @@ class SqlRecallIndex(RecallIndex):
             rows = self._execute(sql + " ORDER BY b.belief_id", params)
         return [(decode_record(r[:-1]), bytes(r[-1])) for r in rows]
 
-    def recent_candidates(
-        self,
-        principal: str,
-        *,
-        project: str,
-        cap: int,
-        min_position: int = 0,
-        max_position: int | None = None,
-        belief_types: Sequence[str] | None = None,
-        exclude: Sequence[str] = (),
-        statuses: Sequence[str] = cq.LIVE,
-    ) -> list[Candidate]:
-        if cap < 1 or not statuses or (belief_types is not None and not belief_types):
-            return []
-        where = [
-            "b.principal = ?",
-            f"b.status IN ({', '.join('?' for _ in statuses)})",
-            "(b.project = ? OR b.portable = 1)",
-            "b.position > ?",
-        ]
-        params: list[Any] = [principal, *statuses, project, min_position]
-        if max_position is not None:
-            where.append("b.position <= ?")
-            params.append(max_position)
-        if belief_types is not None:
-            types = sorted(set(belief_types))
-            where.append(f"b.belief_type IN ({', '.join('?' for _ in types)})")
-            params.extend(types)
-        excluded = sorted(set(exclude))
-        if excluded:
-            where.append(f"b.belief_id NOT IN ({', '.join('?' for _ in excluded)})")
-            params.extend(excluded)
-        sql = (
-            f"{_SELECT_BELIEF} FROM beliefs b WHERE {' AND '.join(where)}"
-            " ORDER BY b.position DESC, b.belief_id LIMIT ?"
-        )
-        params.append(cap)
-        with self._lock:
-            rows = self._execute(sql, params)
-        return [Candidate(record=decode_record(r), matched=0) for r in rows]
-
     def idle_sessions(self, *, last_activity_before: str, limit: int) -> list[SessionRecord]:
         with self._lock:
             rows = self._execute(

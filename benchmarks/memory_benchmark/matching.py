@@ -11,11 +11,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-_TRAILING = re.compile(r"[\s.!?;:,…]+$")
+from memory_es.domain.values import normalize_statement
 
-
-def normalize(text: str) -> str:
-    return _TRAILING.sub("", " ".join(text.casefold().split()))
+# The domain's own rule, so the benchmark and the resolver agree on "the same statement".
+normalize = normalize_statement
 
 
 class BeliefLike(Protocol):

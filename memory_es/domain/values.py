@@ -63,7 +63,7 @@ def short_id(belief_id: str) -> str:
 
 def normalize_statement(text: str) -> str:
     """Case-folded, whitespace-collapsed, trailing punctuation stripped."""
-    return " ".join(text.casefold().split()).rstrip(".!?;:, ")
+    return " ".join(text.casefold().split()).rstrip(".!?;:,… ")
 
 
 # A belief's subject key may name several subjects, joined by this separator: a decision

@@ -8,8 +8,8 @@ import uuid
 from datetime import UTC, datetime
 
 from memory_es.cli.common import Subparsers, open_store
-from memory_es.domain.values import short_id
 from memory_es.ports import FixedClock
+from memory_es.retrieval.render import render_line
 
 SESSIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (
@@ -64,11 +64,11 @@ def _demo(args: argparse.Namespace) -> int:
             for belief_id in result.formed:
                 record = memory.index.get(belief_id)
                 if record is not None:
-                    print(f"    + [m:{short_id(belief_id)}] {record.statement}")
+                    print(f"    + {render_line(belief_id, record.statement)}")
             for belief_id in result.superseded:
                 record = memory.index.get(belief_id)
                 if record is not None:
-                    print(f"    - [m:{short_id(belief_id)}] {record.statement} (superseded)")
+                    print(f"    - {render_line(belief_id, record.statement)} (superseded)")
         print("\nrecall:")
         for question in QUESTIONS:
             lines = memory.recall(principal, question, limit=3).lines()

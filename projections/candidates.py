@@ -154,6 +154,37 @@ def prune(weights: Sequence[TermWeight], p: Bm25Params) -> tuple[frozenset[str],
     return frozenset(w.term for w in order[skipped:]), bound
 
 
+def term_bound(weight: float, max_tf: int, min_len: int, avgdl: float, p: Bm25Params) -> int:
+    """An upper bound of one term's contribution to any belief of the principal.
+
+    A contribution grows with tf and shrinks with length (k1 >= 0, 0 <= b <= 1), so no
+    posting exceeds the term's largest tf at its shortest length. The +1 covers the floor
+    of a double computed at the bound rather than at the posting (the formula is monotone
+    in the reals, not necessarily ulp for ulp).
+    """
+    return min(contribution(weight, max_tf, min_len, avgdl, p) + 1, max_contribution(weight, p))
+
+
+def split_below(
+    weights: Sequence[TermWeight], bounds: Mapping[str, int], floor: int
+) -> tuple[frozenset[str], int]:
+    """Max-score with a known floor of the answer's ``cap``-th score: (essential terms,
+    the most a belief holding none of them scores), that most strictly below ``floor``.
+
+    The terms with the lowest bounds are set aside while their bounds sum below the floor;
+    a belief holding only those cannot reach the answer.
+    """
+    order = sorted(weights, key=lambda w: (bounds[w.term], w.term))
+    skipped: set[str] = set()
+    bound = 0
+    for w in order:
+        if bound + bounds[w.term] >= floor:
+            break
+        bound += bounds[w.term]
+        skipped.add(w.term)
+    return frozenset(w.term for w in weights if w.term not in skipped), bound
+
+
 def contribution_params(avgdl: float, p: Bm25Params) -> list[float]:
     return [p.k1 + 1.0, p.k1, 1.0 - p.b, p.b, avgdl]
 
@@ -164,10 +195,12 @@ STATS_SQL = "SELECT documents, total_len FROM principal_stats WHERE principal = 
 
 
 def df_sql(terms: Sequence[str]) -> str:
+    """Per term: beliefs holding it, its largest tf and their shortest length (the writer
+    keeps them in ``term_stats``, one row per principal and term)."""
     marks = ", ".join("?" for _ in terms)
     return (
-        "SELECT term, COUNT(*) FROM belief_terms WHERE principal = ?"
-        f" AND term IN ({marks}) GROUP BY term"
+        "SELECT term, documents, max_tf, min_len FROM term_stats WHERE principal = ?"
+        f" AND term IN ({marks})"
     )
 
 

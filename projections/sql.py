@@ -38,6 +38,7 @@ READ_MODEL_TABLES = (
     "heads",
     "principals",
     "principal_stats",
+    "term_stats",
     "belief_vectors",
     "sessions",
 )
@@ -98,8 +99,18 @@ def encode_record(record: BeliefRecord) -> tuple[Any, ...]:
     return tuple(f(v) for f, v in zip(_ENCODERS, values, strict=True))
 
 
+# Only these columns change type on the way in (recall decodes every candidate row).
+_CONVERTED: tuple[tuple[int, Callable[[Any], Any]], ...] = tuple(
+    (i, f) for i, f in enumerate(_DECODERS) if f is not _same
+)
+
+
 def decode_record(row: Sequence[Any]) -> BeliefRecord:
-    return BeliefRecord(*(f(v) for f, v in zip(_DECODERS, row, strict=False)))
+    values = list(row[: len(BELIEF_COLUMNS)])
+    for i, convert in _CONVERTED:
+        if i < len(values):
+            values[i] = convert(values[i])
+    return BeliefRecord(*values)
 
 
 def _candidates(rows: list[tuple[Any, ...]]) -> list[Candidate]:
@@ -270,9 +281,16 @@ class SqlRecallIndex(RecallIndex):
     def _statistics(self, principal: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
         with self._lock:
             stats = self._execute(cq.STATS_SQL, (principal,))
-            rows = self._execute(cq.df_sql(terms), [principal, *terms]) if terms else []
         documents, total = (int(stats[0][0]), int(stats[0][1])) if stats else (0, 0)
-        return documents, total, {term: int(n) for term, n in rows}
+        return documents, total, {t: s[0] for t, s in self._term_stats(principal, terms).items()}
+
+    def _term_stats(self, principal: str, terms: Sequence[str]) -> dict[str, tuple[int, int, int]]:
+        """(document frequency, largest tf, shortest length) per term the principal holds."""
+        if not terms:
+            return {}
+        with self._lock:
+            rows = self._execute(cq.df_sql(terms), [principal, *terms])
+        return {term: (int(n), int(x), int(m)) for term, n, x, m in rows}
 
     def _ranked(
         self,
@@ -301,17 +319,69 @@ class SqlRecallIndex(RecallIndex):
         # The best scores first, joined to beliefs alone; the full query only when the
         # filters left fewer than the cap of them and rows were left out (exact either way).
         top = max(cap * _TOP_FACTOR, cap)
-        # Max-score: score only beliefs holding a rarer term; exact when the cap-th score
-        # is above what any belief holding only the frequent terms can reach.
-        split = cq.prune(weights, bm25)
-        if split is not None:
-            rows = run(top, split[0])
-            if len(rows) == cap and int(rows[-1][-2]) > split[1]:
-                return _candidates(rows)
-        rows = run(top)
-        if len(rows) < cap and (not rows or int(rows[0][-1]) > 0):
-            rows = run(None)
+        rows = self._max_score(run, weights, principal, avgdl, bm25, cap, top)
+        if rows is None:
+            rows = run(top)
+            if len(rows) < cap and (not rows or int(rows[0][-1]) > 0):
+                rows = run(None)
         return _candidates(rows)
+
+    def _max_score(
+        self,
+        run: Callable[[int | None, frozenset[str] | None], list[tuple[Any, ...]]],
+        weights: Sequence[cq.TermWeight],
+        principal: str,
+        avgdl: float,
+        bm25: cq.Bm25Params,
+        cap: int,
+        top: int,
+    ) -> list[tuple[Any, ...]] | None:
+        """Score only beliefs holding a rarer term, when that is exact and cheaper.
+
+        First the rarest terms holding at least ``cap`` beliefs: if the answer's ``cap``-th
+        score beats what the other terms can give a belief holding none of those, it is
+        the answer. Otherwise that score is a floor of the answer's (its beliefs are real,
+        scored whole), and the terms whose bounds sum below it are set aside: the second
+        answer cannot fail. Each step runs only while looking its postings' beliefs up by
+        key is cheaper than grouping every posting (None: run the full query).
+        """
+        stats = self._term_stats(principal, [w.term for w in weights])
+        df = {w.term: stats[w.term][0] if w.term in stats else 0 for w in weights}
+        everything = sum(df.values())
+        if everything <= _MAX_SCORE_MIN_POSTINGS:
+            return None
+        bounds = {
+            w.term: cq.term_bound(w.weight, *stats[w.term][1:], avgdl, bm25)
+            if w.term in stats
+            else 0
+            for w in weights
+        }
+
+        def cheap(essential: frozenset[str]) -> bool:
+            lookups = sum(df[t] for t in essential) * len(weights)
+            return essential != set(df) and lookups < _LOOKUP_SHARE * everything
+
+        first: set[str] = set()
+        for w in sorted((w for w in weights if w.admits), key=lambda w: (df[w.term], w.term)):
+            first.add(w.term)
+            if sum(df[t] for t in first) >= cap:
+                break
+        essential = frozenset(first)
+        if not cheap(essential):
+            return None
+        rows = run(top, essential)
+        if len(rows) < cap:
+            return None
+        floor = int(rows[-1][-2])
+        if floor > sum(bounds[t] for t in df if t not in essential):
+            return rows
+        essential, bound = cq.split_below(weights, bounds, floor)
+        if not cheap(essential):
+            return None
+        rows = run(top, essential)
+        if len(rows) == cap and int(rows[-1][-2]) > bound:
+            return rows
+        return None
 
     def _browse(self, principal: str, filters: cq.Filters, cap: int) -> list[Candidate]:
         sql, params = cq.browse_sql(_SELECT_BELIEF, filters, principal=principal, cap=cap)
@@ -352,6 +422,10 @@ class SqlRecallIndex(RecallIndex):
             stats = self._execute(
                 "SELECT principal, documents, total_len FROM principal_stats ORDER BY principal"
             )
+            term_stats = self._execute(
+                "SELECT principal, term, documents, max_tf, min_len FROM term_stats"
+                " ORDER BY principal, term"
+            )
             vectors = self._execute(
                 "SELECT belief_id, principal, vector FROM belief_vectors ORDER BY belief_id"
             )
@@ -361,6 +435,7 @@ class SqlRecallIndex(RecallIndex):
             "heads": [(p, int(n)) for p, n in heads],
             "principals": [(a, p) for a, p in principals],
             "stats": [(p, int(d), int(n)) for p, d, n in stats],
+            "term_stats": [(p, t, int(d), int(x), int(n)) for p, t, d, x, n in term_stats],
             "vectors": [(k, p, bytes(v)) for k, p, v in vectors],
             "sessions": [tuple(r) for r in sessions],
         }
@@ -389,6 +464,8 @@ class _SqlWriter(IndexWriter):
         self._terms: list[tuple[str, str, str, int, int]] = []
         self._heads: dict[str, int] = {}
         self._stats: dict[str, list[int]] = {}  # principal -> [documents, total_len] added
+        # (principal, term) -> [documents added, largest tf, shortest length among them]
+        self._term_stats: dict[tuple[str, str], list[int]] = {}
         self._vectors: list[tuple[str, str, bytes]] = []
         self._opened: dict[str, SessionRecord] = {}
         self._session_changes: dict[str, dict[str, Any]] = {}
@@ -457,6 +534,14 @@ class _SqlWriter(IndexWriter):
         added = self._stats.setdefault(record.principal, [0, 0])
         added[0] += 1
         added[1] += record.doc_len
+        for term, n in terms.items():
+            stat = self._term_stats.get((record.principal, term))
+            if stat is None:
+                self._term_stats[(record.principal, term)] = [1, n, record.doc_len]
+            else:
+                stat[0] += 1
+                stat[1] = max(stat[1], n)
+                stat[2] = min(stat[2], record.doc_len)
         encoder = self._index.vector_encoder
         if encoder is not None:
             self._vectors.append(
@@ -526,6 +611,17 @@ class _SqlWriter(IndexWriter):
                 f" total_len = {p}principal_stats.total_len + excluded.total_len",
                 [(k, d, n) for k, (d, n) in sorted(self._stats.items())],
             )
+        if self._term_stats:
+            index._executemany(
+                f"INSERT INTO {p}term_stats (principal, term, documents, max_tf, min_len)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (principal, term) DO UPDATE SET"
+                f" documents = {p}term_stats.documents + excluded.documents,"
+                f" max_tf = CASE WHEN excluded.max_tf > {p}term_stats.max_tf"
+                f" THEN excluded.max_tf ELSE {p}term_stats.max_tf END,"
+                f" min_len = CASE WHEN excluded.min_len < {p}term_stats.min_len"
+                f" THEN excluded.min_len ELSE {p}term_stats.min_len END",
+                [(k, t, *v) for (k, t), v in sorted(self._term_stats.items())],
+            )
         if self._vectors:
             index._executemany(
                 f"INSERT INTO {p}belief_vectors (belief_id, principal, vector) VALUES (?, ?, ?)",
@@ -548,7 +644,7 @@ class _SqlWriter(IndexWriter):
         self._new_principals = {}
         self._staged, self._inserted, self._changed, self._loaded = {}, set(), set(), {}
         self._terms, self._heads = [], {}
-        self._stats, self._vectors = {}, []
+        self._stats, self._term_stats, self._vectors = {}, {}, []
         self._opened, self._session_changes = {}, {}
 
 
@@ -557,3 +653,9 @@ _ASSIGN_ALL = ", ".join(f"{c} = ?" for c in BELIEF_COLUMNS[1:])
 _PREFETCH_CHUNK = 500
 # Rows scored from postings and joined to beliefs before the full query is needed.
 _TOP_FACTOR = 2
+# Below this many postings over the query's terms the full query is cheap enough.
+_MAX_SCORE_MIN_POSTINGS = 1000
+# Max-score runs while its key lookups (beliefs x terms) stay under this share of the
+# postings the full query groups (measured at 100k beliefs: a lookup costs about what
+# grouping three postings does).
+_LOOKUP_SHARE = 0.3

@@ -1,4 +1,5 @@
-"""``bench [--quick] [--json]``: the performance suite (benchmarks/perf), imported lazily."""
+"""``bench [--quick] [--json] [--phases] [--recall-scales]``: the performance suite
+(benchmarks/perf), imported lazily."""
 
 from __future__ import annotations
 
@@ -25,6 +26,18 @@ def register(commands: Subparsers) -> None:
     bench.add_argument("--quick", action="store_true", help="about a minute: stops at 10k")
     bench.add_argument("--json", action="store_true", help="one JSON object on stdout")
     bench.add_argument("--no-postgres", action="store_true", help="SQLite only")
+    bench.add_argument(
+        "--phases",
+        default=None,
+        metavar="LIST",
+        help="only these store phases, comma-separated (e.g. recall); no CLI cold start",
+    )
+    bench.add_argument(
+        "--recall-scales",
+        default=None,
+        metavar="LIST",
+        help="beliefs per recall principal, comma-separated (e.g. 100000), for any scale",
+    )
     # Hidden: the test suite runs the machinery at a tiny scale.
     bench.add_argument("--scale", default=None, help=argparse.SUPPRESS)
     bench.set_defaults(handler=_bench)
@@ -41,7 +54,23 @@ def _bench(args: argparse.Namespace) -> int:
         if sys.stderr.isatty():
             print(f"bench: {message}", file=sys.stderr, flush=True)
 
-    report = suite.run(scale, postgres=not args.no_postgres, log=log)
+    phases = args.phases.split(",") if args.phases else None
+    unknown = sorted(set(phases or ()) - set(suite.STORE_PHASES))
+    if unknown:
+        raise UsageError(f"unknown bench phase {unknown[0]!r}: use {', '.join(suite.STORE_PHASES)}")
+    try:
+        recall_scales = (
+            [int(n) for n in args.recall_scales.split(",")] if args.recall_scales else None
+        )
+    except ValueError:
+        raise UsageError(f"--recall-scales takes integers, not {args.recall_scales!r}") from None
+    report = suite.run(
+        scale,
+        postgres=not args.no_postgres,
+        log=log,
+        phases=phases,
+        recall_scales=recall_scales,
+    )
     if args.json:
         print_json(report)
     else:

@@ -301,7 +301,11 @@ class SqlRecallIndex(RecallIndex):
         bm25: cq.Bm25Params,
         cap: int,
     ) -> list[Candidate]:
-        def run(top: int | None, essential: frozenset[str] | None = None) -> list[tuple[Any, ...]]:
+        def run(
+            top: int | None,
+            essential: frozenset[str] | None = None,
+            driver: tuple[cq.TermWeight, dict[int, int]] | None = None,
+        ) -> list[tuple[Any, ...]]:
             sql, params = cq.candidates_sql(
                 _SELECT_BELIEF,
                 weights,
@@ -312,6 +316,7 @@ class SqlRecallIndex(RecallIndex):
                 cap=cap,
                 top=top,
                 essential=essential,
+                driver=driver,
             )
             with self._lock:
                 return self._execute(sql, params)
@@ -328,7 +333,7 @@ class SqlRecallIndex(RecallIndex):
 
     def _max_score(
         self,
-        run: Callable[[int | None, frozenset[str] | None], list[tuple[Any, ...]]],
+        run: Callable[..., list[tuple[Any, ...]]],
         weights: Sequence[cq.TermWeight],
         principal: str,
         avgdl: float,
@@ -336,19 +341,20 @@ class SqlRecallIndex(RecallIndex):
         cap: int,
         top: int,
     ) -> list[tuple[Any, ...]] | None:
-        """Score only beliefs holding a rarer term, when that is exact and cheaper.
+        """Score only the beliefs that can reach the answer, when that is exact and cheaper.
 
-        First the rarest terms holding at least ``cap`` beliefs: if the answer's ``cap``-th
-        score beats what the other terms can give a belief holding none of those, it is
-        the answer. Otherwise that score is a floor of the answer's (its beliefs are real,
-        scored whole), and the terms whose bounds sum below it are set aside: the second
-        answer cannot fail. Each step runs only while looking its postings' beliefs up by
-        key is cheaper than grouping every posting (None: run the full query).
+        An attempt aims at a score (a target): it scores whole every belief holding a rare
+        term (read whole: few postings) and every belief whose contribution from one other
+        term (the driver, :func:`cq.driver_for`) reaches the target less every other
+        term's bound; no other belief can reach the target. Its answer is kept when its
+        ``cap``-th score reaches the target. When it does not, that score is still a floor
+        of the answer's (its beliefs are real, scored whole) and the next attempt aims at
+        it, which cannot fail. Targets are guessed high first (small, cheap attempts).
+        None: the full query answers.
         """
         stats = self._term_stats(principal, [w.term for w in weights])
         df = {w.term: stats[w.term][0] if w.term in stats else 0 for w in weights}
-        everything = sum(df.values())
-        if everything <= _MAX_SCORE_MIN_POSTINGS:
+        if sum(df.values()) <= _MAX_SCORE_MIN_POSTINGS:
             return None
         bounds = {
             w.term: cq.term_bound(w.weight, *stats[w.term][1:], avgdl, bm25)
@@ -356,32 +362,56 @@ class SqlRecallIndex(RecallIndex):
             else 0
             for w in weights
         }
-
-        def cheap(essential: frozenset[str]) -> bool:
-            lookups = sum(df[t] for t in essential) * len(weights)
-            return essential != set(df) and lookups < _LOOKUP_SHARE * everything
-
-        first: set[str] = set()
-        for w in sorted((w for w in weights if w.admits), key=lambda w: (df[w.term], w.term)):
-            first.add(w.term)
-            if sum(df[t] for t in first) >= cap:
-                break
-        essential = frozenset(first)
-        if not cheap(essential):
+        whole = frozenset(w.term for w in weights if df[w.term] <= _WHOLE_BELOW * cap)
+        others = [w for w in weights if w.term not in whole]
+        if not others:
             return None
-        rows = run(top, essential)
-        if len(rows) < cap:
+        # The best a belief holding no rare term can score: targets are shares of it.
+        best = sum(bounds[w.term] for w in others)
+
+        everything = sum(df.values())
+
+        def lengths(driver: tuple[cq.TermWeight, int]) -> tuple[cq.TermWeight, dict[int, int]]:
+            term, need = driver
+            _, max_tf, min_len = stats[term.term]
+            return term, cq.reaching(term.weight, need, max_tf, min_len, avgdl, bm25)
+
+        def attempt(target: int) -> list[tuple[Any, ...]] | None:
+            driver = cq.driver_for(others, bounds, target, df)
+            if driver is None or driver[1] < _MIN_DRIVE * bounds[driver[0].term]:
+                return None  # the driver would read most of its term: the full query
+            return run(top, whole or None, lengths(driver))
+
+        for share in _TARGETS:
+            target = int(share * best)
+            rows = attempt(target)
+            if rows is None:
+                return None  # lower targets only read more
+            if len(rows) < cap:
+                continue
+            floor = int(rows[-1][-2])
+            if floor >= target:
+                return rows
+            break
+        else:
             return None
-        floor = int(rows[-1][-2])
-        if floor > sum(bounds[t] for t in df if t not in essential):
-            return rows
+        # A floor of the answer's cap-th score: the cheaper of a driver aiming at it and
+        # max-score (the terms whose bounds sum below it set aside) cannot fail.
+        driver = cq.driver_for(others, bounds, floor, df)
         essential, bound = cq.split_below(weights, bounds, floor)
-        if not cheap(essential):
+        by_driver = (
+            cq.driver_cost(driver, bounds, df, len(weights)) if driver is not None else everything
+        )
+        by_split = sum(df[t] for t in essential) * len(weights)
+        if min(by_driver, by_split) >= _LOOKUP_SHARE * everything:
             return None
-        rows = run(top, essential)
-        if len(rows) == cap and int(rows[-1][-2]) > bound:
-            return rows
-        return None
+        if by_driver <= by_split and driver is not None:
+            rows = run(top, whole or None, lengths(driver))
+            exact = len(rows) == cap and int(rows[-1][-2]) >= floor
+        else:
+            rows = run(top, essential)
+            exact = len(rows) == cap and int(rows[-1][-2]) > bound
+        return rows if exact else None
 
     def _browse(self, principal: str, filters: cq.Filters, cap: int) -> list[Candidate]:
         sql, params = cq.browse_sql(_SELECT_BELIEF, filters, principal=principal, cap=cap)
@@ -655,7 +685,13 @@ _PREFETCH_CHUNK = 500
 _TOP_FACTOR = 2
 # Below this many postings over the query's terms the full query is cheap enough.
 _MAX_SCORE_MIN_POSTINGS = 1000
-# Max-score runs while its key lookups (beliefs x terms) stay under this share of the
-# postings the full query groups (measured at 100k beliefs: a lookup costs about what
-# grouping three postings does).
-_LOOKUP_SHARE = 0.3
+# Terms held by at most this many caps of beliefs are read whole by max-score.
+_WHOLE_BELOW = 2
+# Targets guessed, as shares of the query's best possible score, until an attempt finds
+# the cap (its cap-th score then sets the next, exact target).
+_TARGETS = (0.9, 0.7, 0.5, 0.35)
+# A driver must ask at least this share of its bound (else it reads most of its term).
+_MIN_DRIVE = 0.35
+# Scoring some beliefs by key runs while it looks cheaper than this share of grouping
+# every posting (a lookup costs about what grouping three postings does).
+_LOOKUP_SHARE = 1.0

@@ -214,6 +214,15 @@ class SqlRecallIndex(RecallIndex):
                 (RECALL_INDEX + REBUILD_SUFFIX,),
             )
             position = int(rows[0][0])
+            # A rebuild's writers leave the term statistics to this one pass over the
+            # postings (in key order, so grouped without a sort): cheaper than an upsert
+            # per term and page.
+            self._execute(
+                f"INSERT INTO {REBUILD_PREFIX}term_stats"
+                " (principal, term, documents, max_tf, min_len)"
+                " SELECT principal, term, COUNT(*), MAX(tf), MIN(doc_len)"
+                f" FROM {REBUILD_PREFIX}belief_terms GROUP BY principal, term"
+            )
             for table in READ_MODEL_TABLES:
                 self._execute(f"DROP TABLE IF EXISTS {table}")
                 self._execute(f"ALTER TABLE {REBUILD_PREFIX}{table} RENAME TO {table}")
@@ -494,8 +503,10 @@ class _SqlWriter(IndexWriter):
         self._terms: list[tuple[str, str, str, int, int]] = []
         self._heads: dict[str, int] = {}
         self._stats: dict[str, list[int]] = {}  # principal -> [documents, total_len] added
-        # (principal, term) -> [documents added, largest tf, shortest length among them]
+        # (principal, term) -> [documents added, largest tf, shortest length among them];
+        # a rebuild fills its term statistics at the end instead (finish_rebuild).
         self._term_stats: dict[tuple[str, str], list[int]] = {}
+        self._keeps_term_stats = prefix != REBUILD_PREFIX
         self._vectors: list[tuple[str, str, bytes]] = []
         self._opened: dict[str, SessionRecord] = {}
         self._session_changes: dict[str, dict[str, Any]] = {}
@@ -564,14 +575,15 @@ class _SqlWriter(IndexWriter):
         added = self._stats.setdefault(record.principal, [0, 0])
         added[0] += 1
         added[1] += record.doc_len
-        for term, n in terms.items():
-            stat = self._term_stats.get((record.principal, term))
-            if stat is None:
-                self._term_stats[(record.principal, term)] = [1, n, record.doc_len]
-            else:
-                stat[0] += 1
-                stat[1] = max(stat[1], n)
-                stat[2] = min(stat[2], record.doc_len)
+        if self._keeps_term_stats:
+            for term, n in terms.items():
+                stat = self._term_stats.get((record.principal, term))
+                if stat is None:
+                    self._term_stats[(record.principal, term)] = [1, n, record.doc_len]
+                else:
+                    stat[0] += 1
+                    stat[1] = max(stat[1], n)
+                    stat[2] = min(stat[2], record.doc_len)
         encoder = self._index.vector_encoder
         if encoder is not None:
             self._vectors.append(

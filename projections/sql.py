@@ -391,18 +391,19 @@ class SqlRecallIndex(RecallIndex):
                 return None  # the driver would read most of its term: the full query
             return run(top, whole or None, lengths(driver))
 
+        floor = 0
         for share in _TARGETS:
             target = int(share * best)
+            if target <= floor:
+                break
             rows = attempt(target)
             if rows is None:
-                return None  # lower targets only read more
-            if len(rows) < cap:
-                continue
-            floor = int(rows[-1][-2])
-            if floor >= target:
-                return rows
-            break
-        else:
+                break  # lower targets only read more
+            if len(rows) == cap:
+                if int(rows[-1][-2]) >= target:
+                    return rows
+                floor = max(floor, int(rows[-1][-2]))
+        if not floor:
             return None
         # A floor of the answer's cap-th score: the cheaper of a driver aiming at it and
         # max-score (the terms whose bounds sum below it set aside) cannot fail.

@@ -2,7 +2,9 @@
 
 ``eventsourcing`` 9.5's SQLite recorder has no subscriptions, so every store is followed
 the same way — by paging ``select_notifications`` — one transaction per page, the
-tracked position written with the rows.
+tracked position written with the rows. Only the topics the projector handles are read
+(the recorder filters them in SQL); a page covers the log up to its last event, the last
+page up to the head read when following started.
 """
 
 from __future__ import annotations
@@ -15,18 +17,13 @@ from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
 from projections.base import RecallIndex
-from projections.projector import project_event
+from projections.projector import PROJECTED_EVENTS, project_event
 
 DEFAULT_PAGE_SIZE = 5000
 
-# Events the recall index never reads: skipped by topic, without decoding their state
-# (turns are most of a log). tests/test_runner.py proves the projector ignores each one,
-# so a handler added for any of them fails that test instead of being skipped silently.
-IGNORED_EVENTS: tuple[type[Any], ...] = (
-    PrincipalMemory.ConfirmationRequested,
-    PrincipalMemory.ConsolidationRecorded,
-)
-IGNORED_TOPICS: frozenset[str] = frozenset(get_topic(cls) for cls in IGNORED_EVENTS)
+# The only events read from the log: the projector's own handler table, so an event kind
+# with no handler is never fetched nor decoded, and one given a handler is read from then.
+PROJECTED_TOPICS: tuple[str, ...] = tuple(sorted(get_topic(cls) for cls in PROJECTED_EVENTS))
 
 Progress = Callable[[int, int], None]  # (position reached, head of the log)
 
@@ -61,30 +58,33 @@ class ProjectionRunner:
         return read + self.catch_up()
 
     def _follow(self, *, rebuild: bool, progress: Progress | None) -> int:
-        read = 0
-        head = self.log_head() if progress else 0
+        """Positions covered up to the head read at the start (later events: next call)."""
+        covered = 0
+        head = self.log_head()
         while True:
             with self._index.writer(rebuild=rebuild) as writer:
                 start = writer.tracked_position()
+                if start >= head:
+                    return covered
                 page = self._recorder.select_notifications(
-                    start=start, limit=self._page_size, inclusive_of_start=False
+                    start=start,
+                    limit=self._page_size,
+                    stop=head,
+                    topics=PROJECTED_TOPICS,
+                    inclusive_of_start=False,
                 )
-                if not page:
-                    return read
-                events = [
-                    (n.id, self._mapper.to_domain_event(n))
-                    for n in page
-                    if n.topic not in IGNORED_TOPICS
-                ]
+                # A short page is the rest of the log up to the head: all of it is covered.
+                reached = page[-1].id if len(page) == self._page_size else head
+                events = [(n.id, self._mapper.to_domain_event(n)) for n in page]
                 writer.prefetch(_beliefs_read(events))
                 for position, event in events:
                     project_event(event, position, writer)
-                writer.set_tracking(page[-1].id)
-            read += len(page)
+                writer.set_tracking(reached)
+            covered += reached - start
             if progress:
-                progress(page[-1].id, max(head, page[-1].id))
-            if len(page) < self._page_size:
-                return read
+                progress(reached, head)
+            if reached >= head:
+                return covered
 
 
 def _beliefs_read(events: list[tuple[int, Any]]) -> set[str]:

@@ -513,11 +513,9 @@ class _SqlWriter(IndexWriter):
                 [(*encode_record(self._staged[b])[1:], b) for b in sorted(self._changed)],
             )
         if self._terms:
-            index._insert_rows(
-                f"{p}belief_terms",
-                _POSTING_COLUMNS,
-                sorted(self._terms),  # in key order: the index b-tree fills in sequence
-            )
+            # In formation order: sorting them by key first measured no faster to insert
+            # on either store, and cost a sort of every posting in Python.
+            index._insert_rows(f"{p}belief_terms", _POSTING_COLUMNS, self._terms)
         if self._heads:
             index._executemany(
                 f"INSERT INTO {p}heads (principal, position) VALUES (?, ?)"

@@ -10,12 +10,15 @@ import pytest
 from eventsourcing.domain import Aggregate
 from eventsourcing.utils import get_topic
 
+import memory_es
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
+from memory_es.ports import FixedClock
 from projections.base import IndexWriter
 from projections.projector import PROJECTED_EVENTS, project_event
 from projections.records import BeliefRecord, SessionRecord
 from projections.runner import PROJECTED_TOPICS
+from tests.conformance import play
 
 
 class _Untouchable(IndexWriter):
@@ -119,3 +122,22 @@ def test_every_event_kind_the_runner_does_not_read_is_one_the_projector_ignores(
     created = next(e for e in every if isinstance(e, PrincipalMemory.Created))
     with pytest.raises(AssertionError, match="skipped event"):
         project_event(created, 1, _Untouchable())
+
+
+def test_the_lean_log_read_builds_the_events_the_mapper_builds(
+    persistent_store_url: str, clock: FixedClock
+) -> None:
+    with memory_es.open(persistent_store_url, clock=clock, ids=memory_es.SequentialIds()) as m:
+        play(m, clock)
+        runner = m.runner
+        assert runner._read != runner._library_page  # the SQL stores take the lean path
+        head = runner.log_head()
+        for after, limit in ((0, 10_000), (0, 7), (11, 5), (head - 3, 10)):
+            lean = runner._read(after, head, limit)
+            library = runner._library_page(after, head, limit)
+            assert lean and [p for p, _ in lean] == [p for p, _ in library]
+            for (_, ours), (_, theirs) in zip(lean, library, strict=True):
+                assert type(ours) is type(theirs)
+                assert str(ours.originator_id) == str(theirs.originator_id)
+                expected = {**vars(theirs), "originator_id": str(theirs.originator_id)}
+                assert {**vars(ours), "originator_id": str(ours.originator_id)} == expected

@@ -9,12 +9,12 @@ page up to the head read when following started.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Mapper
-from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from eventsourcing.utils import get_topic
 
@@ -137,13 +137,30 @@ def _lean_reader(recorder: ApplicationRecorder, mapper: Mapper[Any]) -> PageRead
             return build(rows, _uuid_text)
 
         return sqlite_page
+    # Imported only when loaded already (a PostgreSQL recorder needs it): psycopg stays
+    # out of SQLite-only processes, whose start-up time it would double.
+    if "eventsourcing.postgres" in sys.modules:
+        return _postgres_reader(recorder, build)
+    return None
+
+
+def _postgres_reader(
+    recorder: ApplicationRecorder, build: Callable[[list[Any], Callable[[Any], Any]], Page]
+) -> PageReader | None:
+    from eventsourcing.postgres import PostgresApplicationRecorder
+    from psycopg.sql import SQL, Identifier
+
+    topics = list(PROJECTED_TOPICS)
     if type(recorder) is PostgresApplicationRecorder:
         pg_recorder = recorder
-        pg_statement = (
+        pg_statement = SQL(
             "SELECT notification_id, originator_id, originator_version, topic, state"
-            f' FROM "{pg_recorder.datastore.schema}"."{pg_recorder.events_table_name}"'
+            " FROM {schema}.{table}"
             " WHERE notification_id > %s AND notification_id <= %s AND topic = ANY(%s)"
             " ORDER BY notification_id LIMIT %s"
+        ).format(
+            schema=Identifier(pg_recorder.datastore.schema),
+            table=Identifier(pg_recorder.events_table_name),
         )
 
         def postgres_page(after: int, stop: int, limit: int) -> Page:

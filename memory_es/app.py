@@ -581,7 +581,7 @@ def open(
         index,
         clock=clock or SystemClock(),
         ids=ids or RandomIds(),
-        extractor=extractor or ClauseExtractor(),
+        extractor=extractor or ClauseExtractor(residue=resolved.formation.residue_enabled),
         profile=resolved,
         embedder=embedder,
     )

@@ -29,7 +29,25 @@ class OrjsonTranscoder(JSONTranscoder):
             raise TranscodingNotRegisteredError(str(error)) from error
 
     def decode(self, data: bytes) -> Any:
-        return self._untag(orjson.loads(data))
+        obj = orjson.loads(data)
+        if type(data) is not bytes:
+            return self._untag(obj)
+        # Every tagged dict writes the key "_type_" (never escaped), so this count bounds
+        # the tagged values; an event holds one (its timestamp), found without a walk.
+        tags = data.count(b'"_type_"')
+        if tags == 0:
+            return obj
+        if tags == 1 and type(obj) is dict:
+            for key, value in obj.items():
+                if (
+                    type(value) is dict
+                    and len(value) == 2
+                    and "_type_" in value
+                    and "_data_" in value
+                ):
+                    obj[key] = self._decode_obj(value)
+                    return obj
+        return self._untag(obj)
 
     def _tag(self, obj: Any) -> Any:
         """A copy of obj whose registered custom values are tagged dicts."""

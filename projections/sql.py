@@ -135,6 +135,13 @@ class SqlRecallIndex(RecallIndex):
     @abstractmethod
     def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
 
+    def _insert_rows(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        """Append rows that cannot conflict (new beliefs, their postings): the bulk path."""
+        marks = ", ".join("?" for _ in columns)
+        self._executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
     @abstractmethod
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -623,9 +630,9 @@ class _SqlWriter(IndexWriter):
                 sorted(self._new_principals.items()),
             )
         if self._inserted:
-            marks = ", ".join("?" for _ in BELIEF_COLUMNS)
-            index._executemany(
-                f"INSERT INTO {p}beliefs ({', '.join(BELIEF_COLUMNS)}) VALUES ({marks})",
+            index._insert_rows(
+                f"{p}beliefs",
+                BELIEF_COLUMNS,
                 [encode_record(self._staged[b]) for b in sorted(self._inserted)],
             )
         if self._changed:
@@ -634,11 +641,9 @@ class _SqlWriter(IndexWriter):
                 [(*encode_record(self._staged[b])[1:], b) for b in sorted(self._changed)],
             )
         if self._terms:
-            index._executemany(
-                f"INSERT INTO {p}belief_terms (principal, term, belief_id, tf, doc_len)"
-                " VALUES (?, ?, ?, ?, ?)",
-                sorted(self._terms),  # in key order: the index b-tree fills in sequence
-            )
+            # In formation order: sorting them by key first measured no faster to insert
+            # on either store, and cost a sort of every posting in Python.
+            index._insert_rows(f"{p}belief_terms", _POSTING_COLUMNS, self._terms)
         if self._heads:
             index._executemany(
                 f"INSERT INTO {p}heads (principal, position) VALUES (?, ?)"
@@ -666,9 +671,8 @@ class _SqlWriter(IndexWriter):
                 [(k, t, *v) for (k, t), v in sorted(self._term_stats.items())],
             )
         if self._vectors:
-            index._executemany(
-                f"INSERT INTO {p}belief_vectors (belief_id, principal, vector) VALUES (?, ?, ?)",
-                sorted(self._vectors),
+            index._insert_rows(
+                f"{p}belief_vectors", ("belief_id", "principal", "vector"), sorted(self._vectors)
             )
         if self._opened:
             marks = ", ".join("?" for _ in SESSION_COLUMNS)
@@ -693,6 +697,7 @@ class _SqlWriter(IndexWriter):
 
 # Every column but the key, in BELIEF_COLUMNS order (the key comes first).
 _ASSIGN_ALL = ", ".join(f"{c} = ?" for c in BELIEF_COLUMNS[1:])
+_POSTING_COLUMNS = ("principal", "term", "belief_id", "tf", "doc_len")
 _PREFETCH_CHUNK = 500
 # Rows scored from postings and joined to beliefs before the full query is needed.
 _TOP_FACTOR = 2

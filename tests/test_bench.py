@@ -33,6 +33,8 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
     ):
         assert sqlite[key] > 0, key
     assert sqlite["belief_heavy"]["rebuild_ratio"] > 0
+    for log in (sqlite, sqlite["belief_heavy"]):  # what bounds the ratio, beside it
+        assert log["physical_floor_ratio"] > 0 and 0 < log["ceiling_ratio"] < 1
     assert sqlite["physical"]["insert_batched_rows_per_s"] > 0
     assert set(sqlite["commands"]) == {"30", "90"}
     assert (
@@ -50,7 +52,7 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
     assert report["stores"]["postgres"] == {"skipped": "--no-postgres"}
     assert report["cli"]["cli_help_ms"] > 0
     table = render_table(report)
-    assert "rebuild_ratio" in table and "recall p95 ms" in table
+    assert "rebuild_ratio" in table and "recall p95 ms" in table and "ceiling" in table
 
 
 def test_an_unknown_bench_scale_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

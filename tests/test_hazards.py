@@ -61,6 +61,9 @@ def test_an_injection_is_flagged() -> None:
         ("use sk_live_51HxYzAbCdEfGh for stripe", "api_token", "sk_live_51HxYzAbCdEfGh"),
         ("the wifi password for HomeNet is tr0ub4dor", "password", "tr0ub4dor"),
         ("my PIN: 904417", "pin", "904417"),
+        ("The building door code is 7302, write that down.", "pin", "7302"),
+        ("gate code: 99812", "pin", "99812"),
+        ("the alarm code was 1234", "pin", "1234"),
         ("card 4111 1111 1111 1111 exp 12/29", "card_number", "4111 1111 1111 1111"),
         ("SESSION=a8F3k2L9m4N7p1Q6r5S0t", "token", "a8F3k2L9m4N7p1Q6r5S0t"),
     ],
@@ -80,6 +83,8 @@ def test_the_catalogue_redacts_each_kind(text: str, kind: str, secret: str) -> N
         "token validation is broken again",
         "Call me at 415 555 0100",
         "We decided to deploy on Fridays.",
+        "The zip code is 02139.",
+        "The dress code is casual.",
     ],
 )
 def test_ordinary_text_is_not_mistaken_for_a_secret(text: str) -> None:

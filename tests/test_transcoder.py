@@ -85,3 +85,18 @@ def test_enum_values_are_written_as_their_plain_value() -> None:
     state = {"status": Status.ACTIVE, "authority": Authority.USER, "at": datetime.now(UTC)}
     assert ours.encode(state) == theirs.encode(state)
     assert ours.decode(ours.encode(state))["status"] == "active"
+
+
+def test_one_tagged_value_is_found_at_the_top_or_deeper() -> None:
+    """The decoder's fast path (one "_type_" key in the bytes) agrees with the full walk."""
+    ours, theirs = _pair()
+    at = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    for state in (
+        {"text": "x", "timestamp": at},
+        {"text": "x", "nested": {"a": [1, {"when": at}]}},
+        {"text": "_type_", "timestamp": at},  # the marker as a plain value too
+        {"_type_": "not a tag", "_data_": 1, "extra": at},
+        {"text": '{"_type_": "uuid", "_data_": "y"}', "timestamp": at},
+    ):
+        assert ours.decode(ours.encode(state)) == state
+        assert ours.decode(theirs.encode(state)) == state

@@ -103,6 +103,7 @@ def run(
     principal_speaker: str = "both",
     progress: bool = True,
     diagnostic_extractor: str | None = None,
+    profile: Path | None = None,
 ) -> dict[str, Any]:
     """Run one dataset and write its metrics file; returns the metrics document.
 
@@ -157,7 +158,8 @@ def run(
         probes = [p for p in scenario.probes if selected is None or p.probe_id in selected]
         if not probes:
             continue
-        _run_scenario(scenario, probes, arms, counts, diagnostic() if diagnostic else None)
+        extractor = diagnostic() if diagnostic else None
+        _run_scenario(scenario, probes, arms, counts, extractor, profile)
         bar(len(probes))
     bar(None)
 
@@ -261,6 +263,7 @@ def _run_scenario(
     arms: dict[str, ArmReport],
     counts: Counts,
     extractor: Extractor | None,
+    profile: Path | None = None,
 ) -> None:
     counts.scenarios += 1
     counts.labeled_beliefs += len(scenario.labeled_beliefs)
@@ -279,7 +282,9 @@ def _run_scenario(
     previous: datetime | None = None
     indexes: dict[tuple[int, tuple[str, ...]], BM25] = {}
     ids = memory_es.SequentialIds()
-    with memory_es.open("memory://", clock=clock, ids=ids, extractor=extractor) as memory:
+    with memory_es.open(
+        "memory://", clock=clock, ids=ids, extractor=extractor, profile=profile
+    ) as memory:
         counts.extractor = memory.extractor.name
         for index, session in enumerate(scenario.sessions[: last_needed + 1]):
             at = session.at or ((previous + timedelta(days=1)) if previous else clock.now())

@@ -70,6 +70,7 @@ def memory_benchmark(
     baseline: Path | None,
     write_to: Path | None,
     as_json: bool,
+    profile: Path | None = None,
 ) -> int:
     if write_to is not None and write_to.exists():
         raise UsageError(
@@ -89,7 +90,7 @@ def memory_benchmark(
         raise UsageError(str(error)) from None
 
     started = time.perf_counter()
-    result = run_deterministic(loaded)
+    result = run_deterministic(loaded, profile)
     wall_seconds = time.perf_counter() - started
     comparison = compare(result, recorded) if recorded is not None else None
 

@@ -18,6 +18,7 @@ records of ``observations``; nothing else in the benchmark imports ``memory_es``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import memory_es
 from benchmarks.memory_benchmark.corpus import BenchmarkProbe, BenchmarkScenario, BenchmarkSession
@@ -32,6 +33,8 @@ from memory_es.errors import MemoryEsError
 from memory_es.policy import formation_policy, retrieval_policy
 
 EVAL_PRINCIPAL = "benchmark-user"
+# A memory profile overlay (path) or None: MEMORY_ES_PROFILE, else the shipped one.
+Profile = str | Path | None
 
 
 @dataclass(frozen=True)
@@ -41,9 +44,9 @@ class SystemVersions:
     extractor: str
 
 
-def system_versions() -> SystemVersions:
+def system_versions(profile: Profile = None) -> SystemVersions:
     """The policy versions and extractor a run measures (recorded in every baseline)."""
-    with memory_es.open("memory://") as memory:
+    with memory_es.open("memory://", profile=profile) as memory:
         extractor = memory.extractor.name
     return SystemVersions(
         formation_policy=formation_policy(),
@@ -52,9 +55,10 @@ def system_versions() -> SystemVersions:
     )
 
 
-def drive_scenario(scenario: BenchmarkScenario) -> ScenarioObservation:
+def drive_scenario(scenario: BenchmarkScenario, profile: Profile = None) -> ScenarioObservation:
     clock = memory_es.FixedClock(scenario.start_at)
-    with memory_es.open("memory://", clock=clock, ids=memory_es.SequentialIds()) as memory:
+    ids = memory_es.SequentialIds()
+    with memory_es.open("memory://", clock=clock, ids=ids, profile=profile) as memory:
         driver = _ScenarioDriver(memory, clock)
         outcomes = tuple(driver.session(s) for s in scenario.sessions)
         driver.maintenance_once()

@@ -6,7 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.memory_benchmark.corpus import LoadedCorpus
-from benchmarks.memory_benchmark.driver import SystemVersions, drive_scenario, system_versions
+from benchmarks.memory_benchmark.driver import (
+    Profile,
+    SystemVersions,
+    drive_scenario,
+    system_versions,
+)
 from benchmarks.memory_benchmark.metrics import (
     FormationRow,
     ProbeRow,
@@ -48,13 +53,13 @@ class BenchmarkResult:
         }
 
 
-def run_deterministic(loaded: LoadedCorpus) -> BenchmarkResult:
+def run_deterministic(loaded: LoadedCorpus, profile: Profile = None) -> BenchmarkResult:
     scenarios = loaded.corpus.scenarios
     formation: list[FormationRow] = []
     probes: list[ProbeRow] = []
     errors: list[tuple[str, str]] = []
     for scenario in scenarios:
-        observed = drive_scenario(scenario)
+        observed = drive_scenario(scenario, profile)
         formation.append(score_formation(scenario, observed))
         by_id = dict(observed.probes)
         for probe in scenario.probes:
@@ -64,7 +69,7 @@ def run_deterministic(loaded: LoadedCorpus) -> BenchmarkResult:
                 errors.append((f"{scenario.id}/{probe.id}", seen.error))
     return BenchmarkResult(
         corpus_digest=loaded.sha256,
-        versions=system_versions(),
+        versions=system_versions(profile),
         formation=tuple(formation),
         probes=tuple(probes),
         aggregate=aggregate(scenarios, formation, probes),

@@ -287,6 +287,7 @@ def render_table(report: dict[str, Any]) -> str:
     line("  events replayed", "rebuild_events")
     line("  read-model rows written", "read_model_rows")
     line("  physical floor (scan + raw row writes) / rebuild", "physical_floor_ratio")
+    line("  ceiling: scan / (scan + raw writes + tokenizing)", "ceiling_ratio")
     line("belief-heavy log: rebuild (events/s)", "belief_heavy", "rebuild_events_per_s")
     line("belief-heavy log: raw scan (events/s)", "belief_heavy", "raw_scan_events_per_s")
     line("  rebuild_ratio", "belief_heavy", "rebuild_ratio")
@@ -295,6 +296,7 @@ def render_table(report: dict[str, Any]) -> str:
     line(
         "  physical floor (scan + raw row writes) / rebuild", "belief_heavy", "physical_floor_ratio"
     )
+    line("  ceiling: scan / (scan + raw writes + tokenizing)", "belief_heavy", "ceiling_ratio")
     section("commands on a principal with a long history (cache + snapshots)")
     history = sorted({int(s) for k in kinds for s in (get(k, "commands") or {})})
     for h in history:

@@ -95,6 +95,7 @@ def _memory_benchmark(args: argparse.Namespace) -> int:
         baseline=args.baseline,
         write_to=args.write_baseline,
         as_json=args.json,
+        profile=getattr(args, "profile", None),
     )
 
 
@@ -123,6 +124,7 @@ def _external(args: argparse.Namespace) -> int:
             principal_speaker=args.principal_speaker,
             progress=sys.stderr.isatty(),
             diagnostic_extractor=args.diagnostic_extractor,
+            profile=getattr(args, "profile", None),
         )
     except MalformedDataset as error:
         raise UsageError(f"malformed dataset file: {error}") from None

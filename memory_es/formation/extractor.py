@@ -72,9 +72,15 @@ def third_person(verb: str) -> str:
 
 
 class ClauseExtractor:
-    """Deterministic: the same turns always give the same proposals, in turn order."""
+    """Deterministic: the same turns always give the same proposals, in turn order.
 
-    name = "clauses@3"
+    ``residue`` keeps what the user said that no rule reads (profile
+    ``formation.residue_enabled``); its name says so, so a run records which one formed.
+    """
+
+    def __init__(self, *, residue: bool = False) -> None:
+        self.residue = residue
+        self.name = "clauses@3+residue" if residue else "clauses@3"
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
         from memory_es.formation.patterns import extract_clauses
@@ -84,7 +90,7 @@ class ClauseExtractor:
         for turn in turns:
             if not turn.trusted or turn.role != "user":
                 continue
-            for found in extract_clauses(turn.text):
+            for found in extract_clauses(turn.text, residue=self.residue):
                 # One turn saying the same thing twice proposes it once.
                 marker = (turn.turn_id, found.statement.casefold())
                 if marker in seen:

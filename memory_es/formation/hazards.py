@@ -80,7 +80,10 @@ _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "pin",
         re.compile(
-            r"(?i)\b(?:pin|pin code|pin number|cvv|cvc|security code)"
+            r"(?i)\b(?:pin|pin code|pin number|cvv|cvc|security code"
+            # A code that opens something: a door, a gate, an alarm, a safe, a lockbox.
+            r"|(?:door|gate|alarm|lock|lockbox|safe|garage|entry|access|keypad|building)"
+            r"\s+code)"
             r"(?:'s|\s+is|\s*:|\s+was)?\s*(?P<s>\d{3,8})\b"
         ),
     ),

@@ -1912,11 +1912,17 @@ def _extend_episode(episode: Found, clause: str) -> Found | None:
     )
 
 
-def extract_clauses(text: str) -> list[Found]:
-    """Every belief a user turn states, in the order it states them."""
+def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
+    """Every belief a user turn states, in the order it states them.
+
+    With ``residue`` a declarative sentence that formed nothing is kept as what the user
+    said (:func:`_residue`); off by default (profile ``formation.residue_enabled``).
+    """
     out: list[Found] = []
     episode: int | None = None  # the episode later unread clauses of the turn extend
     for sentence in sentences(repair(text)):
+        formed_before = len(out), out[-1] if out else None
+        kept = _residue(sentence) if residue else None
         if sentence.rstrip("\"') ").endswith("?"):
             episode = None
             # "I've started eating healthier - what's new with you?": the statement
@@ -1977,7 +1983,58 @@ def extract_clauses(text: str) -> list[Found]:
                     )
             elif result is None:
                 list_prefix = None
+        if kept is not None and (len(out), out[-1] if out else None) == formed_before:
+            out.append(kept)
     return out
+
+
+# -- residue: what the user said that no rule reads (opt-in) ---------------------------
+#
+# Conversation carries facts no first-person pattern reads ("They're called Peruvian
+# Lilies", "It's a mix of drama and romance"). With the residue on, such a sentence is
+# kept as a belief of type ``fact`` saying what the user said ("User said: ..."), keyed
+# by its statement like an episode, so it never supersedes anything. It is refused when
+# it asks, hedges, requests, speaks about the other party, carries a redaction, or says
+# too little; the secrets screen has run before any of this.
+_RESIDUE_REFUSED = re.compile(
+    r"(?i)\b(?:maybe|perhaps|probably|might|may|could|should|would|if|unless|whether|"
+    r"not sure|thinking (?:of|about)|wondering|considering|guess|suppose|hopefully|"
+    r"please|remind|remember|write (?:that|this|it) down|let's|let me|lemme|"
+    r"nothing is decided|not decided|undecided)\b"
+    r"|^\W*(?:thanks|thank|hi|hey|hello|bye|goodbye|ok|okay|sure|yes|yeah|yep|no|nope|"
+    r"wow|congrats|congratulations|sorry|haha|lol|aw+|oh)\b"
+)
+_RESIDUE_LOWER = re.compile(
+    r"(?:The|A|An|It|Its|It's|He|He's|She|She's|They|They're|Their|This|That|These|Those|"
+    r"There|Our|We|We're|Some|Every|Each|All|One|First|Last|Next|Just|Back)\b"
+)
+_RESIDUE_MIN_CONTENT = 3
+_RESIDUE_MAX_WORDS = 40
+
+
+def _residue(sentence: str) -> Found | None:
+    text = _trim(strip_markers(sentence)).strip(" ,;:-\u2014\u2013")
+    if not text or text.rstrip("\"') ").endswith(("?", "!?")) or QUESTION_OPENERS.match(text):
+        return None
+    if _YOU.search(text) or _RESIDUE_REFUSED.search(text) or _RESIDUE_REFUSED.search(sentence):
+        return None
+    # A sentence's capital first word is no name: it counts once, as any word.
+    content = _content_words(text[:1].lower() + text[1:])
+    if content < _RESIDUE_MIN_CONTENT or len(text.split()) > _RESIDUE_MAX_WORDS:
+        return None
+    made = _about_user_statement("fact.said", text)[0]
+    said = made.statement
+    if _RESIDUE_LOWER.match(said):
+        said = said[:1].lower() + said[1:]  # "The move ..." but "Theo ...", "User's ..."
+    statement = f"User said: {said}"
+    return Found(
+        statement=statement,
+        belief_type=made.belief_type,
+        subjects=made.subjects,
+        polarity=True,
+        rule="fact.said",
+        key=_episode_key(statement),
+    )
 
 
 # Built once the catalogue above is complete.

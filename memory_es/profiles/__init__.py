@@ -105,6 +105,9 @@ class FormationProfile(_Knobs):
     scheduled_enabled: bool = True
     scheduled_interval_seconds: int = Field(default=86400, ge=60)
     established_facts_enabled: bool = True
+    # Opt-in: a declarative sentence no rule reads forms "User said: ..." (recall over
+    # conversational detail, at the cost of noise; docs/formation.md "Residue").
+    residue_enabled: bool = False
     decay: DecaySettings = DecaySettings()
 
 

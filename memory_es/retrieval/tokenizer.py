@@ -12,10 +12,13 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-import snowballstemmer
+from snowballstemmer.english_stemmer import EnglishStemmer
 
 _RUN = re.compile(r"\w+(?:[./:@]\w+)*(?:-\w+(?:[./:@]\w+)*)*")
-_STEMMER = snowballstemmer.stemmer("english")
+# The pure-Python Snowball stemmer, named directly: ``snowballstemmer.stemmer()`` hands
+# back PyStemmer's whenever that is installed, which stems some words differently
+# ("international", "skis"), so one environment would index what another cannot find.
+_STEMMER = EnglishStemmer()
 
 # Words that carry no content in a recall query. Documents keep them (an any-term match
 # on "in" would be noise, but "the" in a statement harms nothing when queries drop it).

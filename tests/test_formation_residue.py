@@ -1,0 +1,118 @@
+"""The residue (opt-in, profile ``formation.residue_enabled``): a declarative sentence of
+the user's that no rule reads forms "User said: ..."; one that asks, hedges, requests,
+talks about the other party, carries a redaction or says too little forms nothing.
+Off by default: the shipped profile's extractor forms exactly what it formed before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import memory_es
+from benchmarks.external import run
+from memory_es.formation.extractor import ClauseExtractor, SourceTurn
+from memory_es.profiles import resolve_profile
+from tests.external_fixtures import locomo_items, write_json
+
+CONVERSATIONAL = Path(memory_es.__file__).parent / "profiles" / "conversational.yaml"
+
+
+def formed(text: str, *, residue: bool) -> list[str]:
+    turn = SourceTurn("t1", 1, "user", text, True, "2026-03-02T09:00:00Z")
+    return [p.statement for p in ClauseExtractor(residue=residue).extract([turn])]
+
+
+@pytest.mark.parametrize(
+    "text, statement",
+    [
+        ("They're called Peruvian Lilies.", "User said: they're called Peruvian Lilies."),
+        ("It's a mix of drama and romance!", "User said: it's a mix of drama and romance."),
+        ("Ana's mother is Rosa.", "User said: Ana's mother is Rosa."),
+        (
+            "Sapiens is a fascinating look at human history.",
+            "User said: Sapiens is a fascinating look at human history.",
+        ),
+    ],
+)
+def test_an_unread_sentence_forms_what_the_user_said(text: str, statement: str) -> None:
+    assert formed(text, residue=False) == []
+    assert formed(text, residue=True) == [statement]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What kind of flowers do you grow?",  # a question
+        "We're thinking of a small wedding, maybe forty guests.",  # a hedge
+        "Please write that down somewhere for me.",  # a request
+        "Your garden looks amazing this spring.",  # about the other party
+        "Thanks for the lovely photos from the coast!",  # thanks
+        "Long day.",  # too little
+        "The building door code is 7302.",  # the code is redacted before formation
+    ],
+)
+def test_the_residue_refuses_what_is_not_a_statement_of_the_user(text: str) -> None:
+    from memory_es.formation.hazards import screen
+
+    assert formed(screen(text).text, residue=True) == []
+
+
+def test_a_sentence_a_rule_reads_forms_no_residue_beside_it() -> None:
+    assert formed("I live in Lisbon. They're called Peruvian Lilies.", residue=True) == [
+        "User lives in Lisbon.",
+        "User said: they're called Peruvian Lilies.",
+    ]
+
+
+def test_the_shipped_profile_keeps_no_residue_and_the_overlay_turns_it_on() -> None:
+    assert resolve_profile(None).formation.residue_enabled is False
+    assert resolve_profile(CONVERSATIONAL).formation.residue_enabled is True
+    text = "They're called Peruvian Lilies, the flowers on my balcony."
+    with memory_es.open("memory://") as memory:
+        assert memory.extractor.name == "clauses@3"
+        session = memory.open_session("audrey")
+        memory.say(session, "They're called Peruvian Lilies.")
+        memory.close_session(session)
+        assert memory.list_beliefs("audrey") == []
+    with memory_es.open("memory://", profile=CONVERSATIONAL) as memory:
+        assert memory.extractor.name == "clauses@3+residue"
+        session = memory.open_session("audrey")
+        memory.say(session, text)
+        memory.close_session(session)
+        lines = memory.recall("audrey", "Which lilies?").lines()
+        assert len(lines) == 1
+        said = "User said: they're called Peruvian Lilies, the flowers on User's balcony."
+        assert lines[0].endswith(said)
+
+
+def test_the_external_runner_forms_with_the_profile_it_is_given(tmp_path: Path) -> None:
+    path = write_json(tmp_path / "locomo.json", locomo_items())
+    default = run("locomo", path, tmp_path / "default.json", progress=False)
+    residue = run("locomo", path, tmp_path / "residue.json", progress=False, profile=CONVERSATIONAL)
+    assert default["policy"]["extractor"] == "clauses@3"
+    assert residue["policy"]["extractor"] == "clauses@3+residue"
+    written = json.loads((tmp_path / "residue.json").read_text())
+    assert written["policy"]["extractor"] == "clauses@3+residue"
+
+
+def test_the_memory_benchmark_hard_gates_hold_with_the_residue_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from memory_es.cli import main
+
+    argv = ["--profile", str(CONVERSATIONAL), "eval", "memory-benchmark", "--deterministic-only"]
+    main([*argv, "--json"])  # against the shipped baseline it drifts: another extractor
+    document = json.loads(capsys.readouterr().out)
+    assert document["extractor"] == "clauses@3+residue"
+    aggregate = document["aggregate"]
+    for gate in (
+        "abstention_leaks",
+        "protected_rendered",
+        "false_transfers",
+        "currency_violations",
+        "other_forbidden_rendered",
+        "policy_failures",
+    ):
+        assert aggregate[gate] == 0, gate

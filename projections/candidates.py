@@ -280,6 +280,7 @@ def candidates_sql(
     top: int | None = None,
     essential: frozenset[str] | None = None,
     driver: tuple[TermWeight, dict[int, int]] | None = None,
+    read: dict[int, int] | None = None,
 ) -> tuple[str, list[Any]]:
     """BM25 over the lexeme table: the statement and its parameters, in order.
 
@@ -300,6 +301,8 @@ def candidates_sql(
     a threshold: :func:`reaching`) the beliefs whose contribution from that term reaches
     the threshold are scored the same way, beside the essential terms' beliefs. The
     caller picks the threshold so that no other belief can reach its target score.
+    With ``read`` (lengths per tf of an earlier, higher threshold of the same driver) the
+    driver's postings that threshold already selected are left out.
     """
     where, where_params = where_sql("b", f)
     params: list[Any] = []
@@ -344,6 +347,12 @@ def candidates_sql(
             for tf, length in sorted(lengths.items()):
                 params += [tf, length]
             params.append(1 << 30)  # a tf above the term's largest: not written, but safe
+            if read is not None:
+                cases = " ".join("WHEN ? THEN ?" for _ in read)
+                seeds[-1] += f" AND t.doc_len > CASE t.tf {cases} ELSE ? END"
+                for tf, length in sorted(read.items()):
+                    params += [tf, length]
+                params.append(-1)
         sql = f"WITH e AS MATERIALIZED ({' UNION '.join(seeds)}),"
         lookups = []
         for i, w in enumerate(weights):

@@ -113,6 +113,18 @@ def decode_record(row: Sequence[Any]) -> BeliefRecord:
     return BeliefRecord(*values)
 
 
+_POSITION = BELIEF_COLUMNS.index("position")
+
+
+def _best(rows: list[tuple[Any, ...]], cap: int) -> list[tuple[Any, ...]]:
+    """Candidate rows of two exact answers merged: distinct beliefs, in the candidate
+    order (BM25 descending, newest first, then belief id descending), capped."""
+    unique = list({r[0]: r for r in rows}.values())
+    unique.sort(key=lambda r: r[0], reverse=True)
+    unique.sort(key=lambda r: (-int(r[-2]), -int(r[_POSITION])))
+    return unique[:cap]
+
+
 def _candidates(rows: list[tuple[Any, ...]]) -> list[Candidate]:
     return [
         Candidate(record=decode_record(r[:-3]), matched=int(r[-3]), lexical=int(r[-2]))
@@ -122,6 +134,10 @@ def _candidates(rows: list[tuple[Any, ...]]) -> list[Candidate]:
 
 class SqlRecallIndex(RecallIndex):
     dialect: str
+    # Below this many postings over a query's terms the full query answers (the
+    # max-score attempts cost round trips; PostgreSQL groups with a hash and its full
+    # query stays cheap much longer).
+    max_score_min_postings = 1000
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
@@ -321,6 +337,7 @@ class SqlRecallIndex(RecallIndex):
             top: int | None,
             essential: frozenset[str] | None = None,
             driver: tuple[cq.TermWeight, dict[int, int]] | None = None,
+            read: dict[int, int] | None = None,
         ) -> list[tuple[Any, ...]]:
             sql, params = cq.candidates_sql(
                 _SELECT_BELIEF,
@@ -333,6 +350,7 @@ class SqlRecallIndex(RecallIndex):
                 top=top,
                 essential=essential,
                 driver=driver,
+                read=read,
             )
             with self._lock:
                 return self._execute(sql, params)
@@ -370,7 +388,7 @@ class SqlRecallIndex(RecallIndex):
         """
         stats = self._term_stats(principal, [w.term for w in weights])
         df = {w.term: stats[w.term][0] if w.term in stats else 0 for w in weights}
-        if sum(df.values()) <= _MAX_SCORE_MIN_POSTINGS:
+        if sum(df.values()) <= self.max_score_min_postings:
             return None
         bounds = {
             w.term: cq.term_bound(w.weight, *stats[w.term][1:], avgdl, bm25)
@@ -392,11 +410,20 @@ class SqlRecallIndex(RecallIndex):
             _, max_tf, min_len = stats[term.term]
             return term, cq.reaching(term.weight, need, max_tf, min_len, avgdl, bm25)
 
+        # The attempt whose cap-th score is the floor: its driver, the lengths it read, rows.
+        best_attempt: tuple[str, dict[int, int], list[tuple[Any, ...]]] | None = None
+
         def attempt(target: int) -> list[tuple[Any, ...]] | None:
+            nonlocal best_attempt
             driver = cq.driver_for(others, bounds, target, df)
             if driver is None or driver[1] < _MIN_DRIVE * bounds[driver[0].term]:
                 return None  # the driver would read most of its term: the full query
-            return run(top, whole or None, lengths(driver))
+            term, read = lengths(driver)
+            rows = run(top, whole or None, (term, read))
+            missed = len(rows) == cap and int(rows[-1][-2]) < target
+            if missed and (best_attempt is None or rows[-1][-2] > best_attempt[2][-1][-2]):
+                best_attempt = (term.term, read, rows)
+            return rows
 
         floor = 0
         for share in _TARGETS:
@@ -410,7 +437,7 @@ class SqlRecallIndex(RecallIndex):
                 if int(rows[-1][-2]) >= target:
                     return rows
                 floor = max(floor, int(rows[-1][-2]))
-        if not floor:
+        if not floor or best_attempt is None:
             return None
         # A floor of the answer's cap-th score: the cheaper of a driver aiming at it and
         # max-score (the terms whose bounds sum below it set aside) cannot fail.
@@ -423,7 +450,16 @@ class SqlRecallIndex(RecallIndex):
         if min(by_driver, by_split) >= _LOOKUP_SHARE * everything:
             return None
         if by_driver <= by_split and driver is not None:
-            rows = run(top, whole or None, lengths(driver))
+            term, reach = lengths(driver)
+            if term.term == best_attempt[0]:
+                # The same driver, lower: only the postings the floor adds are scored,
+                # and the best attempt's rows (exact, filtered) join them. Beliefs of
+                # that attempt not among its rows rank below its cap-th row already.
+                more = run(top, None, (term, reach), best_attempt[1])
+                if len(more) < cap and more and int(more[0][-1]) > 0:
+                    more = run(None, None, (term, reach), best_attempt[1])
+                return _best(best_attempt[2] + more, cap)
+            rows = run(top, whole or None, (term, reach))
             exact = len(rows) == cap and int(rows[-1][-2]) >= floor
         else:
             rows = run(top, essential)
@@ -701,8 +737,6 @@ _POSTING_COLUMNS = ("principal", "term", "belief_id", "tf", "doc_len")
 _PREFETCH_CHUNK = 500
 # Rows scored from postings and joined to beliefs before the full query is needed.
 _TOP_FACTOR = 2
-# Below this many postings over the query's terms the full query is cheap enough.
-_MAX_SCORE_MIN_POSTINGS = 1000
 # Terms held by at most this many caps of beliefs are read whole by max-score.
 _WHOLE_BELOW = 2
 # Targets guessed, as shares of the query's best possible score, until an attempt finds

@@ -1,15 +1,21 @@
 """The PrincipalMemory aggregate: every change to one principal's beliefs is an event here.
 
 State stays small — what the resolver needs per belief — because aggregate snapshots
-store the whole ``__dict__``; statements and evidence live in events and projections.
+store the whole state; statements and evidence live in events and projections. The
+beliefs are held as a table in columns (one list per field, one row per belief in
+formation order): compact in a snapshot, cheap to encode and decode. Lookups by
+statement and by subject are derived from the table when first needed and never
+stored, so a proposal meets only the beliefs the resolver's rules can match.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
+from eventsourcing.domain import Snapshot as AggregateSnapshot
 
 from memory_es.domain.resolver import Evidence, Existing
 from memory_es.domain.values import (
@@ -17,7 +23,12 @@ from memory_es.domain.values import (
     Authority,
     Status,
     principal_aggregate_id,
+    subject_keys,
 )
+
+_LIVE = frozenset(s.value for s in LIVE_STATUSES)
+# Derived lookups live under this attribute; snapshots leave it out (PrincipalMemory.Snapshot).
+_DERIVED = "_derived_state"
 
 
 class PrincipalMemory(Aggregate):
@@ -90,6 +101,17 @@ class PrincipalMemory(Aggregate):
         counts: dict[str, int]
         at: str
 
+    # Version 2 holds the beliefs in columns; version 1 snapshots held a dict of dicts
+    # (belief_id -> compact view) and are upcast on load (upcast_v1_v2).
+    class_version = 2
+
+    class Snapshot(AggregateSnapshot):
+        @classmethod
+        def take(cls, aggregate: Any) -> Any:
+            snapshot = super().take(aggregate)
+            snapshot.state.pop(_DERIVED, None)  # derived lookups are rebuilt, not stored
+            return snapshot
+
     @staticmethod
     def create_id(tenant: str, principal: str) -> UUID:
         return principal_aggregate_id(principal, tenant)
@@ -98,25 +120,149 @@ class PrincipalMemory(Aggregate):
     def __init__(self, tenant: str, principal: str) -> None:
         self.tenant = tenant
         self.principal = principal
-        # belief_id -> compact resolver view (see _view); plain JSON types for snapshots.
-        self.beliefs: dict[str, dict[str, Any]] = {}
+        # The belief table: row i of every column is the i-th belief formed. Plain JSON
+        # types, for snapshots. Sessions are interned: a row holds an index into
+        # session_ids, since a session forms many beliefs.
+        self.belief_ids: list[str] = []
+        self.belief_types: list[str] = []
+        self.belief_keys: list[str] = []
+        self.belief_normalized: list[str] = []
+        self.belief_polarities: list[bool] = []
+        self.belief_authorities: list[int] = []
+        self.belief_statuses: list[str] = []
+        self.belief_valid_from: list[str] = []
+        self.belief_sessions: list[int] = []
+        self.belief_seqs: list[int] = []
+        self.belief_sources: list[list[str]] = []
+        self.belief_projects: list[str] = []
+        self.belief_portable: list[bool] = []
+        self.session_ids: list[str] = []
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A version 1 snapshot's dict of belief views becomes the table, in the same order."""
+        views: dict[str, dict[str, Any]] = state.pop("beliefs", {})
+        session_ids: list[str] = []
+        session_rows: dict[str, int] = {}
+        for v in views.values():
+            session_rows.setdefault(v["sess"], len(session_ids))
+            if len(session_rows) > len(session_ids):
+                session_ids.append(v["sess"])
+        rows = list(views.values())
+        state["belief_ids"] = list(views)
+        state["belief_types"] = [v["type"] for v in rows]
+        state["belief_keys"] = [v["key"] for v in rows]
+        state["belief_normalized"] = [v["norm"] for v in rows]
+        state["belief_polarities"] = [v["pol"] for v in rows]
+        state["belief_authorities"] = [v["auth"] for v in rows]
+        state["belief_statuses"] = [v["status"] for v in rows]
+        state["belief_valid_from"] = [v["vf"] for v in rows]
+        state["belief_sessions"] = [session_rows[v["sess"]] for v in rows]
+        state["belief_seqs"] = [v["seq"] for v in rows]
+        state["belief_sources"] = [list(v["src"]) for v in rows]
+        state["belief_projects"] = [v["proj"] for v in rows]
+        state["belief_portable"] = [v["port"] for v in rows]
+        state["session_ids"] = session_ids
 
     # -- reads the resolver needs ------------------------------------------------------
 
     def existing(self) -> list[Existing]:
-        return [
-            Existing(
-                belief_id=bid,
-                evidence=_evidence(v),
-                live=Status(v["status"]) in LIVE_STATUSES,
-                rejected=v["status"] == Status.REJECTED.value,
-            )
-            for bid, v in self.beliefs.items()
-        ]
+        """Every belief, in formation order."""
+        return [self._existing(row) for row in range(len(self.belief_ids))]
+
+    def candidates(self, incoming: Evidence) -> list[Existing]:
+        """The beliefs the resolver's rules can match for ``incoming``, in formation order:
+        every belief with its statement (rejection, same source, duplicate) and every live
+        belief of its type sharing a subject (conflict, contradiction). ``resolve`` reaches
+        the same decision on these as on ``existing()``: each rule only ever matches
+        beliefs of these kinds, and their order is kept."""
+        lookups = self._lookups()
+        rows = set(lookups.by_statement.get(incoming.normalized, ()))
+        for part in subject_keys(incoming.subject_key):
+            rows.update(lookups.live_by_subject.get((incoming.belief_type, part), ()))
+        return [self._existing(row) for row in sorted(rows)]
 
     def status_of(self, belief_id: str) -> Status | None:
-        v = self.beliefs.get(belief_id)
-        return None if v is None else Status(v["status"])
+        row = self._derived().row_of.get(belief_id)
+        return None if row is None else Status(self.belief_statuses[row])
+
+    @property
+    def beliefs(self) -> dict[str, dict[str, Any]]:
+        """The compact view of every belief by id (for inspection; built on each call)."""
+        return {
+            bid: {
+                "type": self.belief_types[row],
+                "key": self.belief_keys[row],
+                "norm": self.belief_normalized[row],
+                "pol": self.belief_polarities[row],
+                "auth": self.belief_authorities[row],
+                "status": self.belief_statuses[row],
+                "vf": self.belief_valid_from[row],
+                "sess": self.session_ids[self.belief_sessions[row]],
+                "seq": self.belief_seqs[row],
+                "src": list(self.belief_sources[row]),
+                "proj": self.belief_projects[row],
+                "port": self.belief_portable[row],
+            }
+            for row, bid in enumerate(self.belief_ids)
+        }
+
+    def _existing(self, row: int) -> Existing:
+        status = self.belief_statuses[row]
+        return Existing(
+            belief_id=self.belief_ids[row],
+            evidence=Evidence(
+                belief_type=self.belief_types[row],
+                subject_key=self.belief_keys[row],
+                normalized=self.belief_normalized[row],
+                polarity=self.belief_polarities[row],
+                authority=Authority(self.belief_authorities[row]),
+                instant=self.belief_valid_from[row],
+                session_id=self.session_ids[self.belief_sessions[row]],
+                seq=self.belief_seqs[row],
+                source_event_ids=frozenset(self.belief_sources[row]),
+                project=self.belief_projects[row],
+                portable=self.belief_portable[row],
+            ),
+            live=status in _LIVE,
+            rejected=status == Status.REJECTED.value,
+        )
+
+    # -- derived lookups (never stored: built from the table on first use) -------------
+
+    def _derived(self) -> _Derived:
+        derived: _Derived | None = self.__dict__.get(_DERIVED)
+        if derived is None:
+            derived = _Derived(
+                row_of={bid: row for row, bid in enumerate(self.belief_ids)},
+                session_of={sid: i for i, sid in enumerate(self.session_ids)},
+            )
+            self.__dict__[_DERIVED] = derived
+        return derived
+
+    def _lookups(self) -> _Lookups:
+        derived = self._derived()
+        if derived.lookups is None:
+            lookups = _Lookups()
+            for row in range(len(self.belief_ids)):
+                lookups.add(row, self._row_entries(row), live=self.belief_statuses[row] in _LIVE)
+            derived.lookups = lookups
+        return derived.lookups
+
+    def _row_entries(self, row: int) -> tuple[str, list[tuple[str, str]]]:
+        """The row's statement and its (type, subject) lookup keys."""
+        kind = self.belief_types[row]
+        return self.belief_normalized[row], [
+            (kind, part) for part in subject_keys(self.belief_keys[row])
+        ]
+
+    def _retire(self, belief_id: str, status: Status) -> None:
+        derived = self._derived()
+        row = derived.row_of[belief_id]
+        was_live = self.belief_statuses[row] in _LIVE
+        self.belief_statuses[row] = status.value
+        if derived.lookups is not None and was_live:
+            derived.lookups.unlive(row, self._row_entries(row))
 
     # -- events --------------------------------------------------------------------------
 
@@ -144,20 +290,40 @@ class PrincipalMemory(Aggregate):
         supersedes: str | None,
         conflicts_with: str | None,
     ) -> None:
-        self.beliefs[belief_id] = {
-            "type": belief_type,
-            "key": subject_key,
-            "norm": normalized,
-            "pol": polarity,
-            "auth": authority,
-            "status": status,
-            "vf": valid_from,
-            "sess": source_session_id,
-            "seq": source_seq,
-            "src": list(source_event_ids),
-            "proj": project,
-            "port": portable,
-        }
+        derived = self._derived()
+        session = derived.session_of.get(source_session_id)
+        if session is None:
+            session = derived.session_of[source_session_id] = len(self.session_ids)
+            self.session_ids.append(source_session_id)
+        values = (
+            belief_type,
+            subject_key,
+            normalized,
+            polarity,
+            authority,
+            status,
+            valid_from,
+            session,
+            source_seq,
+            list(source_event_ids),
+            project,
+            portable,
+        )
+        row = derived.row_of.get(belief_id)
+        if row is not None:
+            # An id formed again keeps its place with the new values, as a dict key
+            # would; its lookup entries are replaced.
+            if derived.lookups is not None:
+                derived.lookups.remove(row, self._row_entries(row))
+            for column, value in zip(self._columns(), values, strict=True):
+                column[row] = value
+        else:
+            row = derived.row_of[belief_id] = len(self.belief_ids)
+            self.belief_ids.append(belief_id)
+            for column, value in zip(self._columns(), values, strict=True):
+                column.append(value)
+        if derived.lookups is not None:
+            derived.lookups.add(row, self._row_entries(row), live=status in _LIVE)
 
     @event(BeliefReinforced)
     def reinforce_belief(
@@ -168,14 +334,14 @@ class PrincipalMemory(Aggregate):
         at: str,
         policy: str,
     ) -> None:
-        view = self.beliefs[belief_id]
-        view["src"] = sorted(set(view["src"]) | set(source_event_ids))
+        row = self._derived().row_of[belief_id]
+        self.belief_sources[row] = sorted(set(self.belief_sources[row]) | set(source_event_ids))
 
     @event(BeliefSuperseded)
     def supersede_belief(
         self, belief_id: str, successor_id: str, valid_to: str, policy: str
     ) -> None:
-        self.beliefs[belief_id]["status"] = Status.SUPERSEDED.value
+        self._retire(belief_id, Status.SUPERSEDED)
 
     @event(ConflictLinked)
     def link_conflict(self, belief_id: str, partner_id: str, at: str, policy: str) -> None:
@@ -187,7 +353,7 @@ class PrincipalMemory(Aggregate):
 
     @event(BeliefRejected)
     def reject_belief(self, belief_id: str, at: str, policy: str) -> None:
-        self.beliefs[belief_id]["status"] = Status.REJECTED.value
+        self._retire(belief_id, Status.REJECTED)
 
     @event(ConsolidationRecorded)
     def record_consolidation(
@@ -201,18 +367,53 @@ class PrincipalMemory(Aggregate):
     ) -> None:
         """The audit of one formation run; changes no belief."""
 
+    def _columns(self) -> tuple[list[Any], ...]:
+        """The table's columns after belief_ids, in the order form_belief fills them."""
+        return (
+            self.belief_types,
+            self.belief_keys,
+            self.belief_normalized,
+            self.belief_polarities,
+            self.belief_authorities,
+            self.belief_statuses,
+            self.belief_valid_from,
+            self.belief_sessions,
+            self.belief_seqs,
+            self.belief_sources,
+            self.belief_projects,
+            self.belief_portable,
+        )
 
-def _evidence(v: dict[str, Any]) -> Evidence:
-    return Evidence(
-        belief_type=v["type"],
-        subject_key=v["key"],
-        normalized=v["norm"],
-        polarity=v["pol"],
-        authority=Authority(v["auth"]),
-        instant=v["vf"],
-        session_id=v["sess"],
-        seq=v["seq"],
-        source_event_ids=frozenset(v["src"]),
-        project=v["proj"],
-        portable=v["port"],
-    )
+
+@dataclass
+class _Lookups:
+    """Rows by statement (every status) and live rows by (type, subject part)."""
+
+    by_statement: dict[str, list[int]] = field(default_factory=dict)
+    live_by_subject: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+
+    def add(self, row: int, entries: tuple[str, list[tuple[str, str]]], *, live: bool) -> None:
+        statement, subjects = entries
+        self.by_statement.setdefault(statement, []).append(row)
+        if live:
+            for key in subjects:
+                self.live_by_subject.setdefault(key, []).append(row)
+
+    def unlive(self, row: int, entries: tuple[str, list[tuple[str, str]]]) -> None:
+        for key in entries[1]:
+            rows = self.live_by_subject.get(key)
+            if rows is not None and row in rows:
+                rows.remove(row)
+
+    def remove(self, row: int, entries: tuple[str, list[tuple[str, str]]]) -> None:
+        self.unlive(row, entries)
+        rows = self.by_statement.get(entries[0])
+        if rows is not None and row in rows:
+            rows.remove(row)
+
+
+@dataclass
+class _Derived:
+    row_of: dict[str, int]
+    session_of: dict[str, int]
+    lookups: _Lookups | None = None

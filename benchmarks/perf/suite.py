@@ -102,8 +102,20 @@ def run_phase(name: str, store: dict[str, Any], cfg: dict[str, Any]) -> dict[str
     return result
 
 
-def run(scale: str, *, postgres: bool = True, log: Log | None = None) -> dict[str, Any]:
-    cfg = SCALES[scale]
+def run(
+    scale: str,
+    *,
+    postgres: bool = True,
+    log: Log | None = None,
+    phases: tuple[str, ...] = STORE_PHASES,
+    recall_scales: list[int] | None = None,
+) -> dict[str, Any]:
+    """``phases`` narrows the run to some store phases (no CLI cold start then); a phase
+    that reads another's store (rebuild, rebuild_belief_heavy) needs that one too.
+    ``recall_scales`` overrides the scale's belief counts for recall."""
+    cfg = dict(SCALES[scale])
+    if recall_scales:
+        cfg["recall_scales"] = list(recall_scales)
     say = log or (lambda message: None)
     started = time.perf_counter()
     report: dict[str, Any] = {
@@ -120,20 +132,23 @@ def run(scale: str, *, postgres: bool = True, log: Log | None = None) -> dict[st
     }
     tmp = Path(tempfile.mkdtemp(prefix="memory_es_bench_"))
     try:
-        report["stores"]["sqlite"] = _store_run("sqlite", tmp, cfg, report, say)
+        report["stores"]["sqlite"] = _store_run("sqlite", tmp, cfg, report, say, phases)
         if postgres:
             url = postgres_url()
             reason = postgres_unreachable(url)
             if reason is None:
-                report["stores"]["postgres"] = _store_run("postgres", tmp, cfg, report, say, url)
+                report["stores"]["postgres"] = _store_run(
+                    "postgres", tmp, cfg, report, say, phases, url
+                )
             else:
                 report["stores"]["postgres"] = {"skipped": f"no PostgreSQL at {url}: {reason}"}
         else:
             report["stores"]["postgres"] = {"skipped": "--no-postgres"}
-        say("cli cold start")
-        cli = run_phase("cli", {}, cfg)
-        report["peak_rss_mb"]["cli"] = cli.pop("peak_rss_mb")
-        report["cli"] = cli
+        if phases == STORE_PHASES:
+            say("cli cold start")
+            cli = run_phase("cli", {}, cfg)
+            report["peak_rss_mb"]["cli"] = cli.pop("peak_rss_mb")
+            report["cli"] = cli
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     report["elapsed_s"] = round(time.perf_counter() - started, 1)
@@ -146,6 +161,7 @@ def _store_run(
     cfg: dict[str, Any],
     report: dict[str, Any],
     say: Log,
+    phases: tuple[str, ...],
     pg_base: str = "",
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -166,7 +182,7 @@ def _store_run(
         targets = {"formation": store("formation"), "recall": store("recall")}
         targets["rebuild"] = targets["formation"]
         targets["rebuild_belief_heavy"] = targets["recall"]
-        for phase in STORE_PHASES:
+        for phase in phases:
             say(f"{kind}: {phase}")
             target = targets.get(phase) or store(phase)
             t0 = time.perf_counter()

@@ -272,3 +272,34 @@ def test_a_new_snapshot_holds_the_columns_and_leaves_the_lookups_out() -> None:
     restored = cold.repository.get(principal.id)
     assert isinstance(restored, PrincipalMemory)
     assert restored.beliefs == principal.beliefs
+
+
+def test_snapshots_taken_on_save_hold_what_a_replay_of_the_log_gives() -> None:
+    """An interval reached by a save's last event is snapshotted from memory; one reached
+    inside a batch by the library (reconstructed from the store). Both equal a replay."""
+    app = MemoryApplication(env=POPO)
+    app.snapshotting_intervals = {PrincipalMemory: 4}  # type: ignore[misc]
+    principal = PrincipalMemory(tenant="default", principal="ana")
+    forms = [("form", incoming(f"user owns car {n}", "car"), False) for n in range(3)]
+    for op in [*forms, ("supersede", 0, ["t1"]), ("reject", 1, ["t1"])]:
+        apply(principal, op)
+    app.save(principal)  # versions 1-6: 4 is inside the batch
+    for op in [("reinforce", 2, ["t3"]), ("form", incoming("user owns a bike", "bike"), True)]:
+        apply(principal, op)
+    app.save(principal)  # versions 7-8: 8 is the save's last event
+    assert app.snapshots is not None
+    stored = app.snapshots.recorder.select_events(principal.id)
+    assert [s.originator_version for s in stored] == [4, 8]
+    for snapshot_record in stored:
+        version = snapshot_record.originator_version
+        replayed = None
+        for domain_event in app.events.get(principal.id, lte=version):
+            replayed = domain_event.mutate(replayed)
+        assert isinstance(replayed, PrincipalMemory)
+        snapshot = app.mapper.to_domain_event(snapshot_record)
+        expected = PrincipalMemory.Snapshot.take(replayed)
+        assert isinstance(snapshot, Snapshot)
+        assert snapshot.topic == expected.topic
+        assert snapshot.state == app.mapper.transcoder.decode(
+            app.mapper.transcoder.encode(expected.state)
+        )

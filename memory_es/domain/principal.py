@@ -29,6 +29,13 @@ from memory_es.domain.values import (
 _LIVE = frozenset(s.value for s in LIVE_STATUSES)
 # Derived lookups live under this attribute; snapshots leave it out (PrincipalMemory.Snapshot).
 _DERIVED = "_derived_state"
+# The columns that hold an index into a list of names, and that list.
+_NAMES = {
+    "belief_types": "type_names",
+    "belief_statuses": "status_names",
+    "belief_sessions": "session_ids",
+    "belief_projects": "project_names",
+}
 
 
 class PrincipalMemory(Aggregate):
@@ -121,48 +128,49 @@ class PrincipalMemory(Aggregate):
         self.tenant = tenant
         self.principal = principal
         # The belief table: row i of every column is the i-th belief formed. Plain JSON
-        # types, for snapshots. Sessions are interned: a row holds an index into
-        # session_ids, since a session forms many beliefs.
+        # types, for snapshots. A value many rows repeat (type, status, session, project)
+        # is held once in a list of names; the row holds its index there (_NAMES).
         self.belief_ids: list[str] = []
-        self.belief_types: list[str] = []
+        self.belief_types: list[int] = []
         self.belief_keys: list[str] = []
         self.belief_normalized: list[str] = []
         self.belief_polarities: list[bool] = []
         self.belief_authorities: list[int] = []
-        self.belief_statuses: list[str] = []
+        self.belief_statuses: list[int] = []
         self.belief_valid_from: list[str] = []
         self.belief_sessions: list[int] = []
         self.belief_seqs: list[int] = []
         self.belief_sources: list[list[str]] = []
-        self.belief_projects: list[str] = []
+        self.belief_projects: list[int] = []
         self.belief_portable: list[bool] = []
+        self.type_names: list[str] = []
+        self.status_names: list[str] = []
         self.session_ids: list[str] = []
+        self.project_names: list[str] = []
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
         """A version 1 snapshot's dict of belief views becomes the table, in the same order."""
         views: dict[str, dict[str, Any]] = state.pop("beliefs", {})
-        session_ids: list[str] = []
-        session_rows: dict[str, int] = {}
-        for v in views.values():
-            session_rows.setdefault(v["sess"], len(session_ids))
-            if len(session_rows) > len(session_ids):
-                session_ids.append(v["sess"])
         rows = list(views.values())
         state["belief_ids"] = list(views)
-        state["belief_types"] = [v["type"] for v in rows]
         state["belief_keys"] = [v["key"] for v in rows]
         state["belief_normalized"] = [v["norm"] for v in rows]
         state["belief_polarities"] = [v["pol"] for v in rows]
         state["belief_authorities"] = [v["auth"] for v in rows]
-        state["belief_statuses"] = [v["status"] for v in rows]
         state["belief_valid_from"] = [v["vf"] for v in rows]
-        state["belief_sessions"] = [session_rows[v["sess"]] for v in rows]
         state["belief_seqs"] = [v["seq"] for v in rows]
         state["belief_sources"] = [list(v["src"]) for v in rows]
-        state["belief_projects"] = [v["proj"] for v in rows]
         state["belief_portable"] = [v["port"] for v in rows]
-        state["session_ids"] = session_ids
+        for column, field_name in (
+            ("belief_types", "type"),
+            ("belief_statuses", "status"),
+            ("belief_sessions", "sess"),
+            ("belief_projects", "proj"),
+        ):
+            codes: dict[str, int] = {}
+            state[column] = [codes.setdefault(v[field_name], len(codes)) for v in rows]
+            state[_NAMES[column]] = list(codes)  # a dict keeps first-seen order
 
     # -- reads the resolver needs ------------------------------------------------------
 
@@ -184,49 +192,61 @@ class PrincipalMemory(Aggregate):
 
     def status_of(self, belief_id: str) -> Status | None:
         row = self._derived().row_of.get(belief_id)
-        return None if row is None else Status(self.belief_statuses[row])
+        return None if row is None else Status(self._status(row))
 
     @property
     def beliefs(self) -> dict[str, dict[str, Any]]:
         """The compact view of every belief by id (for inspection; built on each call)."""
         return {
             bid: {
-                "type": self.belief_types[row],
+                "type": self._type(row),
                 "key": self.belief_keys[row],
                 "norm": self.belief_normalized[row],
                 "pol": self.belief_polarities[row],
                 "auth": self.belief_authorities[row],
-                "status": self.belief_statuses[row],
+                "status": self._status(row),
                 "vf": self.belief_valid_from[row],
-                "sess": self.session_ids[self.belief_sessions[row]],
+                "sess": self._session(row),
                 "seq": self.belief_seqs[row],
                 "src": list(self.belief_sources[row]),
-                "proj": self.belief_projects[row],
+                "proj": self._project(row),
                 "port": self.belief_portable[row],
             }
             for row, bid in enumerate(self.belief_ids)
         }
 
     def _existing(self, row: int) -> Existing:
-        status = self.belief_statuses[row]
+        status = self._status(row)
         return Existing(
             belief_id=self.belief_ids[row],
             evidence=Evidence(
-                belief_type=self.belief_types[row],
+                belief_type=self._type(row),
                 subject_key=self.belief_keys[row],
                 normalized=self.belief_normalized[row],
                 polarity=self.belief_polarities[row],
                 authority=Authority(self.belief_authorities[row]),
                 instant=self.belief_valid_from[row],
-                session_id=self.session_ids[self.belief_sessions[row]],
+                session_id=self._session(row),
                 seq=self.belief_seqs[row],
                 source_event_ids=frozenset(self.belief_sources[row]),
-                project=self.belief_projects[row],
+                project=self._project(row),
                 portable=self.belief_portable[row],
             ),
             live=status in _LIVE,
             rejected=status == Status.REJECTED.value,
         )
+
+    def _type(self, row: int) -> str:
+        return self.type_names[self.belief_types[row]]
+
+    def _status(self, row: int) -> str:
+        return self.status_names[self.belief_statuses[row]]
+
+    def _session(self, row: int) -> str:
+        return self.session_ids[self.belief_sessions[row]]
+
+    def _project(self, row: int) -> str:
+        return self.project_names[self.belief_projects[row]]
 
     # -- derived lookups (never stored: built from the table on first use) -------------
 
@@ -235,7 +255,10 @@ class PrincipalMemory(Aggregate):
         if derived is None:
             derived = _Derived(
                 row_of={bid: row for row, bid in enumerate(self.belief_ids)},
-                session_of={sid: i for i, sid in enumerate(self.session_ids)},
+                codes={
+                    names: {name: code for code, name in enumerate(getattr(self, names))}
+                    for names in _NAMES.values()
+                },
             )
             self.__dict__[_DERIVED] = derived
         return derived
@@ -245,13 +268,13 @@ class PrincipalMemory(Aggregate):
         if derived.lookups is None:
             lookups = _Lookups()
             for row in range(len(self.belief_ids)):
-                lookups.add(row, self._row_entries(row), live=self.belief_statuses[row] in _LIVE)
+                lookups.add(row, self._row_entries(row), live=self._status(row) in _LIVE)
             derived.lookups = lookups
         return derived.lookups
 
     def _row_entries(self, row: int) -> tuple[str, list[tuple[str, str]]]:
         """The row's statement and its (type, subject) lookup keys."""
-        kind = self.belief_types[row]
+        kind = self._type(row)
         return self.belief_normalized[row], [
             (kind, part) for part in subject_keys(self.belief_keys[row])
         ]
@@ -259,10 +282,19 @@ class PrincipalMemory(Aggregate):
     def _retire(self, belief_id: str, status: Status) -> None:
         derived = self._derived()
         row = derived.row_of[belief_id]
-        was_live = self.belief_statuses[row] in _LIVE
-        self.belief_statuses[row] = status.value
+        was_live = self._status(row) in _LIVE
+        self.belief_statuses[row] = self._code("belief_statuses", status.value)
         if derived.lookups is not None and was_live:
             derived.lookups.unlive(row, self._row_entries(row))
+
+    def _code(self, column: str, name: str) -> int:
+        """The index of ``name`` in the column's list of names, appended when new."""
+        codes = self._derived().codes[_NAMES[column]]
+        code = codes.get(name)
+        if code is None:
+            code = codes[name] = len(codes)
+            getattr(self, _NAMES[column]).append(name)
+        return code
 
     # -- events --------------------------------------------------------------------------
 
@@ -291,22 +323,18 @@ class PrincipalMemory(Aggregate):
         conflicts_with: str | None,
     ) -> None:
         derived = self._derived()
-        session = derived.session_of.get(source_session_id)
-        if session is None:
-            session = derived.session_of[source_session_id] = len(self.session_ids)
-            self.session_ids.append(source_session_id)
         values = (
-            belief_type,
+            self._code("belief_types", belief_type),
             subject_key,
             normalized,
             polarity,
             authority,
-            status,
+            self._code("belief_statuses", status),
             valid_from,
-            session,
+            self._code("belief_sessions", source_session_id),
             source_seq,
             list(source_event_ids),
-            project,
+            self._code("belief_projects", project),
             portable,
         )
         row = derived.row_of.get(belief_id)
@@ -415,5 +443,5 @@ class _Lookups:
 @dataclass
 class _Derived:
     row_of: dict[str, int]
-    session_of: dict[str, int]
+    codes: dict[str, dict[str, int]]  # list of names -> name -> index
     lookups: _Lookups | None = None

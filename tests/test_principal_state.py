@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.domain import Snapshot
@@ -44,9 +44,11 @@ def evidence(draw: st.DrawFn) -> Evidence:
     )
 
 
-# An operation: ("form", evidence, provisional) or (kind, index of a formed belief, turns).
+# An operation: ("form", evidence, provisional), ("reform", (index of a formed belief,
+# evidence), provisional): its id formed again, or (kind, index of a formed belief, turns).
 operation = st.one_of(
     st.tuples(st.just("form"), evidence(), st.booleans()),
+    st.tuples(st.just("reform"), st.tuples(st.integers(0, 30), evidence()), st.booleans()),
     st.tuples(
         st.sampled_from(["supersede", "reject", "reinforce"]),
         st.integers(0, 30),
@@ -57,10 +59,16 @@ operation = st.one_of(
 
 def apply(principal: PrincipalMemory, op: tuple[Any, ...]) -> None:
     kind, target, extra = op
-    if kind == "form":
+    if kind in ("form", "reform"):
+        belief_id = f"b{len(principal.belief_ids)}"
+        if kind == "reform":
+            if not principal.belief_ids:
+                return
+            index, target = target
+            belief_id = principal.belief_ids[index % len(principal.belief_ids)]
         ev: Evidence = target
         principal.form_belief(
-            belief_id=f"b{len(principal.belief_ids)}",
+            belief_id=belief_id,
             statement=ev.normalized,
             normalized=ev.normalized,
             belief_type=ev.belief_type,
@@ -105,7 +113,9 @@ def reloaded(principal: PrincipalMemory) -> PrincipalMemory:
     """The aggregate through a stored snapshot, as a cold load sees it."""
     app = MemoryApplication(env=POPO)
     stored = app.mapper.to_stored_event(PrincipalMemory.Snapshot.take(principal))
-    restored = app.mapper.to_domain_event(stored).mutate(None)
+    snapshot = app.mapper.to_domain_event(stored)
+    assert isinstance(snapshot, Snapshot)
+    restored = snapshot.mutate(None)
     assert isinstance(restored, PrincipalMemory)
     return restored
 
@@ -192,7 +202,7 @@ def incoming(statement: str, key: str, **changes: Any) -> Evidence:
 
 def test_a_version_1_snapshot_loads_upcast_to_the_columns() -> None:
     app = MemoryApplication(env=POPO)
-    principal = app.repository.get(stored_v1_snapshot(app))
+    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
     assert isinstance(principal, PrincipalMemory)
     assert principal.version == 9
     assert principal.belief_ids == ["b1", "b2", "b3", "b4", "b5"]
@@ -249,7 +259,7 @@ def test_a_version_1_snapshot_loads_upcast_to_the_columns() -> None:
 
 def test_a_new_snapshot_holds_the_columns_and_leaves_the_lookups_out() -> None:
     app = MemoryApplication(env=POPO)
-    principal = app.repository.get(stored_v1_snapshot(app))
+    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
     assert isinstance(principal, PrincipalMemory)
     principal.candidates(incoming("user lives in oslo", "home location"))  # build lookups
     principal.reinforce_belief(
@@ -269,7 +279,7 @@ def test_a_new_snapshot_holds_the_columns_and_leaves_the_lookups_out() -> None:
     cold = MemoryApplication(env=POPO)
     assert cold.snapshots is not None
     cold.snapshots.recorder.insert_events([stored])
-    restored = cold.repository.get(principal.id)
+    restored: PrincipalMemory = cold.repository.get(principal.id)
     assert isinstance(restored, PrincipalMemory)
     assert restored.beliefs == principal.beliefs
 
@@ -292,9 +302,9 @@ def test_snapshots_taken_on_save_hold_what_a_replay_of_the_log_gives() -> None:
     assert [s.originator_version for s in stored] == [4, 8]
     for snapshot_record in stored:
         version = snapshot_record.originator_version
-        replayed = None
+        replayed: Any = None
         for domain_event in app.events.get(principal.id, lte=version):
-            replayed = domain_event.mutate(replayed)
+            replayed = cast(PrincipalMemory.Event, domain_event).mutate(replayed)
         assert isinstance(replayed, PrincipalMemory)
         snapshot = app.mapper.to_domain_event(snapshot_record)
         expected = PrincipalMemory.Snapshot.take(replayed)

@@ -10,6 +10,8 @@ stored, so a proposal meets only the beliefs the resolver's rules can match.
 
 from __future__ import annotations
 
+from bisect import insort
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -20,6 +22,7 @@ from eventsourcing.domain import Snapshot as AggregateSnapshot
 from memory_es.domain.resolver import Evidence, Existing
 from memory_es.domain.values import (
     LIVE_STATUSES,
+    SUBJECT_KEY_SEPARATOR,
     Authority,
     Status,
     principal_aggregate_id,
@@ -185,9 +188,12 @@ class PrincipalMemory(Aggregate):
         the same decision on these as on ``existing()``: each rule only ever matches
         beliefs of these kinds, and their order is kept."""
         lookups = self._lookups()
-        rows = set(lookups.by_statement.get(incoming.normalized, ()))
-        for part in subject_keys(incoming.subject_key):
-            rows.update(lookups.live_by_subject.get((incoming.belief_type, part), ()))
+        rows = set(lookups.statements.rows(incoming.normalized))
+        kind = self._derived().codes["type_names"].get(incoming.belief_type)
+        by_subject = lookups.live_by_subject.get(kind) if kind is not None else None
+        if by_subject is not None:
+            for part in subject_keys(incoming.subject_key):
+                rows.update(by_subject.rows(part))
         return [self._existing(row) for row in sorted(rows)]
 
     def status_of(self, belief_id: str) -> Status | None:
@@ -266,18 +272,29 @@ class PrincipalMemory(Aggregate):
     def _lookups(self) -> _Lookups:
         derived = self._derived()
         if derived.lookups is None:
-            lookups = _Lookups()
-            for row in range(len(self.belief_ids)):
-                lookups.add(row, self._row_entries(row), live=self._status(row) in _LIVE)
+            # Built once per process (the first proposal after a cold load), so its cost
+            # counts at 100k beliefs: see _RowIndex.
+            lookups = _Lookups(statements=_RowIndex.of(self.belief_normalized))
+            live = {code for code, name in enumerate(self.status_names) if name in _LIVE}
+            by_type = lookups.live_by_subject
+            rows = zip(self.belief_statuses, self.belief_types, self.belief_keys, strict=True)
+            for row, (status, kind, key) in enumerate(rows):
+                if status in live:
+                    by_subject = by_type.get(kind)
+                    if by_subject is None:
+                        by_subject = by_type[kind] = _RowIndex()
+                    for part in _subject_parts(key):
+                        by_subject.add(part, row)
             derived.lookups = lookups
         return derived.lookups
 
-    def _row_entries(self, row: int) -> tuple[str, list[tuple[str, str]]]:
-        """The row's statement and its (type, subject) lookup keys."""
-        kind = self._type(row)
-        return self.belief_normalized[row], [
-            (kind, part) for part in subject_keys(self.belief_keys[row])
-        ]
+    def _row_entries(self, row: int) -> _Entries:
+        """The row's statement, type code and subject parts: its lookup keys."""
+        return (
+            self.belief_normalized[row],
+            self.belief_types[row],
+            tuple(_subject_parts(self.belief_keys[row])),
+        )
 
     def _retire(self, belief_id: str, status: Status) -> None:
         derived = self._derived()
@@ -413,31 +430,95 @@ class PrincipalMemory(Aggregate):
         )
 
 
+# A row's lookup keys: its statement, its type code and its subject parts.
+_Entries = tuple[str, int, tuple[str, ...]]
+
+
+@dataclass
+class _RowIndex:
+    """Rows by key, in formation order. A key with one row (most of them) holds it as a
+    bare int: building the index then allocates no list per row, and lists are what the
+    cyclic garbage collector walks (at 100k beliefs that halved the build)."""
+
+    first: dict[str, int] = field(default_factory=dict)
+    several: dict[str, list[int]] = field(default_factory=dict)  # every row, if more than one
+
+    @classmethod
+    def of(cls, keys: list[str]) -> _RowIndex:
+        """The index of a column: dicts of first and last rows built at C speed; only
+        keys whose first and last rows differ get their list of rows."""
+        rows = range(len(keys))
+        first = dict(zip(reversed(keys), reversed(rows), strict=True))
+        last = dict(zip(keys, rows, strict=True))
+        index = cls(first)
+        repeated = {key for key, row in last.items() if first[key] != row}
+        if repeated:
+            for row, key in enumerate(keys):
+                if key in repeated:
+                    index.several.setdefault(key, []).append(row)
+        return index
+
+    def rows(self, key: str) -> list[int]:
+        several = self.several.get(key)
+        if several is not None:
+            return several
+        first = self.first.get(key)
+        return [] if first is None else [first]
+
+    def add(self, key: str, row: int) -> None:
+        first = self.first.setdefault(key, row)
+        if first != row:
+            several = self.several.get(key)
+            if several is None:
+                self.several[key] = sorted((first, row))
+            else:
+                insort(several, row)
+            self.first[key] = min(first, row)
+
+    def discard(self, key: str, row: int) -> None:
+        rows = [r for r in self.rows(key) if r != row]
+        if rows:
+            self.first[key] = rows[0]
+        else:
+            self.first.pop(key, None)
+        if len(rows) > 1:
+            self.several[key] = rows
+        else:
+            self.several.pop(key, None)
+
+
 @dataclass
 class _Lookups:
-    """Rows by statement (every status) and live rows by (type, subject part)."""
+    """Rows by statement (every status) and live rows by type code, then subject part."""
 
-    by_statement: dict[str, list[int]] = field(default_factory=dict)
-    live_by_subject: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    statements: _RowIndex
+    live_by_subject: dict[int, _RowIndex] = field(default_factory=dict)
 
-    def add(self, row: int, entries: tuple[str, list[tuple[str, str]]], *, live: bool) -> None:
-        statement, subjects = entries
-        self.by_statement.setdefault(statement, []).append(row)
+    def add(self, row: int, entries: _Entries, *, live: bool) -> None:
+        statement, kind, parts = entries
+        self.statements.add(statement, row)
         if live:
-            for key in subjects:
-                self.live_by_subject.setdefault(key, []).append(row)
+            by_subject = self.live_by_subject.setdefault(kind, _RowIndex())
+            for part in parts:
+                by_subject.add(part, row)
 
-    def unlive(self, row: int, entries: tuple[str, list[tuple[str, str]]]) -> None:
-        for key in entries[1]:
-            rows = self.live_by_subject.get(key)
-            if rows is not None and row in rows:
-                rows.remove(row)
+    def unlive(self, row: int, entries: _Entries) -> None:
+        _, kind, parts = entries
+        by_subject = self.live_by_subject.get(kind)
+        if by_subject is not None:
+            for part in parts:
+                by_subject.discard(part, row)
 
-    def remove(self, row: int, entries: tuple[str, list[tuple[str, str]]]) -> None:
+    def remove(self, row: int, entries: _Entries) -> None:
         self.unlive(row, entries)
-        rows = self.by_statement.get(entries[0])
-        if rows is not None and row in rows:
-            rows.remove(row)
+        self.statements.discard(entries[0], row)
+
+
+def _subject_parts(key: str) -> Iterable[str]:
+    """subject_keys(key), without building a set for the usual single subject."""
+    if SUBJECT_KEY_SEPARATOR in key:
+        return subject_keys(key)
+    return (key,) if key else ()
 
 
 @dataclass

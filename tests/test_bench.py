@@ -73,7 +73,8 @@ def test_bench_runs_one_phase_at_the_belief_counts_asked(
     sqlite = report["stores"]["sqlite"]
     assert set(sqlite["recall"]) == {"50", "120"}
     for figures in sqlite["recall"].values():
-        assert figures["close_session_ms"] > 0 and figures["snapshot_mb"] > 0
+        assert figures["close_session_ms"] > 0 and figures["cold_close_session_ms"] > 0
+        assert figures["snapshot_mb"] > 0
     assert set(report["peak_rss_mb"]) == {"sqlite.recall"} and "cli" not in report
     assert "120 beliefs: close_session ms" in render_table(report)
 

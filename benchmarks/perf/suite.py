@@ -279,6 +279,12 @@ def render_table(report: dict[str, Any]) -> str:
         line(f"{scale:>7,} beliefs: take snapshot ms", "recall", str(scale), "snapshot_take_ms")
         line(f"{scale:>7,} beliefs: cold load ms", "recall", str(scale), "cold_load_snapshot_ms")
         line(f"{scale:>7,} beliefs: close_session ms", "recall", str(scale), "close_session_ms")
+        line(
+            f"{scale:>7,} beliefs: close_session, fresh instance ms",
+            "recall",
+            str(scale),
+            "cold_close_session_ms",
+        )
     section("projection rebuild vs a raw scan + decode of the same log")
     line("conversation log: rebuild (events/s)", "rebuild_events_per_s")
     line("conversation log: raw scan (events/s)", "raw_scan_events_per_s")

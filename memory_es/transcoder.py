@@ -26,6 +26,9 @@ _PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
 _CONTAINERS = frozenset({dict, list})
 _SEQUENCES = frozenset({list, tuple})
 _OPTIONS = orjson.OPT_NON_STR_KEYS
+# Below this length the plain walk is cheaper than building a set of element types
+# (an event's lists are short: its source ids, its subjects).
+_SHORT = 8
 
 
 def _plain_rows(
@@ -73,7 +76,7 @@ class OrjsonTranscoder(JSONTranscoder):
         if kind is dict:
             return {key: self._tag(value) for key, value in obj.items()}
         if kind is list or kind is tuple:
-            if _plain_rows(obj, _PLAIN_TYPES.issuperset):
+            if len(obj) > _SHORT and _plain_rows(obj, _PLAIN_TYPES.issuperset):
                 return obj  # nothing to tag; orjson writes a tuple as an array too
             return [self._tag(value) for value in obj]
         if obj is None or kind in _PLAIN:
@@ -98,7 +101,7 @@ class OrjsonTranscoder(JSONTranscoder):
             if len(obj) == 2 and "_type_" in obj and "_data_" in obj:
                 return self._decode_obj(obj)
             return obj
-        if kind is list and not _plain_rows(obj, _CONTAINERS.isdisjoint):
+        if kind is list and (len(obj) <= _SHORT or not _plain_rows(obj, _CONTAINERS.isdisjoint)):
             for i, value in enumerate(obj):
                 if type(value) is dict or type(value) is list:
                     obj[i] = self._untag(value)

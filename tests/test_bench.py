@@ -60,3 +60,27 @@ def test_an_unknown_bench_scale_is_a_usage_error(capsys: pytest.CaptureFixture[s
         main(["bench", "--scale", "galactic"])
     assert exit_.value.code == 2
     assert "unknown bench scale 'galactic'" in capsys.readouterr().err
+
+
+def test_bench_runs_one_phase_at_the_belief_counts_asked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "--json", "--no-postgres", "--scale", "tiny", "--phase", "recall"]
+    code = main([*argv, "--recall-scales", "50,120"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    report = orjson.loads(out)
+    sqlite = report["stores"]["sqlite"]
+    assert set(sqlite["recall"]) == {"50", "120"}
+    for figures in sqlite["recall"].values():
+        assert figures["close_session_ms"] > 0 and figures["cold_close_session_ms"] > 0
+        assert figures["snapshot_mb"] > 0
+    assert set(report["peak_rss_mb"]) == {"sqlite.recall"} and "cli" not in report
+    assert "120 beliefs: close_session ms" in render_table(report)
+
+
+def test_an_unknown_bench_phase_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "--scale", "tiny", "--phase", "warp"])
+    assert exit_.value.code == 2
+    assert "unknown bench phase 'warp'" in capsys.readouterr().err

@@ -102,8 +102,20 @@ def run_phase(name: str, store: dict[str, Any], cfg: dict[str, Any]) -> dict[str
     return result
 
 
-def run(scale: str, *, postgres: bool = True, log: Log | None = None) -> dict[str, Any]:
-    cfg = SCALES[scale]
+def run(
+    scale: str,
+    *,
+    postgres: bool = True,
+    log: Log | None = None,
+    phases: tuple[str, ...] = STORE_PHASES,
+    recall_scales: list[int] | None = None,
+) -> dict[str, Any]:
+    """``phases`` narrows the run to some store phases (no CLI cold start then); a phase
+    that reads another's store (rebuild, rebuild_belief_heavy) needs that one too.
+    ``recall_scales`` overrides the scale's belief counts for recall."""
+    cfg = dict(SCALES[scale])
+    if recall_scales:
+        cfg["recall_scales"] = list(recall_scales)
     say = log or (lambda message: None)
     started = time.perf_counter()
     report: dict[str, Any] = {
@@ -120,20 +132,23 @@ def run(scale: str, *, postgres: bool = True, log: Log | None = None) -> dict[st
     }
     tmp = Path(tempfile.mkdtemp(prefix="memory_es_bench_"))
     try:
-        report["stores"]["sqlite"] = _store_run("sqlite", tmp, cfg, report, say)
+        report["stores"]["sqlite"] = _store_run("sqlite", tmp, cfg, report, say, phases)
         if postgres:
             url = postgres_url()
             reason = postgres_unreachable(url)
             if reason is None:
-                report["stores"]["postgres"] = _store_run("postgres", tmp, cfg, report, say, url)
+                report["stores"]["postgres"] = _store_run(
+                    "postgres", tmp, cfg, report, say, phases, url
+                )
             else:
                 report["stores"]["postgres"] = {"skipped": f"no PostgreSQL at {url}: {reason}"}
         else:
             report["stores"]["postgres"] = {"skipped": "--no-postgres"}
-        say("cli cold start")
-        cli = run_phase("cli", {}, cfg)
-        report["peak_rss_mb"]["cli"] = cli.pop("peak_rss_mb")
-        report["cli"] = cli
+        if phases == STORE_PHASES:
+            say("cli cold start")
+            cli = run_phase("cli", {}, cfg)
+            report["peak_rss_mb"]["cli"] = cli.pop("peak_rss_mb")
+            report["cli"] = cli
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     report["elapsed_s"] = round(time.perf_counter() - started, 1)
@@ -146,6 +161,7 @@ def _store_run(
     cfg: dict[str, Any],
     report: dict[str, Any],
     say: Log,
+    phases: tuple[str, ...],
     pg_base: str = "",
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -166,7 +182,7 @@ def _store_run(
         targets = {"formation": store("formation"), "recall": store("recall")}
         targets["rebuild"] = targets["formation"]
         targets["rebuild_belief_heavy"] = targets["recall"]
-        for phase in STORE_PHASES:
+        for phase in phases:
             say(f"{kind}: {phase}")
             target = targets.get(phase) or store(phase)
             t0 = time.perf_counter()
@@ -263,6 +279,12 @@ def render_table(report: dict[str, Any]) -> str:
         line(f"{scale:>7,} beliefs: take snapshot ms", "recall", str(scale), "snapshot_take_ms")
         line(f"{scale:>7,} beliefs: cold load ms", "recall", str(scale), "cold_load_snapshot_ms")
         line(f"{scale:>7,} beliefs: close_session ms", "recall", str(scale), "close_session_ms")
+        line(
+            f"{scale:>7,} beliefs: close_session, fresh instance ms",
+            "recall",
+            str(scale),
+            "cold_close_session_ms",
+        )
     section("projection rebuild vs a raw scan + decode of the same log")
     line("conversation log: rebuild (events/s)", "rebuild_events_per_s")
     line("conversation log: raw scan (events/s)", "raw_scan_events_per_s")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
 from eventsourcing.persistence import PersistenceError, RecordConflictError
 
 from memory_es.context.budget import (
@@ -86,6 +86,24 @@ class MemoryApplication(Application[UUID]):
         # The json module's stored format, parsed and written by orjson (transcoder.py).
         "TRANSCODER_TOPIC": "memory_es.transcoder:OrjsonTranscoder",
     }
+
+    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
+        """Snapshot a saved aggregate from memory when the event that reaches its interval
+        is its last: it is that version already. The library would first reconstruct it
+        from the store (a cold load of the whole state: a principal's every belief);
+        an interval reached inside a batch is still left to it."""
+        if self.snapshots is None or not self.snapshotting_intervals:
+            return
+        for event in processing_event.events:
+            aggregate = processing_event.aggregates.get(event.originator_id)
+            interval = self.snapshotting_intervals.get(type(aggregate))
+            if aggregate is None or interval is None or event.originator_version % interval:
+                continue
+            snapshot_class = getattr(type(aggregate), "Snapshot", None)
+            if snapshot_class is not None and aggregate.version == event.originator_version:
+                self.snapshots.put([snapshot_class.take(aggregate)])
+            else:
+                self.take_snapshot(event.originator_id, version=event.originator_version)
 
 
 @dataclass(frozen=True)

@@ -7,18 +7,39 @@ compact JSON, UTF-8, custom values as ``{"_type_": name, "_data_": ...}`` — so
 written by either transcoder read back identically with the other, but parses and
 serialises with orjson. orjson has no object hook and writes UUIDs itself, so custom
 values are swapped in and out by one walk over the containers (events are small, flat
-dicts; the walk only descends into dicts and lists).
+dicts; the walk only descends into dicts and lists). A list of plain scalars (or of lists
+of them) is passed through whole, its element types checked at C speed: an aggregate
+snapshot holds columns of many thousand strings.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import Any
 
 import orjson
 from eventsourcing.persistence import JSONTranscoder, TranscodingNotRegisteredError
 
 _PLAIN = (str, int, float, bool)
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
+_CONTAINERS = frozenset({dict, list})
+_SEQUENCES = frozenset({list, tuple})
 _OPTIONS = orjson.OPT_NON_STR_KEYS
+# Below this length the plain walk is cheaper than building a set of element types
+# (an event's lists are short: its source ids, its subjects).
+_SHORT = 8
+
+
+def _plain_rows(
+    values: list[Any] | tuple[Any, ...], plain: Callable[[Iterable[type]], bool]
+) -> bool:
+    """True when ``plain`` holds for the element types of values, or of the lists it
+    holds (a column of source ids per belief): checked without a Python-level loop."""
+    kinds = set(map(type, values))
+    if plain(kinds):
+        return True
+    return kinds <= _SEQUENCES and plain(set(map(type, chain.from_iterable(values))))
 
 
 class OrjsonTranscoder(JSONTranscoder):
@@ -50,11 +71,13 @@ class OrjsonTranscoder(JSONTranscoder):
         return self._untag(obj)
 
     def _tag(self, obj: Any) -> Any:
-        """A copy of obj whose registered custom values are tagged dicts."""
+        """obj with its registered custom values as tagged dicts (copied where any are)."""
         kind = type(obj)
         if kind is dict:
             return {key: self._tag(value) for key, value in obj.items()}
         if kind is list or kind is tuple:
+            if len(obj) > _SHORT and _plain_rows(obj, _PLAIN_TYPES.issuperset):
+                return obj  # nothing to tag; orjson writes a tuple as an array too
             return [self._tag(value) for value in obj]
         if obj is None or kind in _PLAIN:
             return obj
@@ -78,7 +101,7 @@ class OrjsonTranscoder(JSONTranscoder):
             if len(obj) == 2 and "_type_" in obj and "_data_" in obj:
                 return self._decode_obj(obj)
             return obj
-        if kind is list:
+        if kind is list and (len(obj) <= _SHORT or not _plain_rows(obj, _CONTAINERS.isdisjoint)):
             for i, value in enumerate(obj):
                 if type(value) is dict or type(value) is list:
                     obj[i] = self._untag(value)

@@ -62,36 +62,25 @@ def test_an_unknown_bench_scale_is_a_usage_error(capsys: pytest.CaptureFixture[s
     assert "unknown bench scale 'galactic'" in capsys.readouterr().err
 
 
-def test_bench_runs_only_the_recall_phase_at_the_scales_asked(
+def test_bench_runs_one_phase_at_the_belief_counts_asked(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # How the 100k recall figures are taken alone: `--phases recall --recall-scales 100000`.
-    code = main(
-        [
-            "bench",
-            "--json",
-            "--no-postgres",
-            "--scale",
-            "tiny",
-            "--phases",
-            "recall",
-            "--recall-scales",
-            "120",
-        ]
-    )
+    argv = ["bench", "--json", "--no-postgres", "--scale", "tiny", "--phase", "recall"]
+    code = main([*argv, "--recall-scales", "50,120"])
     out, _ = capsys.readouterr()
     assert code == 0
     report = orjson.loads(out)
     sqlite = report["stores"]["sqlite"]
-    assert set(sqlite["recall"]) == {"120"}
-    assert sqlite["recall"]["120"]["queries"] > 0
-    assert set(report["peak_rss_mb"]) == {"sqlite.recall"}
-    assert "cli" not in report
-    assert "recall p95 ms" in render_table(report)
+    assert set(sqlite["recall"]) == {"50", "120"}
+    for figures in sqlite["recall"].values():
+        assert figures["close_session_ms"] > 0 and figures["cold_close_session_ms"] > 0
+        assert figures["snapshot_mb"] > 0
+    assert set(report["peak_rss_mb"]) == {"sqlite.recall"} and "cli" not in report
+    assert "120 beliefs: close_session ms" in render_table(report)
 
 
 def test_an_unknown_bench_phase_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
-        main(["bench", "--scale", "tiny", "--phases", "recall,warp"])
+        main(["bench", "--scale", "tiny", "--phase", "warp"])
     assert exit_.value.code == 2
     assert "unknown bench phase 'warp'" in capsys.readouterr().err

@@ -107,16 +107,15 @@ def run(
     *,
     postgres: bool = True,
     log: Log | None = None,
-    phases: list[str] | None = None,
+    phases: tuple[str, ...] = STORE_PHASES,
     recall_scales: list[int] | None = None,
 ) -> dict[str, Any]:
-    """The suite at a scale; ``phases`` runs only those store phases (in suite order, the
-    rebuild phases need formation / recall before them) and skips the CLI cold start;
-    ``recall_scales`` replaces the scale's recall principals (e.g. 100k alone)."""
+    """``phases`` narrows the run to some store phases (no CLI cold start then); a phase
+    that reads another's store (rebuild, rebuild_belief_heavy) needs that one too.
+    ``recall_scales`` overrides the scale's belief counts for recall."""
     cfg = dict(SCALES[scale])
-    if recall_scales is not None:
-        cfg["recall_scales"] = recall_scales
-    chosen = tuple(p for p in STORE_PHASES if phases is None or p in phases)
+    if recall_scales:
+        cfg["recall_scales"] = list(recall_scales)
     say = log or (lambda message: None)
     started = time.perf_counter()
     report: dict[str, Any] = {
@@ -133,19 +132,19 @@ def run(
     }
     tmp = Path(tempfile.mkdtemp(prefix="memory_es_bench_"))
     try:
-        report["stores"]["sqlite"] = _store_run("sqlite", tmp, cfg, report, say, chosen)
+        report["stores"]["sqlite"] = _store_run("sqlite", tmp, cfg, report, say, phases)
         if postgres:
             url = postgres_url()
             reason = postgres_unreachable(url)
             if reason is None:
                 report["stores"]["postgres"] = _store_run(
-                    "postgres", tmp, cfg, report, say, chosen, url
+                    "postgres", tmp, cfg, report, say, phases, url
                 )
             else:
                 report["stores"]["postgres"] = {"skipped": f"no PostgreSQL at {url}: {reason}"}
         else:
             report["stores"]["postgres"] = {"skipped": "--no-postgres"}
-        if phases is None:
+        if phases == STORE_PHASES:
             say("cli cold start")
             cli = run_phase("cli", {}, cfg)
             report["peak_rss_mb"]["cli"] = cli.pop("peak_rss_mb")
@@ -162,7 +161,7 @@ def _store_run(
     cfg: dict[str, Any],
     report: dict[str, Any],
     say: Log,
-    phases: tuple[str, ...] = STORE_PHASES,
+    phases: tuple[str, ...],
     pg_base: str = "",
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -280,6 +279,12 @@ def render_table(report: dict[str, Any]) -> str:
         line(f"{scale:>7,} beliefs: take snapshot ms", "recall", str(scale), "snapshot_take_ms")
         line(f"{scale:>7,} beliefs: cold load ms", "recall", str(scale), "cold_load_snapshot_ms")
         line(f"{scale:>7,} beliefs: close_session ms", "recall", str(scale), "close_session_ms")
+        line(
+            f"{scale:>7,} beliefs: close_session, fresh instance ms",
+            "recall",
+            str(scale),
+            "cold_close_session_ms",
+        )
     section("projection rebuild vs a raw scan + decode of the same log")
     line("conversation log: rebuild (events/s)", "rebuild_events_per_s")
     line("conversation log: raw scan (events/s)", "raw_scan_events_per_s")

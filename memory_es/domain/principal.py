@@ -1,23 +1,44 @@
 """The PrincipalMemory aggregate: every change to one principal's beliefs is an event here.
 
 State stays small — what the resolver needs per belief — because aggregate snapshots
-store the whole ``__dict__``; statements and evidence live in events and projections.
+store the whole state; statements and evidence live in events and projections. The
+beliefs are held as a table in columns (one list per field, one row per belief in
+formation order): compact in a snapshot, cheap to encode and decode. Lookups by
+statement and by subject are derived from the table when first needed and never
+stored, so a proposal meets only the beliefs the resolver's rules can match.
 """
 
 from __future__ import annotations
 
+from bisect import insort
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.domain import Aggregate, event
+from eventsourcing.domain import Snapshot as AggregateSnapshot
 
 from memory_es.domain.resolver import Evidence, Existing
 from memory_es.domain.values import (
     LIVE_STATUSES,
+    SUBJECT_KEY_SEPARATOR,
     Authority,
     Status,
     principal_aggregate_id,
+    subject_keys,
 )
+
+_LIVE = frozenset(s.value for s in LIVE_STATUSES)
+# Derived lookups live under this attribute; snapshots leave it out (PrincipalMemory.Snapshot).
+_DERIVED = "_derived_state"
+# The columns that hold an index into a list of names, and that list.
+_NAMES = {
+    "belief_types": "type_names",
+    "belief_statuses": "status_names",
+    "belief_sessions": "session_ids",
+    "belief_projects": "project_names",
+}
 
 
 class PrincipalMemory(Aggregate):
@@ -90,6 +111,17 @@ class PrincipalMemory(Aggregate):
         counts: dict[str, int]
         at: str
 
+    # Version 2 holds the beliefs in columns; version 1 snapshots held a dict of dicts
+    # (belief_id -> compact view) and are upcast on load (upcast_v1_v2).
+    class_version = 2
+
+    class Snapshot(AggregateSnapshot):
+        @classmethod
+        def take(cls, aggregate: Any) -> Any:
+            snapshot = super().take(aggregate)
+            snapshot.state.pop(_DERIVED, None)  # derived lookups are rebuilt, not stored
+            return snapshot
+
     @staticmethod
     def create_id(tenant: str, principal: str) -> UUID:
         return principal_aggregate_id(principal, tenant)
@@ -98,25 +130,188 @@ class PrincipalMemory(Aggregate):
     def __init__(self, tenant: str, principal: str) -> None:
         self.tenant = tenant
         self.principal = principal
-        # belief_id -> compact resolver view (see _view); plain JSON types for snapshots.
-        self.beliefs: dict[str, dict[str, Any]] = {}
+        # The belief table: row i of every column is the i-th belief formed. Plain JSON
+        # types, for snapshots. A value many rows repeat (type, status, session, project)
+        # is held once in a list of names; the row holds its index there (_NAMES).
+        self.belief_ids: list[str] = []
+        self.belief_types: list[int] = []
+        self.belief_keys: list[str] = []
+        self.belief_normalized: list[str] = []
+        self.belief_polarities: list[bool] = []
+        self.belief_authorities: list[int] = []
+        self.belief_statuses: list[int] = []
+        self.belief_valid_from: list[str] = []
+        self.belief_sessions: list[int] = []
+        self.belief_seqs: list[int] = []
+        self.belief_sources: list[list[str]] = []
+        self.belief_projects: list[int] = []
+        self.belief_portable: list[bool] = []
+        self.type_names: list[str] = []
+        self.status_names: list[str] = []
+        self.session_ids: list[str] = []
+        self.project_names: list[str] = []
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A version 1 snapshot's dict of belief views becomes the table, in the same order."""
+        views: dict[str, dict[str, Any]] = state.pop("beliefs", {})
+        rows = list(views.values())
+        state["belief_ids"] = list(views)
+        state["belief_keys"] = [v["key"] for v in rows]
+        state["belief_normalized"] = [v["norm"] for v in rows]
+        state["belief_polarities"] = [v["pol"] for v in rows]
+        state["belief_authorities"] = [v["auth"] for v in rows]
+        state["belief_valid_from"] = [v["vf"] for v in rows]
+        state["belief_seqs"] = [v["seq"] for v in rows]
+        state["belief_sources"] = [list(v["src"]) for v in rows]
+        state["belief_portable"] = [v["port"] for v in rows]
+        for column, field_name in (
+            ("belief_types", "type"),
+            ("belief_statuses", "status"),
+            ("belief_sessions", "sess"),
+            ("belief_projects", "proj"),
+        ):
+            codes: dict[str, int] = {}
+            state[column] = [codes.setdefault(v[field_name], len(codes)) for v in rows]
+            state[_NAMES[column]] = list(codes)  # a dict keeps first-seen order
 
     # -- reads the resolver needs ------------------------------------------------------
 
     def existing(self) -> list[Existing]:
-        return [
-            Existing(
-                belief_id=bid,
-                evidence=_evidence(v),
-                live=Status(v["status"]) in LIVE_STATUSES,
-                rejected=v["status"] == Status.REJECTED.value,
-            )
-            for bid, v in self.beliefs.items()
-        ]
+        """Every belief, in formation order."""
+        return [self._existing(row) for row in range(len(self.belief_ids))]
+
+    def candidates(self, incoming: Evidence) -> list[Existing]:
+        """The beliefs the resolver's rules can match for ``incoming``, in formation order:
+        every belief with its statement (rejection, same source, duplicate) and every live
+        belief of its type sharing a subject (conflict, contradiction). ``resolve`` reaches
+        the same decision on these as on ``existing()``: each rule only ever matches
+        beliefs of these kinds, and their order is kept."""
+        lookups = self._lookups()
+        rows = set(lookups.statements.rows(incoming.normalized))
+        kind = self._derived().codes["type_names"].get(incoming.belief_type)
+        by_subject = lookups.live_by_subject.get(kind) if kind is not None else None
+        if by_subject is not None:
+            for part in subject_keys(incoming.subject_key):
+                rows.update(by_subject.rows(part))
+        return [self._existing(row) for row in sorted(rows)]
 
     def status_of(self, belief_id: str) -> Status | None:
-        v = self.beliefs.get(belief_id)
-        return None if v is None else Status(v["status"])
+        row = self._derived().row_of.get(belief_id)
+        return None if row is None else Status(self._status(row))
+
+    @property
+    def beliefs(self) -> dict[str, dict[str, Any]]:
+        """The compact view of every belief by id (for inspection; built on each call)."""
+        return {
+            bid: {
+                "type": self._type(row),
+                "key": self.belief_keys[row],
+                "norm": self.belief_normalized[row],
+                "pol": self.belief_polarities[row],
+                "auth": self.belief_authorities[row],
+                "status": self._status(row),
+                "vf": self.belief_valid_from[row],
+                "sess": self._session(row),
+                "seq": self.belief_seqs[row],
+                "src": list(self.belief_sources[row]),
+                "proj": self._project(row),
+                "port": self.belief_portable[row],
+            }
+            for row, bid in enumerate(self.belief_ids)
+        }
+
+    def _existing(self, row: int) -> Existing:
+        status = self._status(row)
+        return Existing(
+            belief_id=self.belief_ids[row],
+            evidence=Evidence(
+                belief_type=self._type(row),
+                subject_key=self.belief_keys[row],
+                normalized=self.belief_normalized[row],
+                polarity=self.belief_polarities[row],
+                authority=Authority(self.belief_authorities[row]),
+                instant=self.belief_valid_from[row],
+                session_id=self._session(row),
+                seq=self.belief_seqs[row],
+                source_event_ids=frozenset(self.belief_sources[row]),
+                project=self._project(row),
+                portable=self.belief_portable[row],
+            ),
+            live=status in _LIVE,
+            rejected=status == Status.REJECTED.value,
+        )
+
+    def _type(self, row: int) -> str:
+        return self.type_names[self.belief_types[row]]
+
+    def _status(self, row: int) -> str:
+        return self.status_names[self.belief_statuses[row]]
+
+    def _session(self, row: int) -> str:
+        return self.session_ids[self.belief_sessions[row]]
+
+    def _project(self, row: int) -> str:
+        return self.project_names[self.belief_projects[row]]
+
+    # -- derived lookups (never stored: built from the table on first use) -------------
+
+    def _derived(self) -> _Derived:
+        derived: _Derived | None = self.__dict__.get(_DERIVED)
+        if derived is None:
+            derived = _Derived(
+                row_of={bid: row for row, bid in enumerate(self.belief_ids)},
+                codes={
+                    names: {name: code for code, name in enumerate(getattr(self, names))}
+                    for names in _NAMES.values()
+                },
+            )
+            self.__dict__[_DERIVED] = derived
+        return derived
+
+    def _lookups(self) -> _Lookups:
+        derived = self._derived()
+        if derived.lookups is None:
+            # Built once per process (the first proposal after a cold load), so its cost
+            # counts at 100k beliefs: see _RowIndex.
+            lookups = _Lookups(statements=_RowIndex.of(self.belief_normalized))
+            live = {code for code, name in enumerate(self.status_names) if name in _LIVE}
+            by_type = lookups.live_by_subject
+            rows = zip(self.belief_statuses, self.belief_types, self.belief_keys, strict=True)
+            for row, (status, kind, key) in enumerate(rows):
+                if status in live:
+                    by_subject = by_type.get(kind)
+                    if by_subject is None:
+                        by_subject = by_type[kind] = _RowIndex()
+                    for part in _subject_parts(key):
+                        by_subject.add(part, row)
+            derived.lookups = lookups
+        return derived.lookups
+
+    def _row_entries(self, row: int) -> _Entries:
+        """The row's statement, type code and subject parts: its lookup keys."""
+        return (
+            self.belief_normalized[row],
+            self.belief_types[row],
+            tuple(_subject_parts(self.belief_keys[row])),
+        )
+
+    def _retire(self, belief_id: str, status: Status) -> None:
+        derived = self._derived()
+        row = derived.row_of[belief_id]
+        was_live = self._status(row) in _LIVE
+        self.belief_statuses[row] = self._code("belief_statuses", status.value)
+        if derived.lookups is not None and was_live:
+            derived.lookups.unlive(row, self._row_entries(row))
+
+    def _code(self, column: str, name: str) -> int:
+        """The index of ``name`` in the column's list of names, appended when new."""
+        codes = self._derived().codes[_NAMES[column]]
+        code = codes.get(name)
+        if code is None:
+            code = codes[name] = len(codes)
+            getattr(self, _NAMES[column]).append(name)
+        return code
 
     # -- events --------------------------------------------------------------------------
 
@@ -144,20 +339,36 @@ class PrincipalMemory(Aggregate):
         supersedes: str | None,
         conflicts_with: str | None,
     ) -> None:
-        self.beliefs[belief_id] = {
-            "type": belief_type,
-            "key": subject_key,
-            "norm": normalized,
-            "pol": polarity,
-            "auth": authority,
-            "status": status,
-            "vf": valid_from,
-            "sess": source_session_id,
-            "seq": source_seq,
-            "src": list(source_event_ids),
-            "proj": project,
-            "port": portable,
-        }
+        derived = self._derived()
+        values = (
+            self._code("belief_types", belief_type),
+            subject_key,
+            normalized,
+            polarity,
+            authority,
+            self._code("belief_statuses", status),
+            valid_from,
+            self._code("belief_sessions", source_session_id),
+            source_seq,
+            list(source_event_ids),
+            self._code("belief_projects", project),
+            portable,
+        )
+        row = derived.row_of.get(belief_id)
+        if row is not None:
+            # An id formed again keeps its place with the new values, as a dict key
+            # would; its lookup entries are replaced.
+            if derived.lookups is not None:
+                derived.lookups.remove(row, self._row_entries(row))
+            for column, value in zip(self._columns(), values, strict=True):
+                column[row] = value
+        else:
+            row = derived.row_of[belief_id] = len(self.belief_ids)
+            self.belief_ids.append(belief_id)
+            for column, value in zip(self._columns(), values, strict=True):
+                column.append(value)
+        if derived.lookups is not None:
+            derived.lookups.add(row, self._row_entries(row), live=status in _LIVE)
 
     @event(BeliefReinforced)
     def reinforce_belief(
@@ -168,14 +379,14 @@ class PrincipalMemory(Aggregate):
         at: str,
         policy: str,
     ) -> None:
-        view = self.beliefs[belief_id]
-        view["src"] = sorted(set(view["src"]) | set(source_event_ids))
+        row = self._derived().row_of[belief_id]
+        self.belief_sources[row] = sorted(set(self.belief_sources[row]) | set(source_event_ids))
 
     @event(BeliefSuperseded)
     def supersede_belief(
         self, belief_id: str, successor_id: str, valid_to: str, policy: str
     ) -> None:
-        self.beliefs[belief_id]["status"] = Status.SUPERSEDED.value
+        self._retire(belief_id, Status.SUPERSEDED)
 
     @event(ConflictLinked)
     def link_conflict(self, belief_id: str, partner_id: str, at: str, policy: str) -> None:
@@ -187,7 +398,7 @@ class PrincipalMemory(Aggregate):
 
     @event(BeliefRejected)
     def reject_belief(self, belief_id: str, at: str, policy: str) -> None:
-        self.beliefs[belief_id]["status"] = Status.REJECTED.value
+        self._retire(belief_id, Status.REJECTED)
 
     @event(ConsolidationRecorded)
     def record_consolidation(
@@ -201,18 +412,117 @@ class PrincipalMemory(Aggregate):
     ) -> None:
         """The audit of one formation run; changes no belief."""
 
+    def _columns(self) -> tuple[list[Any], ...]:
+        """The table's columns after belief_ids, in the order form_belief fills them."""
+        return (
+            self.belief_types,
+            self.belief_keys,
+            self.belief_normalized,
+            self.belief_polarities,
+            self.belief_authorities,
+            self.belief_statuses,
+            self.belief_valid_from,
+            self.belief_sessions,
+            self.belief_seqs,
+            self.belief_sources,
+            self.belief_projects,
+            self.belief_portable,
+        )
 
-def _evidence(v: dict[str, Any]) -> Evidence:
-    return Evidence(
-        belief_type=v["type"],
-        subject_key=v["key"],
-        normalized=v["norm"],
-        polarity=v["pol"],
-        authority=Authority(v["auth"]),
-        instant=v["vf"],
-        session_id=v["sess"],
-        seq=v["seq"],
-        source_event_ids=frozenset(v["src"]),
-        project=v["proj"],
-        portable=v["port"],
-    )
+
+# A row's lookup keys: its statement, its type code and its subject parts.
+_Entries = tuple[str, int, tuple[str, ...]]
+
+
+@dataclass
+class _RowIndex:
+    """Rows by key, in formation order. A key with one row (most of them) holds it as a
+    bare int: building the index then allocates no list per row, and lists are what the
+    cyclic garbage collector walks (at 100k beliefs that halved the build)."""
+
+    first: dict[str, int] = field(default_factory=dict)
+    several: dict[str, list[int]] = field(default_factory=dict)  # every row, if more than one
+
+    @classmethod
+    def of(cls, keys: list[str]) -> _RowIndex:
+        """The index of a column: dicts of first and last rows built at C speed; only
+        keys whose first and last rows differ get their list of rows."""
+        rows = range(len(keys))
+        first = dict(zip(reversed(keys), reversed(rows), strict=True))
+        last = dict(zip(keys, rows, strict=True))
+        index = cls(first)
+        repeated = {key for key, row in last.items() if first[key] != row}
+        if repeated:
+            for row, key in enumerate(keys):
+                if key in repeated:
+                    index.several.setdefault(key, []).append(row)
+        return index
+
+    def rows(self, key: str) -> list[int]:
+        several = self.several.get(key)
+        if several is not None:
+            return several
+        first = self.first.get(key)
+        return [] if first is None else [first]
+
+    def add(self, key: str, row: int) -> None:
+        first = self.first.setdefault(key, row)
+        if first != row:
+            several = self.several.get(key)
+            if several is None:
+                self.several[key] = sorted((first, row))
+            else:
+                insort(several, row)
+            self.first[key] = min(first, row)
+
+    def discard(self, key: str, row: int) -> None:
+        rows = [r for r in self.rows(key) if r != row]
+        if rows:
+            self.first[key] = rows[0]
+        else:
+            self.first.pop(key, None)
+        if len(rows) > 1:
+            self.several[key] = rows
+        else:
+            self.several.pop(key, None)
+
+
+@dataclass
+class _Lookups:
+    """Rows by statement (every status) and live rows by type code, then subject part."""
+
+    statements: _RowIndex
+    live_by_subject: dict[int, _RowIndex] = field(default_factory=dict)
+
+    def add(self, row: int, entries: _Entries, *, live: bool) -> None:
+        statement, kind, parts = entries
+        self.statements.add(statement, row)
+        if live:
+            by_subject = self.live_by_subject.setdefault(kind, _RowIndex())
+            for part in parts:
+                by_subject.add(part, row)
+
+    def unlive(self, row: int, entries: _Entries) -> None:
+        _, kind, parts = entries
+        by_subject = self.live_by_subject.get(kind)
+        if by_subject is not None:
+            for part in parts:
+                by_subject.discard(part, row)
+
+    def remove(self, row: int, entries: _Entries) -> None:
+        self.unlive(row, entries)
+        self.statements.discard(entries[0], row)
+
+
+def _subject_parts(key: str) -> Iterable[str]:
+    """subject_keys(key), without building a set for the usual single subject."""
+    if SUBJECT_KEY_SEPARATOR in key:
+        return subject_keys(key)
+    return (key,) if key else ()
+
+
+@dataclass
+class _Derived:
+    row_of: dict[str, int]
+    codes: dict[str, dict[str, int]]  # list of names -> name -> index
+    lookups: _Lookups | None = None

@@ -118,7 +118,7 @@ def consolidate(
     for proposal in admitted:
         vouched = proposal.authority or authority
         incoming = _evidence(proposal, authority=vouched, project=project, session_id=session_id)
-        decision = resolve(incoming, principal.existing())
+        decision = resolve(incoming, principal.candidates(incoming))
         if decision.outcome is Outcome.REJECTED:
             counts.rejected += 1
             continue

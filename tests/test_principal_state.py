@@ -1,0 +1,315 @@
+"""The principal aggregate's state: lookups that change no decision, snapshots old and new."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+from uuid import UUID
+
+from eventsourcing.domain import Snapshot
+from eventsourcing.persistence import StoredEvent
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory_es.app import MemoryApplication
+from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.resolver import Evidence, Outcome, resolve
+from memory_es.domain.values import Authority, Status
+
+POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+
+# Few values of each field, so statements, subjects, sources and sessions collide often.
+STATEMENTS = ["user lives in oslo", "user lives in bergen", "user prefers tea", "ci runs on make"]
+KEYS = ["home location", "tea", "tea|coffee", "coffee", ""]
+TYPES = ["user_model_attr", "preference"]
+SESSIONS = ["s1", "s2", "s3"]
+INSTANTS = ["2026-03-02T09:00:00Z", "2026-03-03T09:00:00Z", "2026-03-04T09:00:00Z"]
+PROJECTS = ["general", "acme"]
+TURNS = ["t1", "t2", "t3", "t4"]
+
+
+@st.composite
+def evidence(draw: st.DrawFn) -> Evidence:
+    return Evidence(
+        belief_type=draw(st.sampled_from(TYPES)),
+        subject_key=draw(st.sampled_from(KEYS)),
+        normalized=draw(st.sampled_from(STATEMENTS)),
+        polarity=draw(st.booleans()),
+        authority=draw(st.sampled_from(list(Authority))),
+        instant=draw(st.sampled_from(INSTANTS)),
+        session_id=draw(st.sampled_from(SESSIONS)),
+        seq=draw(st.integers(1, 3)),
+        source_event_ids=frozenset(draw(st.lists(st.sampled_from(TURNS), max_size=2))),
+        project=draw(st.sampled_from(PROJECTS)),
+        portable=draw(st.booleans()),
+    )
+
+
+# An operation: ("form", evidence, provisional), ("reform", (index of a formed belief,
+# evidence), provisional): its id formed again, or (kind, index of a formed belief, turns).
+operation = st.one_of(
+    st.tuples(st.just("form"), evidence(), st.booleans()),
+    st.tuples(st.just("reform"), st.tuples(st.integers(0, 30), evidence()), st.booleans()),
+    st.tuples(
+        st.sampled_from(["supersede", "reject", "reinforce"]),
+        st.integers(0, 30),
+        st.lists(st.sampled_from(TURNS), min_size=1, max_size=2),
+    ),
+)
+
+
+def apply(principal: PrincipalMemory, op: tuple[Any, ...]) -> None:
+    kind, target, extra = op
+    if kind in ("form", "reform"):
+        belief_id = f"b{len(principal.belief_ids)}"
+        if kind == "reform":
+            if not principal.belief_ids:
+                return
+            index, target = target
+            belief_id = principal.belief_ids[index % len(principal.belief_ids)]
+        ev: Evidence = target
+        principal.form_belief(
+            belief_id=belief_id,
+            statement=ev.normalized,
+            normalized=ev.normalized,
+            belief_type=ev.belief_type,
+            subjects=[ev.subject_key],
+            subject_key=ev.subject_key,
+            polarity=ev.polarity,
+            authority=int(ev.authority),
+            confidence=0.9,
+            status=(Status.PROVISIONAL if extra else Status.ACTIVE).value,
+            project=ev.project,
+            portable=ev.portable,
+            source_event_ids=sorted(ev.source_event_ids),
+            source_session_id=ev.session_id,
+            source_seq=ev.seq,
+            valid_from=ev.instant,
+            formed_at=ev.instant,
+            policy="formation@test",
+            supersedes=None,
+            conflicts_with=None,
+        )
+        return
+    if not principal.belief_ids:
+        return
+    belief_id = principal.belief_ids[target % len(principal.belief_ids)]
+    if kind == "supersede":
+        principal.supersede_belief(
+            belief_id=belief_id, successor_id="b-next", valid_to=INSTANTS[-1], policy="p"
+        )
+    elif kind == "reject":
+        principal.reject_belief(belief_id=belief_id, at=INSTANTS[-1], policy="p")
+    else:
+        principal.reinforce_belief(
+            belief_id=belief_id,
+            source_event_ids=extra,
+            source_session_id="s9",
+            at=INSTANTS[-1],
+            policy="p",
+        )
+
+
+def reloaded(principal: PrincipalMemory) -> PrincipalMemory:
+    """The aggregate through a stored snapshot, as a cold load sees it."""
+    app = MemoryApplication(env=POPO)
+    stored = app.mapper.to_stored_event(PrincipalMemory.Snapshot.take(principal))
+    snapshot = app.mapper.to_domain_event(stored)
+    assert isinstance(snapshot, Snapshot)
+    restored = snapshot.mutate(None)
+    assert isinstance(restored, PrincipalMemory)
+    return restored
+
+
+def assert_same_decisions(principal: PrincipalMemory, incoming: list[Evidence]) -> None:
+    every = principal.existing()
+    for ev in incoming:
+        assert resolve(ev, principal.candidates(ev)) == resolve(ev, every)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ops=st.lists(operation, max_size=30),
+    warm_after=st.integers(0, 30),
+    incoming=st.lists(evidence(), min_size=1, max_size=6),
+)
+def test_candidates_reach_the_decision_every_belief_would(
+    ops: list[tuple[Any, ...]], warm_after: int, incoming: list[Evidence]
+) -> None:
+    """Lookups built part way (then kept up by each event) or afresh after a snapshot
+    give the resolver the decision it reaches over every belief."""
+    principal = PrincipalMemory(tenant="default", principal="ana")
+    for number, op in enumerate(ops):
+        if number == warm_after:
+            principal.candidates(incoming[0])  # build the lookups now; events maintain them
+        apply(principal, op)
+    assert_same_decisions(principal, incoming)
+    restored = reloaded(principal)
+    assert restored.beliefs == principal.beliefs
+    assert_same_decisions(restored, incoming)
+
+
+# A snapshot as version 1 of the aggregate stored it (belief_id -> compact view), written
+# by memory_es before the columns: b1 superseded by b2, b3 reinforced, b5 rejected.
+V1_SNAPSHOT_TOPIC = "eventsourcing.domain:Snapshot"
+V1_SNAPSHOT_STATE = (
+    b'{"timestamp":{"_type_":"datetime_iso","_data_":"2026-11-30T12:03:30.961183+00:00"},'
+    b'"topic":"memory_es.domain.principal:PrincipalMemory","state":{"_created_on":'
+    b'{"_type_":"datetime_iso","_data_":"2026-11-30T12:03:30.960617+00:00"},"_modified_on":'
+    b'{"_type_":"datetime_iso","_data_":"2026-11-30T12:03:30.961147+00:00"},"tenant":"default",'
+    b'"principal":"ana","beliefs":{"b1":{"type":"user_model_attr","key":"home location",'
+    b'"norm":"user lives in oslo","pol":true,"auth":3,"status":"superseded",'
+    b'"vf":"2026-03-02T09:00:00Z","sess":"s1","seq":1,"src":["t1"],"proj":"general",'
+    b'"port":true},"b2":{"type":"user_model_attr","key":"home location",'
+    b'"norm":"user lives in bergen","pol":true,"auth":3,"status":"active",'
+    b'"vf":"2026-03-03T09:00:00Z","sess":"s2","seq":3,"src":["t7"],"proj":"general",'
+    b'"port":true},"b3":{"type":"preference","key":"tea|coffee","norm":"user prefers tea",'
+    b'"pol":true,"auth":3,"status":"active","vf":"2026-03-03T09:01:00Z","sess":"s2","seq":4,'
+    b'"src":["t2","t8","t9"],"proj":"general","port":true},"b4":{"type":"fact",'
+    b'"key":"build","norm":"the build uses make","pol":true,"auth":1,"status":"provisional",'
+    b'"vf":"2026-03-04T09:00:00Z","sess":"s3","seq":2,"src":["t10"],"proj":"acme",'
+    b'"port":false},"b5":{"type":"preference","key":"licorice","norm":"user likes licorice",'
+    b'"pol":true,"auth":3,"status":"rejected","vf":"2026-03-04T09:02:00Z","sess":"s3",'
+    b'"seq":5,"src":["t11"],"proj":"general","port":true}}}}'
+)
+
+
+def stored_v1_snapshot(app: MemoryApplication) -> UUID:
+    principal_id = PrincipalMemory.create_id("default", "ana")
+    assert app.snapshots is not None
+    app.snapshots.recorder.insert_events(
+        [StoredEvent(principal_id, 9, V1_SNAPSHOT_TOPIC, V1_SNAPSHOT_STATE)]
+    )
+    return principal_id
+
+
+def incoming(statement: str, key: str, **changes: Any) -> Evidence:
+    fields: dict[str, Any] = {
+        "belief_type": "user_model_attr",
+        "subject_key": key,
+        "normalized": statement,
+        "polarity": True,
+        "authority": Authority.USER,
+        "instant": "2026-03-06T09:00:00Z",
+        "session_id": "s4",
+        "seq": 1,
+        "source_event_ids": frozenset({"t20"}),
+        "project": "general",
+        "portable": True,
+        **changes,
+    }
+    return Evidence(**fields)
+
+
+def test_a_version_1_snapshot_loads_upcast_to_the_columns() -> None:
+    app = MemoryApplication(env=POPO)
+    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
+    assert isinstance(principal, PrincipalMemory)
+    assert principal.version == 9
+    assert principal.belief_ids == ["b1", "b2", "b3", "b4", "b5"]
+    assert principal.session_ids == ["s1", "s2", "s3"]
+    assert principal.beliefs["b3"] == {
+        "type": "preference",
+        "key": "tea|coffee",
+        "norm": "user prefers tea",
+        "pol": True,
+        "auth": 3,
+        "status": "active",
+        "vf": "2026-03-03T09:01:00Z",
+        "sess": "s2",
+        "seq": 4,
+        "src": ["t2", "t8", "t9"],
+        "proj": "general",
+        "port": True,
+    }
+    assert [principal.status_of(b) for b in ("b1", "b4", "b5", "b6")] == [
+        Status.SUPERSEDED,
+        Status.PROVISIONAL,
+        Status.REJECTED,
+        None,
+    ]
+    cases = {
+        incoming("user lives in trondheim", "home location"): (Outcome.CONTRADICTION, "b2"),
+        incoming("user lives in oslo", "home location", source_event_ids=frozenset({"t1"})): (
+            Outcome.SAME_SOURCE,
+            "b1",
+        ),
+        incoming("user likes licorice", "licorice", belief_type="preference"): (
+            Outcome.REJECTED,
+            "b5",
+        ),
+        incoming("user prefers coffee", "coffee", belief_type="preference"): (
+            Outcome.CONTRADICTION,
+            "b3",
+        ),
+        incoming("the build uses make", "build", belief_type="fact", project="acme"): (
+            Outcome.DUPLICATE,
+            "b4",
+        ),
+        incoming("the build uses make", "build", belief_type="fact", portable=False): (
+            Outcome.NEW,
+            None,
+        ),
+    }
+    every = principal.existing()
+    for ev, (outcome, existing_id) in cases.items():
+        decision = resolve(ev, principal.candidates(ev))
+        assert (decision.outcome, decision.existing_id) == (outcome, existing_id)
+        assert decision == resolve(ev, every)
+
+
+def test_a_new_snapshot_holds_the_columns_and_leaves_the_lookups_out() -> None:
+    app = MemoryApplication(env=POPO)
+    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
+    assert isinstance(principal, PrincipalMemory)
+    principal.candidates(incoming("user lives in oslo", "home location"))  # build lookups
+    principal.reinforce_belief(
+        belief_id="b2", source_event_ids=["t30"], source_session_id="s5", at="x", policy="p"
+    )
+    app.save(principal)
+    app.take_snapshot(principal.id)
+    assert app.snapshots is not None
+    stored = app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0]
+    assert stored.topic == "memory_es.domain.principal:PrincipalMemory.Snapshot"
+    snapshot = app.mapper.to_domain_event(stored)
+    assert isinstance(snapshot, Snapshot)
+    state = snapshot.state
+    assert state["class_version"] == 2
+    assert "beliefs" not in state and not any(k.startswith("_derived") for k in state)
+    assert state["belief_sources"][1] == ["t30", "t7"]
+    cold = MemoryApplication(env=POPO)
+    assert cold.snapshots is not None
+    cold.snapshots.recorder.insert_events([stored])
+    restored: PrincipalMemory = cold.repository.get(principal.id)
+    assert isinstance(restored, PrincipalMemory)
+    assert restored.beliefs == principal.beliefs
+
+
+def test_snapshots_taken_on_save_hold_what_a_replay_of_the_log_gives() -> None:
+    """An interval reached by a save's last event is snapshotted from memory; one reached
+    inside a batch by the library (reconstructed from the store). Both equal a replay."""
+    app = MemoryApplication(env=POPO)
+    app.snapshotting_intervals = {PrincipalMemory: 4}  # type: ignore[misc]
+    principal = PrincipalMemory(tenant="default", principal="ana")
+    forms = [("form", incoming(f"user owns car {n}", "car"), False) for n in range(3)]
+    for op in [*forms, ("supersede", 0, ["t1"]), ("reject", 1, ["t1"])]:
+        apply(principal, op)
+    app.save(principal)  # versions 1-6: 4 is inside the batch
+    for op in [("reinforce", 2, ["t3"]), ("form", incoming("user owns a bike", "bike"), True)]:
+        apply(principal, op)
+    app.save(principal)  # versions 7-8: 8 is the save's last event
+    assert app.snapshots is not None
+    stored = app.snapshots.recorder.select_events(principal.id)
+    assert [s.originator_version for s in stored] == [4, 8]
+    for snapshot_record in stored:
+        version = snapshot_record.originator_version
+        replayed: Any = None
+        for domain_event in app.events.get(principal.id, lte=version):
+            replayed = cast(PrincipalMemory.Event, domain_event).mutate(replayed)
+        assert isinstance(replayed, PrincipalMemory)
+        snapshot = app.mapper.to_domain_event(snapshot_record)
+        expected = PrincipalMemory.Snapshot.take(replayed)
+        assert isinstance(snapshot, Snapshot)
+        assert snapshot.topic == expected.topic
+        assert snapshot.state == app.mapper.transcoder.decode(
+            app.mapper.transcoder.encode(expected.state)
+        )

@@ -154,8 +154,103 @@ def prune(weights: Sequence[TermWeight], p: Bm25Params) -> tuple[frozenset[str],
     return frozenset(w.term for w in order[skipped:]), bound
 
 
+def term_bound(weight: float, max_tf: int, min_len: int, avgdl: float, p: Bm25Params) -> int:
+    """An upper bound of one term's contribution to any belief of the principal.
+
+    A contribution grows with tf and shrinks with length (k1 >= 0, 0 <= b <= 1), so no
+    posting exceeds the term's largest tf at its shortest length. The +1 covers the floor
+    of a double computed at the bound rather than at the posting (the formula is monotone
+    in the reals, not necessarily ulp for ulp).
+    """
+    return min(contribution(weight, max_tf, min_len, avgdl, p) + 1, max_contribution(weight, p))
+
+
+def split_below(
+    weights: Sequence[TermWeight], bounds: Mapping[str, int], floor: int
+) -> tuple[frozenset[str], int]:
+    """Max-score with a known floor of the answer's ``cap``-th score: (essential terms,
+    the most a belief holding none of them scores), that most strictly below ``floor``.
+
+    The terms with the lowest bounds are set aside while their bounds sum below the floor;
+    a belief holding only those cannot reach the answer.
+    """
+    order = sorted(weights, key=lambda w: (bounds[w.term], w.term))
+    skipped: set[str] = set()
+    bound = 0
+    for w in order:
+        if bound + bounds[w.term] >= floor:
+            break
+        bound += bounds[w.term]
+        skipped.add(w.term)
+    return frozenset(w.term for w in weights if w.term not in skipped), bound
+
+
+def driver_cost(
+    driver: tuple[TermWeight, int], bounds: Mapping[str, int], df: Mapping[str, int], terms: int
+) -> float:
+    """About what scoring from a driver costs, in posting reads: its postings read, plus
+    (were contributions spread evenly up to the bound) the share above the threshold
+    looked up once per term."""
+    w, need = driver
+    return df.get(w.term, 0) * (_SCAN_COST + terms * max(0.0, 1.0 - need / bounds[w.term]))
+
+
+def driver_for(
+    weights: Sequence[TermWeight], bounds: Mapping[str, int], target: int, df: Mapping[str, int]
+) -> tuple[TermWeight, int] | None:
+    """A term every belief reaching ``target`` (from these terms alone) must hold, with the
+    contribution it must give at least: the target less every other term's bound. None
+    when no term must.
+
+    Of the terms that qualify, the one expected to cost least (:func:`driver_cost`).
+    """
+    total = sum(bounds[w.term] for w in weights)
+    chosen: tuple[TermWeight, int] | None = None
+    cheapest = 0.0
+    for w in weights:
+        need = target - (total - bounds[w.term])
+        if need <= 0 or bounds[w.term] <= 0:
+            continue
+        cost = driver_cost((w, need), bounds, df, len(weights))
+        if chosen is None or cost < cheapest:
+            chosen, cheapest = (w, need), cost
+    return chosen
+
+
+def reaching(
+    weight: float, need: int, max_tf: int, min_len: int, avgdl: float, p: Bm25Params
+) -> dict[int, int]:
+    """Per tf up to ``max_tf``: the longest length whose contribution still reaches
+    ``need`` (min_len - 1 when none does). The contribution as computed only shrinks with
+    length (each operation is monotone), so these lengths select exactly the postings
+    whose contribution reaches ``need``, as the SQL formula would compute it."""
+    out: dict[int, int] = {}
+    for tf in range(1, max_tf + 1):
+        length = min_len - 1
+        while (
+            length < min_len + _LENGTH_SPAN
+            and contribution(weight, tf, length + 1, avgdl, p) >= need
+        ):
+            length += 1
+        if length >= min_len + _LENGTH_SPAN:
+            length = 1 << 30  # every length reaches it (b = 0 or a long tail)
+        out[tf] = length
+    return out
+
+
+# Lengths searched past a term's shortest belief before taking every length.
+_LENGTH_SPAN = 4096
+# What reading one posting costs beside looking one up by key (measured on SQLite).
+_SCAN_COST = 0.1
+
+
 def contribution_params(avgdl: float, p: Bm25Params) -> list[float]:
     return [p.k1 + 1.0, p.k1, 1.0 - p.b, p.b, avgdl]
+
+
+# One posting's contribution in SQL, the same operations in the same order as
+# :func:`contribution` (then the parameters of :func:`contribution_params`).
+_CONTRIBUTION = "FLOOR({weight} * (t.tf * ?) / (t.tf + ? * (? + ? * t.doc_len / ?)))"
 
 
 # -- SQL ------------------------------------------------------------------------------------
@@ -164,10 +259,12 @@ STATS_SQL = "SELECT documents, total_len FROM principal_stats WHERE principal = 
 
 
 def df_sql(terms: Sequence[str]) -> str:
+    """Per term: beliefs holding it, its largest tf and their shortest length (the writer
+    keeps them in ``term_stats``, one row per principal and term)."""
     marks = ", ".join("?" for _ in terms)
     return (
-        "SELECT term, COUNT(*) FROM belief_terms WHERE principal = ?"
-        f" AND term IN ({marks}) GROUP BY term"
+        "SELECT term, documents, max_tf, min_len FROM term_stats WHERE principal = ?"
+        f" AND term IN ({marks})"
     )
 
 
@@ -182,6 +279,8 @@ def candidates_sql(
     cap: int,
     top: int | None = None,
     essential: frozenset[str] | None = None,
+    driver: tuple[TermWeight, dict[int, int]] | None = None,
+    read: dict[int, int] | None = None,
 ) -> tuple[str, list[Any]]:
     """BM25 over the lexeme table: the statement and its parameters, in order.
 
@@ -197,39 +296,81 @@ def candidates_sql(
     scored (fully: every query term's posting of theirs is looked up by key). A belief
     holding none scores at most :func:`max_score` of the other terms, so the caller keeps
     the answer only when its ``cap``-th score is strictly above that bound.
+
+    With ``driver`` (a term and, per tf, the longest length whose contribution reaches
+    a threshold: :func:`reaching`) the beliefs whose contribution from that term reaches
+    the threshold are scored the same way, beside the essential terms' beliefs. The
+    caller picks the threshold so that no other belief can reach its target score.
+    With ``read`` (lengths per tf of an earlier, higher threshold of the same driver) the
+    driver's postings that threshold already selected are left out.
     """
-    values = ", ".join("(?, ?, ?)" for _ in weights)
     where, where_params = where_sql("b", f)
-    # The postings are read by the lexeme table's (principal, term) key and scored there,
-    # materialized, so no planner (PostgreSQL without statistics included) starts from
-    # the beliefs table instead.
     params: list[Any] = []
-    for w in weights:
-        params += [w.term, w.weight, 1 if w.admits else 0]
-    sql = f"WITH q(term, weight, admits) AS (VALUES {values}),"
-    if essential is None:
-        postings = " FROM q JOIN belief_terms t ON t.principal = ? AND t.term = q.term"
+    if essential is None and driver is None:
+        # The postings are read by the lexeme table's (principal, term) key and scored
+        # there, materialized, so no planner (PostgreSQL without statistics included)
+        # starts from the beliefs table instead.
+        values = ", ".join("(?, ?, ?)" for _ in weights)
+        for w in weights:
+            params += [w.term, w.weight, 1 if w.admits else 0]
+        sql = (
+            f"WITH q(term, weight, admits) AS (VALUES {values}),"
+            " s AS MATERIALIZED ("
+            " SELECT t.belief_id, SUM(q.admits) AS matched,"
+            f" SUM({_CONTRIBUTION.format(weight='q.weight')}) AS lex"
+            " FROM q JOIN belief_terms t ON t.principal = ? AND t.term = q.term"
+            " GROUP BY t.belief_id HAVING SUM(q.admits) > 0"
+            ")"
+        )
+        params += [*contribution_params(avgdl, bm25), principal]
     else:
-        marks = ", ".join("?" for _ in sorted(essential))
+        # Only some beliefs are scored: each query term's posting of each is looked up by
+        # key (a scalar subquery per term: no join to group and sort afterwards).
+        seeds: list[str] = []
+        if essential is not None:
+            marks = ", ".join("?" for _ in sorted(essential))
+            seeds.append(
+                "SELECT DISTINCT t.belief_id FROM belief_terms t"
+                f" WHERE t.principal = ? AND t.term IN ({marks})"
+            )
+            params += [principal, *sorted(essential)]
+        if driver is not None:
+            # The postings whose contribution reaches the threshold: for each tf, those up
+            # to a length (a contribution only shrinks with length, as computed too).
+            term, lengths = driver
+            cases = " ".join("WHEN ? THEN ?" for _ in lengths)
+            seeds.append(
+                "SELECT t.belief_id FROM belief_terms t WHERE t.principal = ? AND t.term = ?"
+                f" AND t.doc_len <= CASE t.tf {cases} ELSE ? END"
+            )
+            params += [principal, term.term]
+            for tf, length in sorted(lengths.items()):
+                params += [tf, length]
+            params.append(1 << 30)  # a tf above the term's largest: not written, but safe
+            if read is not None:
+                cases = " ".join("WHEN ? THEN ?" for _ in read)
+                seeds[-1] += f" AND t.doc_len > CASE t.tf {cases} ELSE ? END"
+                for tf, length in sorted(read.items()):
+                    params += [tf, length]
+                params.append(-1)
+        sql = f"WITH e AS MATERIALIZED ({' UNION '.join(seeds)}),"
+        lookups = []
+        for i, w in enumerate(weights):
+            lookups.append(
+                f"(SELECT {_CONTRIBUTION.format(weight='?')} FROM belief_terms t"
+                f" WHERE t.principal = ? AND t.term = ? AND t.belief_id = e.belief_id) AS c{i}"
+            )
+            params += [w.weight, *contribution_params(avgdl, bm25), principal, w.term]
+        matched = " + ".join(
+            f"(CASE WHEN c.c{i} IS NULL THEN 0 ELSE {1 if w.admits else 0} END)"
+            for i, w in enumerate(weights)
+        )
+        lex = " + ".join(f"COALESCE(c.c{i}, 0)" for i in range(len(weights)))
         sql += (
-            " e AS MATERIALIZED (SELECT DISTINCT t.belief_id FROM belief_terms t"
-            f" WHERE t.principal = ? AND t.term IN ({marks})),"
+            f" c AS MATERIALIZED (SELECT e.belief_id, {', '.join(lookups)} FROM e),"
+            f" s AS MATERIALIZED (SELECT c.belief_id, {matched} AS matched, {lex} AS lex"
+            f" FROM c WHERE {matched} > 0)"
         )
-        params += [principal, *sorted(essential)]
-        # CROSS JOIN fixes SQLite's loop order: each essential belief, each term, by key.
-        postings = (
-            " FROM e CROSS JOIN q JOIN belief_terms t"
-            " ON t.principal = ? AND t.term = q.term AND t.belief_id = e.belief_id"
-        )
-    sql += (
-        " s AS MATERIALIZED ("
-        " SELECT t.belief_id, SUM(q.admits) AS matched,"
-        " SUM(FLOOR(q.weight * (t.tf * ?) / (t.tf + ? * (? + ? * t.doc_len / ?)))) AS lex"
-        f"{postings}"
-        " GROUP BY t.belief_id HAVING SUM(q.admits) > 0"
-        ")"
-    )
-    params += [*contribution_params(avgdl, bm25), principal]
     if top is None:
         source, cut = "s", "0"
     else:

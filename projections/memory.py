@@ -244,6 +244,19 @@ class MemoryRecallIndex(RecallIndex):
             "heads": sorted(t.heads.items()),
             "principals": sorted(t.principals.items()),
             "stats": sorted((p, d, n) for p, (d, n) in t.stats.items()),
+            # What the SQL writer keeps per term, derived here from the postings.
+            "term_stats": sorted(
+                (
+                    p,
+                    term,
+                    len(rows),
+                    max(rows.values()),
+                    min(t.beliefs[b].doc_len for b in rows),
+                )
+                for p, by_term in t.terms.items()
+                for term, rows in by_term.items()
+                if rows
+            ),
             "vectors": sorted((k, p, bytes(v)) for k, (p, v) in t.vectors.items()),
             "sessions": [
                 (r.session_id, r.principal, r.project, r.opened_at, r.last_activity_at, r.closed_at)

@@ -38,6 +38,7 @@ READ_MODEL_TABLES = (
     "heads",
     "principals",
     "principal_stats",
+    "term_stats",
     "belief_vectors",
     "sessions",
 )
@@ -98,8 +99,30 @@ def encode_record(record: BeliefRecord) -> tuple[Any, ...]:
     return tuple(f(v) for f, v in zip(_ENCODERS, values, strict=True))
 
 
+# Only these columns change type on the way in (recall decodes every candidate row).
+_CONVERTED: tuple[tuple[int, Callable[[Any], Any]], ...] = tuple(
+    (i, f) for i, f in enumerate(_DECODERS) if f is not _same
+)
+
+
 def decode_record(row: Sequence[Any]) -> BeliefRecord:
-    return BeliefRecord(*(f(v) for f, v in zip(_DECODERS, row, strict=False)))
+    values = list(row[: len(BELIEF_COLUMNS)])
+    for i, convert in _CONVERTED:
+        if i < len(values):
+            values[i] = convert(values[i])
+    return BeliefRecord(*values)
+
+
+_POSITION = BELIEF_COLUMNS.index("position")
+
+
+def _best(rows: list[tuple[Any, ...]], cap: int) -> list[tuple[Any, ...]]:
+    """Candidate rows of two exact answers merged: distinct beliefs, in the candidate
+    order (BM25 descending, newest first, then belief id descending), capped."""
+    unique = list({r[0]: r for r in rows}.values())
+    unique.sort(key=lambda r: r[0], reverse=True)
+    unique.sort(key=lambda r: (-int(r[-2]), -int(r[_POSITION])))
+    return unique[:cap]
 
 
 def _candidates(rows: list[tuple[Any, ...]]) -> list[Candidate]:
@@ -111,6 +134,10 @@ def _candidates(rows: list[tuple[Any, ...]]) -> list[Candidate]:
 
 class SqlRecallIndex(RecallIndex):
     dialect: str
+    # Below this many postings over a query's terms the full query answers (the
+    # max-score attempts cost round trips; PostgreSQL groups with a hash and its full
+    # query stays cheap much longer).
+    max_score_min_postings = 1000
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
@@ -210,6 +237,15 @@ class SqlRecallIndex(RecallIndex):
                 (RECALL_INDEX + REBUILD_SUFFIX,),
             )
             position = int(rows[0][0])
+            # A rebuild's writers leave the term statistics to this one pass over the
+            # postings (in key order, so grouped without a sort): cheaper than an upsert
+            # per term and page.
+            self._execute(
+                f"INSERT INTO {REBUILD_PREFIX}term_stats"
+                " (principal, term, documents, max_tf, min_len)"
+                " SELECT principal, term, COUNT(*), MAX(tf), MIN(doc_len)"
+                f" FROM {REBUILD_PREFIX}belief_terms GROUP BY principal, term"
+            )
             for table in READ_MODEL_TABLES:
                 self._execute(f"DROP TABLE IF EXISTS {table}")
                 self._execute(f"ALTER TABLE {REBUILD_PREFIX}{table} RENAME TO {table}")
@@ -277,9 +313,16 @@ class SqlRecallIndex(RecallIndex):
     def _statistics(self, principal: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
         with self._lock:
             stats = self._execute(cq.STATS_SQL, (principal,))
-            rows = self._execute(cq.df_sql(terms), [principal, *terms]) if terms else []
         documents, total = (int(stats[0][0]), int(stats[0][1])) if stats else (0, 0)
-        return documents, total, {term: int(n) for term, n in rows}
+        return documents, total, {t: s[0] for t, s in self._term_stats(principal, terms).items()}
+
+    def _term_stats(self, principal: str, terms: Sequence[str]) -> dict[str, tuple[int, int, int]]:
+        """(document frequency, largest tf, shortest length) per term the principal holds."""
+        if not terms:
+            return {}
+        with self._lock:
+            rows = self._execute(cq.df_sql(terms), [principal, *terms])
+        return {term: (int(n), int(x), int(m)) for term, n, x, m in rows}
 
     def _ranked(
         self,
@@ -290,7 +333,12 @@ class SqlRecallIndex(RecallIndex):
         bm25: cq.Bm25Params,
         cap: int,
     ) -> list[Candidate]:
-        def run(top: int | None, essential: frozenset[str] | None = None) -> list[tuple[Any, ...]]:
+        def run(
+            top: int | None,
+            essential: frozenset[str] | None = None,
+            driver: tuple[cq.TermWeight, dict[int, int]] | None = None,
+            read: dict[int, int] | None = None,
+        ) -> list[tuple[Any, ...]]:
             sql, params = cq.candidates_sql(
                 _SELECT_BELIEF,
                 weights,
@@ -301,6 +349,8 @@ class SqlRecallIndex(RecallIndex):
                 cap=cap,
                 top=top,
                 essential=essential,
+                driver=driver,
+                read=read,
             )
             with self._lock:
                 return self._execute(sql, params)
@@ -308,17 +358,113 @@ class SqlRecallIndex(RecallIndex):
         # The best scores first, joined to beliefs alone; the full query only when the
         # filters left fewer than the cap of them and rows were left out (exact either way).
         top = max(cap * _TOP_FACTOR, cap)
-        # Max-score: score only beliefs holding a rarer term; exact when the cap-th score
-        # is above what any belief holding only the frequent terms can reach.
-        split = cq.prune(weights, bm25)
-        if split is not None:
-            rows = run(top, split[0])
-            if len(rows) == cap and int(rows[-1][-2]) > split[1]:
-                return _candidates(rows)
-        rows = run(top)
-        if len(rows) < cap and (not rows or int(rows[0][-1]) > 0):
-            rows = run(None)
+        rows = self._max_score(run, weights, principal, avgdl, bm25, cap, top)
+        if rows is None:
+            rows = run(top)
+            if len(rows) < cap and (not rows or int(rows[0][-1]) > 0):
+                rows = run(None)
         return _candidates(rows)
+
+    def _max_score(
+        self,
+        run: Callable[..., list[tuple[Any, ...]]],
+        weights: Sequence[cq.TermWeight],
+        principal: str,
+        avgdl: float,
+        bm25: cq.Bm25Params,
+        cap: int,
+        top: int,
+    ) -> list[tuple[Any, ...]] | None:
+        """Score only the beliefs that can reach the answer, when that is exact and cheaper.
+
+        An attempt aims at a score (a target): it scores whole every belief holding a rare
+        term (read whole: few postings) and every belief whose contribution from one other
+        term (the driver, :func:`cq.driver_for`) reaches the target less every other
+        term's bound; no other belief can reach the target. Its answer is kept when its
+        ``cap``-th score reaches the target. When it does not, that score is still a floor
+        of the answer's (its beliefs are real, scored whole) and the next attempt aims at
+        it, which cannot fail. Targets are guessed high first (small, cheap attempts).
+        None: the full query answers.
+        """
+        stats = self._term_stats(principal, [w.term for w in weights])
+        df = {w.term: stats[w.term][0] if w.term in stats else 0 for w in weights}
+        if sum(df.values()) <= self.max_score_min_postings:
+            return None
+        bounds = {
+            w.term: cq.term_bound(w.weight, *stats[w.term][1:], avgdl, bm25)
+            if w.term in stats
+            else 0
+            for w in weights
+        }
+        whole = frozenset(w.term for w in weights if df[w.term] <= _WHOLE_BELOW * cap)
+        others = [w for w in weights if w.term not in whole]
+        if not others:
+            return None
+        # The best a belief holding no rare term can score: targets are shares of it.
+        best = sum(bounds[w.term] for w in others)
+
+        everything = sum(df.values())
+
+        def lengths(driver: tuple[cq.TermWeight, int]) -> tuple[cq.TermWeight, dict[int, int]]:
+            term, need = driver
+            _, max_tf, min_len = stats[term.term]
+            return term, cq.reaching(term.weight, need, max_tf, min_len, avgdl, bm25)
+
+        # The attempt whose cap-th score is the floor: its driver, the lengths it read, rows.
+        best_attempt: tuple[str, dict[int, int], list[tuple[Any, ...]]] | None = None
+
+        def attempt(target: int) -> list[tuple[Any, ...]] | None:
+            nonlocal best_attempt
+            driver = cq.driver_for(others, bounds, target, df)
+            if driver is None or driver[1] < _MIN_DRIVE * bounds[driver[0].term]:
+                return None  # the driver would read most of its term: the full query
+            term, read = lengths(driver)
+            rows = run(top, whole or None, (term, read))
+            missed = len(rows) == cap and int(rows[-1][-2]) < target
+            if missed and (best_attempt is None or rows[-1][-2] > best_attempt[2][-1][-2]):
+                best_attempt = (term.term, read, rows)
+            return rows
+
+        floor = 0
+        for share in _TARGETS:
+            target = int(share * best)
+            if target <= floor:
+                break
+            rows = attempt(target)
+            if rows is None:
+                break  # lower targets only read more
+            if len(rows) == cap:
+                if int(rows[-1][-2]) >= target:
+                    return rows
+                floor = max(floor, int(rows[-1][-2]))
+        if not floor or best_attempt is None:
+            return None
+        # A floor of the answer's cap-th score: the cheaper of a driver aiming at it and
+        # max-score (the terms whose bounds sum below it set aside) cannot fail.
+        driver = cq.driver_for(others, bounds, floor, df)
+        essential, bound = cq.split_below(weights, bounds, floor)
+        by_driver = (
+            cq.driver_cost(driver, bounds, df, len(weights)) if driver is not None else everything
+        )
+        by_split = sum(df[t] for t in essential) * len(weights)
+        if min(by_driver, by_split) >= _LOOKUP_SHARE * everything:
+            return None
+        if by_driver <= by_split and driver is not None:
+            term, reach = lengths(driver)
+            if term.term == best_attempt[0]:
+                # The same driver, lower: only the postings the floor adds are scored,
+                # and the best attempt's rows (exact, filtered) join them. Beliefs of
+                # that attempt not among its rows rank below its cap-th row already.
+                more = run(top, None, (term, reach), best_attempt[1])
+                if len(more) < cap and more and int(more[0][-1]) > 0:
+                    more = run(None, None, (term, reach), best_attempt[1])
+                return _best(best_attempt[2] + more, cap)
+            rows = run(top, whole or None, (term, reach))
+            exact = len(rows) == cap and int(rows[-1][-2]) >= floor
+        else:
+            rows = run(top, essential)
+            exact = len(rows) == cap and int(rows[-1][-2]) > bound
+        return rows if exact else None
 
     def _browse(self, principal: str, filters: cq.Filters, cap: int) -> list[Candidate]:
         sql, params = cq.browse_sql(_SELECT_BELIEF, filters, principal=principal, cap=cap)
@@ -359,6 +505,10 @@ class SqlRecallIndex(RecallIndex):
             stats = self._execute(
                 "SELECT principal, documents, total_len FROM principal_stats ORDER BY principal"
             )
+            term_stats = self._execute(
+                "SELECT principal, term, documents, max_tf, min_len FROM term_stats"
+                " ORDER BY principal, term"
+            )
             vectors = self._execute(
                 "SELECT belief_id, principal, vector FROM belief_vectors ORDER BY belief_id"
             )
@@ -368,6 +518,7 @@ class SqlRecallIndex(RecallIndex):
             "heads": [(p, int(n)) for p, n in heads],
             "principals": [(a, p) for a, p in principals],
             "stats": [(p, int(d), int(n)) for p, d, n in stats],
+            "term_stats": [(p, t, int(d), int(x), int(n)) for p, t, d, x, n in term_stats],
             "vectors": [(k, p, bytes(v)) for k, p, v in vectors],
             "sessions": [tuple(r) for r in sessions],
         }
@@ -396,6 +547,10 @@ class _SqlWriter(IndexWriter):
         self._terms: list[tuple[str, str, str, int, int]] = []
         self._heads: dict[str, int] = {}
         self._stats: dict[str, list[int]] = {}  # principal -> [documents, total_len] added
+        # (principal, term) -> [documents added, largest tf, shortest length among them];
+        # a rebuild fills its term statistics at the end instead (finish_rebuild).
+        self._term_stats: dict[tuple[str, str], list[int]] = {}
+        self._keeps_term_stats = prefix != REBUILD_PREFIX
         self._vectors: list[tuple[str, str, bytes]] = []
         self._opened: dict[str, SessionRecord] = {}
         self._session_changes: dict[str, dict[str, Any]] = {}
@@ -464,6 +619,15 @@ class _SqlWriter(IndexWriter):
         added = self._stats.setdefault(record.principal, [0, 0])
         added[0] += 1
         added[1] += record.doc_len
+        if self._keeps_term_stats:
+            for term, n in terms.items():
+                stat = self._term_stats.get((record.principal, term))
+                if stat is None:
+                    self._term_stats[(record.principal, term)] = [1, n, record.doc_len]
+                else:
+                    stat[0] += 1
+                    stat[1] = max(stat[1], n)
+                    stat[2] = min(stat[2], record.doc_len)
         encoder = self._index.vector_encoder
         if encoder is not None:
             self._vectors.append(
@@ -531,6 +695,17 @@ class _SqlWriter(IndexWriter):
                 f" total_len = {p}principal_stats.total_len + excluded.total_len",
                 [(k, d, n) for k, (d, n) in sorted(self._stats.items())],
             )
+        if self._term_stats:
+            index._executemany(
+                f"INSERT INTO {p}term_stats (principal, term, documents, max_tf, min_len)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (principal, term) DO UPDATE SET"
+                f" documents = {p}term_stats.documents + excluded.documents,"
+                f" max_tf = CASE WHEN excluded.max_tf > {p}term_stats.max_tf"
+                f" THEN excluded.max_tf ELSE {p}term_stats.max_tf END,"
+                f" min_len = CASE WHEN excluded.min_len < {p}term_stats.min_len"
+                f" THEN excluded.min_len ELSE {p}term_stats.min_len END",
+                [(k, t, *v) for (k, t), v in sorted(self._term_stats.items())],
+            )
         if self._vectors:
             index._insert_rows(
                 f"{p}belief_vectors", ("belief_id", "principal", "vector"), sorted(self._vectors)
@@ -552,7 +727,7 @@ class _SqlWriter(IndexWriter):
         self._new_principals = {}
         self._staged, self._inserted, self._changed, self._loaded = {}, set(), set(), {}
         self._terms, self._heads = [], {}
-        self._stats, self._vectors = {}, []
+        self._stats, self._term_stats, self._vectors = {}, {}, []
         self._opened, self._session_changes = {}, {}
 
 
@@ -562,3 +737,13 @@ _POSTING_COLUMNS = ("principal", "term", "belief_id", "tf", "doc_len")
 _PREFETCH_CHUNK = 500
 # Rows scored from postings and joined to beliefs before the full query is needed.
 _TOP_FACTOR = 2
+# Terms held by at most this many caps of beliefs are read whole by max-score.
+_WHOLE_BELOW = 2
+# Targets guessed, as shares of the query's best possible score, until an attempt finds
+# the cap (its cap-th score then sets the next, exact target).
+_TARGETS = (0.9, 0.7, 0.5, 0.35)
+# A driver must ask at least this share of its bound (else it reads most of its term).
+_MIN_DRIVE = 0.35
+# Scoring some beliefs by key runs while it looks cheaper than this share of grouping
+# every posting (a lookup costs about what grouping three postings does).
+_LOOKUP_SHARE = 1.0

@@ -17,18 +17,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_es.domain.values import short_id
 from memory_es.ports import FixedClock, SequentialIds
 from memory_es.profiles import load_profile
 from memory_es.retrieval.query import form_query
 from memory_es.retrieval.recall import RecallQuery, Retriever
-from memory_es.retrieval.tokenizer import document_terms
 from projections.base import RecallIndex
 from projections.candidates import HISTORICAL
 from projections.memory import MemoryRecallIndex
-from projections.records import BeliefRecord
 from projections.sqlite import SqliteRecallIndex
 from projections.traces import MemoryTraceStore
+from tests.records import indexed_belief, insert_everywhere
 from tests.stores import postgres_schema_url, postgres_unavailable_reason
 
 VOCABULARY = [
@@ -103,46 +101,21 @@ belief_rows = st.lists(
 def _insert(stores: dict[str, RecallIndex], principal: str, rows: list[tuple]) -> None:  # type: ignore[type-arg]
     records = []
     for words, status, project, portable, day, span in rows:
-        position = next(_positions)
-        belief_id = str(uuid.UUID(int=position))
-        statement = " ".join(words)
         closed = status in ("superseded", "retired")
-        terms = document_terms(statement + " topic")
         records.append(
-            (
-                BeliefRecord(
-                    belief_id=belief_id,
-                    short_id=short_id(belief_id),
-                    principal=principal,
-                    statement=statement,
-                    belief_type="fact",
-                    subjects=("topic",),
-                    polarity=True,
-                    authority=3,
-                    confidence=0.9,
-                    status=status,
-                    project=project,
-                    portable=portable,
-                    source_event_ids=("t",),
-                    source_session_id="s",
-                    valid_from=DAYS[day],
-                    valid_to=DAYS[min(day + span, len(DAYS) - 1)] if closed else None,
-                    successor_id=None,
-                    conflicts_with=(),
-                    position=position,
-                    evidence_count=1,
-                    last_evidence_at=DAYS[day],
-                    formed_at=DAYS[day],
-                    policy="formation@1",
-                    doc_len=sum(terms.values()),
-                ),
-                terms,
+            indexed_belief(
+                next(_positions),
+                principal,
+                " ".join(words),
+                subject="topic",
+                status=status,
+                project=project,
+                portable=portable,
+                at=DAYS[day],
+                valid_to=DAYS[min(day + span, len(DAYS) - 1)] if closed else None,
             )
         )
-    for index in stores.values():
-        with index.writer() as writer:
-            for record, terms in records:
-                writer.insert_belief(record, terms)
+    insert_everywhere(stores, records)
 
 
 @settings(

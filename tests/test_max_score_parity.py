@@ -11,22 +11,19 @@ some rows are filtered out (status, project), so the cap is taken after the filt
 from __future__ import annotations
 
 import random
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from memory_es.domain.values import short_id
 from memory_es.retrieval.query import form_query
-from memory_es.retrieval.tokenizer import document_terms
 from projections import candidates as cq
 from projections.base import RecallIndex
 from projections.memory import MemoryRecallIndex
-from projections.records import BeliefRecord
 from projections.sql import SqlRecallIndex
 from projections.sqlite import SqliteRecallIndex
+from tests.records import indexed_belief, insert_everywhere
 from tests.stores import postgres_schema_url, postgres_unavailable_reason
 
 WORDS = [f"w{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(300)]
@@ -60,45 +57,18 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Recal
     rng = random.Random(5)
     rows = []
     for n in range(1, 2401):
-        belief_id = str(uuid.UUID(int=n))
         statement = _statement(rng)
-        subject = statement.split()[0]
-        terms = document_terms(statement + " " + subject)
         rows.append(
-            (
-                BeliefRecord(
-                    belief_id=belief_id,
-                    short_id=short_id(belief_id),
-                    principal=PRINCIPAL,
-                    statement=statement,
-                    belief_type="fact",
-                    subjects=(subject,),
-                    polarity=True,
-                    authority=3,
-                    confidence=0.9,
-                    status="retired" if n % 17 == 0 else "active",
-                    project="elsewhere" if n % 11 == 0 else "general",
-                    portable=False,
-                    source_event_ids=("t",),
-                    source_session_id="s",
-                    valid_from="2026-03-01T09:00:00Z",
-                    valid_to=None,
-                    successor_id=None,
-                    conflicts_with=(),
-                    position=n,
-                    evidence_count=1,
-                    last_evidence_at="2026-03-01T09:00:00Z",
-                    formed_at="2026-03-01T09:00:00Z",
-                    policy="formation@1",
-                    doc_len=sum(terms.values()),
-                ),
-                terms,
+            indexed_belief(
+                n,
+                PRINCIPAL,
+                statement,
+                subject=statement.split()[0],
+                status="retired" if n % 17 == 0 else "active",
+                project="elsewhere" if n % 11 == 0 else "general",
             )
         )
-    for index in found.values():
-        with index.writer() as writer:
-            for record, terms in rows:
-                writer.insert_belief(record, terms)
+    insert_everywhere(found, rows)
     yield found
     for index in found.values():
         index.close()

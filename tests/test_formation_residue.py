@@ -30,6 +30,10 @@ def formed(text: str, *, residue: bool) -> list[str]:
         ("They're called Peruvian Lilies.", "User said: they're called Peruvian Lilies."),
         ("It's a mix of drama and romance!", "User said: it's a mix of drama and romance."),
         ("Ana's mother is Rosa.", "User said: Ana's mother is Rosa."),
+        (  # an interjection opens the sentence; the statement after it stands
+            "Yeah, the kids loved the beach trip last weekend.",
+            "User said: the kids loved the beach trip last weekend.",
+        ),
         (
             "Sapiens is a fascinating look at human history.",
             "User said: Sapiens is a fascinating look at human history.",

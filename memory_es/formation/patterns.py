@@ -2001,8 +2001,13 @@ _RESIDUE_REFUSED = re.compile(
     r"not sure|thinking (?:of|about)|wondering|considering|guess|suppose|hopefully|"
     r"please|remind|remember|write (?:that|this|it) down|let's|let me|lemme|"
     r"nothing is decided|not decided|undecided)\b"
-    r"|^\W*(?:thanks|thank|hi|hey|hello|bye|goodbye|ok|okay|sure|yes|yeah|yep|no|nope|"
-    r"wow|congrats|congratulations|sorry|haha|lol|aw+|oh)\b"
+    r"|^\W*(?:ok|okay|sure|yes|yeah|yep|no|nope|wow|haha|lol|aw+|oh)\b"
+)
+# Social formulas say nothing of the user, whatever follows them ("Thanks for the photos
+# from the coast"); an interjection only opens a sentence ("Yeah, the kids loved the
+# beach"), so it is judged once the markers are stripped.
+_RESIDUE_SOCIAL = re.compile(
+    r"(?i)^\W*(?:thanks|thank|hi|hey|hello|bye|goodbye|congrats|congratulations|sorry)\b"
 )
 _RESIDUE_LOWER = re.compile(
     r"(?:The|A|An|It|Its|It's|He|He's|She|She's|They|They're|Their|This|That|These|Those|"
@@ -2016,7 +2021,7 @@ def _residue(sentence: str) -> Found | None:
     text = _trim(strip_markers(sentence)).strip(" ,;:-\u2014\u2013")
     if not text or text.rstrip("\"') ").endswith(("?", "!?")) or QUESTION_OPENERS.match(text):
         return None
-    if _YOU.search(text) or _RESIDUE_REFUSED.search(text) or _RESIDUE_REFUSED.search(sentence):
+    if _YOU.search(text) or _RESIDUE_REFUSED.search(text) or _RESIDUE_SOCIAL.match(sentence):
         return None
     # A sentence's capital first word is no name: it counts once, as any word.
     content = _content_words(text[:1].lower() + text[1:])

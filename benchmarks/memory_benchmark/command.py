@@ -30,35 +30,21 @@ from memory_es.errors import UsageError
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10, check=True
+    ).stdout.strip()
+
+
 def build_ref() -> str:
     """The commit the working tree is at (``+dirty`` with uncommitted changes)."""
+    # The baseline being re-recorded was just removed; that is not a dirty tree.
+    baseline = SHIPPED_BASELINE.relative_to(REPO_ROOT).as_posix()
     try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
-        # The baseline being re-recorded was just removed; that is not a dirty tree.
-        baseline = SHIPPED_BASELINE.relative_to(REPO_ROOT).as_posix()
-        dirty = subprocess.run(
-            [
-                "git",
-                "status",
-                "--porcelain",
-                "--untracked-files=no",
-                "--",
-                ".",
-                f":(exclude){baseline}",
-            ],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout.strip()
+        head = _git("rev-parse", "HEAD")
+        dirty = _git(
+            "status", "--porcelain", "--untracked-files=no", "--", ".", f":(exclude){baseline}"
+        )
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")

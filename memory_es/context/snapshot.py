@@ -10,7 +10,7 @@ ask what was formed or corrected since.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID, uuid5
@@ -75,17 +75,7 @@ class FrozenSnapshot:
     policy: str
 
     def event_fields(self) -> dict[str, Any]:
-        return {
-            "trace_id": self.trace_id,
-            "watermark": self.watermark,
-            "belief_ids": list(self.belief_ids),
-            "lines": list(self.lines),
-            "prefix": self.prefix,
-            "prefix_digest": self.prefix_digest,
-            "taken_at": self.taken_at,
-            "trace_expires_at": self.trace_expires_at,
-            "policy": self.policy,
-        }
+        return asdict(self)  # the event's own field names, lists copied
 
 
 def take_session_snapshot(

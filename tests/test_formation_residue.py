@@ -63,6 +63,14 @@ def test_the_residue_refuses_what_is_not_a_statement_of_the_user(text: str) -> N
     assert formed(screen(text).text, residue=True) == []
 
 
+def test_an_intention_the_catalogue_declines_is_reported_as_said_never_as_a_fact() -> None:
+    text = "I want to visit the Lisbon aquarium next spring."
+    assert formed(text, residue=False) == []
+    assert formed(text, residue=True) == [
+        "User said: they want to visit the Lisbon aquarium next spring."
+    ]
+
+
 def test_a_sentence_a_rule_reads_forms_no_residue_beside_it() -> None:
     assert formed("I live in Lisbon. They're called Peruvian Lilies.", residue=True) == [
         "User lives in Lisbon.",

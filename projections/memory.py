@@ -123,10 +123,11 @@ class _MemoryWriter(IndexWriter):
         t = self._tables
         t.sessions.update(self._sessions)
         t.beliefs.update(self._beliefs)
+        added: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
         for principal, term, number, n, length in self._terms:
-            t.terms.setdefault(principal, {}).setdefault(term, bytearray()).extend(
-                pack([(number, n, length)])
-            )
+            added.setdefault((principal, term), []).append((number, n, length))
+        for (principal, term), postings in added.items():
+            t.terms.setdefault(principal, {}).setdefault(term, bytearray()).extend(pack(postings))
         t.numbers.update(self._numbers)
         t.heads.update(self._heads)
         t.principals.update(self._principals)

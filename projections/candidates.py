@@ -1,25 +1,27 @@
-"""Candidate selection, written once: the SQL both SQL adapters run and its Python twin.
+"""Candidate selection, written once for every store: validity, then BM25, then the cap.
 
-Validity filters first (status, validity window, scope, position, exclusions), then a
-BM25 relevance over the one lexeme table, newest first only on ties, then the cap.
+Validity filters (status, validity window, scope, position, exclusions) decide what may
+be offered at all; among what passes, BM25 relevance over the principal's postings, newest
+first only on ties, then the cap.
 
-Parity across memory, SQLite and PostgreSQL is by construction, not by tolerance:
-
-* term weights (``SCALE * idf``) are computed here in Python from integer statistics
-  (documents per principal, document frequency per term) and passed in as parameters;
-* the per-term contribution uses only ``+ - * /`` on IEEE doubles, in the same order in
-  SQL and in :func:`contribution`, and is floored to an integer;
-* the score is a sum of integers, so summation order cannot change it.
+Parity across memory, SQLite and PostgreSQL is by construction, not by tolerance: every
+store hands its postings (packed records, :data:`POSTING`) to the one scoring function
+here, :func:`scores`; term weights (``SCALE * idf``) come from integer statistics; each
+contribution is floored to an integer, so the sum is exact in any order. The SQL stores
+run only the validity filters in SQL (:func:`where_sql`, twin of :func:`passes`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from projections.records import BeliefRecord
+import numpy as np
+import numpy.typing as npt
+
+from projections.records import BeliefRecord, Candidate
 
 LIVE = ("active", "provisional")
 # Rows that were believed once: reachable only through as_of / include-superseded reads.
@@ -121,275 +123,133 @@ def term_weights(
     return out
 
 
+def _saturated(weight: Any, tf: Any, length: Any, avgdl: float, p: Bm25Params) -> Any:
+    """BM25's per-term formula, written once: on floats and on numpy arrays alike (the same
+    IEEE operations in the same order either way)."""
+    return weight * (tf * (p.k1 + 1.0)) / (tf + p.k1 * ((1.0 - p.b) + p.b * length / avgdl))
+
+
 def contribution(weight: float, tf: int, doc_len: int, avgdl: float, p: Bm25Params) -> int:
-    """One matched term's score; the SQL twin is in :func:`candidates_sql` (same op order)."""
-    k1p1 = p.k1 + 1.0
-    omb = 1.0 - p.b
-    return math.floor(weight * (tf * k1p1) / (tf + p.k1 * (omb + p.b * doc_len / avgdl)))
+    """One matched term's score, floored: what :func:`scores` gives each posting."""
+    return math.floor(float(_saturated(weight, tf, doc_len, avgdl, p)))
 
 
-def max_contribution(weight: float, p: Bm25Params) -> int:
-    """An upper bound of :func:`contribution` over every tf and length (tf/(tf+...) < 1)."""
-    return math.floor(weight * (p.k1 + 1.0))
+# -- postings: one term's beliefs, packed -----------------------------------------------------
+#
+# Every store keeps a term's postings as fixed-size records (belief number, tf, the belief's
+# indexed length) in blocks of ``BLOCK`` records, in belief-number order; the SQL stores keep
+# a block a row. A query reads its terms' blocks whole and scores every posting at once in
+# numpy: reading a block costs about what reading one posting row did, and the arithmetic
+# is vectorized, so a term held by most beliefs costs little more than a rare one.
+
+POSTING = np.dtype([("no", "<i8"), ("tf", "<i4"), ("len", "<i4")])
+BLOCK = 512  # records a block: 8 KiB, so a writer appending to a term rewrites at most that
 
 
-def prune(weights: Sequence[TermWeight], p: Bm25Params) -> tuple[frozenset[str], int] | None:
-    """Max-score split: (essential terms, the most a belief holding none can score).
-
-    The cheapest terms to skip are those with the lowest bound (the most frequent); they
-    are set aside while their bounds together stay below the weight of every remaining
-    term (about what one remaining term gives a belief of average length). None when no
-    term can be set aside.
-    """
-    order = sorted(weights, key=lambda w: (max_contribution(w.weight, p), w.term))
-    bound, skipped = 0, 0
-    for i, w in enumerate(order[:-1]):
-        rest = min(x.weight for x in order[i + 1 :])
-        if bound + max_contribution(w.weight, p) >= rest:
-            break
-        bound += max_contribution(w.weight, p)
-        skipped = i + 1
-    if skipped == 0:
-        return None
-    return frozenset(w.term for w in order[skipped:]), bound
+def pack(postings: Sequence[tuple[int, int, int]]) -> bytes:
+    """(belief number, tf, length) records as stored; appending is concatenating bytes."""
+    return np.array(postings, dtype=POSTING).tobytes()
 
 
-def term_bound(weight: float, max_tf: int, min_len: int, avgdl: float, p: Bm25Params) -> int:
-    """An upper bound of one term's contribution to any belief of the principal.
-
-    A contribution grows with tf and shrinks with length (k1 >= 0, 0 <= b <= 1), so no
-    posting exceeds the term's largest tf at its shortest length. The +1 covers the floor
-    of a double computed at the bound rather than at the posting (the formula is monotone
-    in the reals, not necessarily ulp for ulp).
-    """
-    return min(contribution(weight, max_tf, min_len, avgdl, p) + 1, max_contribution(weight, p))
+def unpack(blocks: Iterable[bytes | bytearray]) -> npt.NDArray[Any]:
+    """One term's blocks, in block order, as one array of :data:`POSTING` records."""
+    return np.frombuffer(b"".join(blocks), dtype=POSTING)
 
 
-def split_below(
-    weights: Sequence[TermWeight], bounds: Mapping[str, int], floor: int
-) -> tuple[frozenset[str], int]:
-    """Max-score with a known floor of the answer's ``cap``-th score: (essential terms,
-    the most a belief holding none of them scores), that most strictly below ``floor``.
-
-    The terms with the lowest bounds are set aside while their bounds sum below the floor;
-    a belief holding only those cannot reach the answer.
-    """
-    order = sorted(weights, key=lambda w: (bounds[w.term], w.term))
-    skipped: set[str] = set()
-    bound = 0
-    for w in order:
-        if bound + bounds[w.term] >= floor:
-            break
-        bound += bounds[w.term]
-        skipped.add(w.term)
-    return frozenset(w.term for w in weights if w.term not in skipped), bound
+def blocks(stored: bytes, appended: bytes, first: int) -> list[tuple[int, int, bytes]]:
+    """(block, records, bytes) rows holding a term's tail block ``first`` (``stored``, may
+    be empty) followed by ``appended``: the tail filled up to :data:`BLOCK`, then new ones."""
+    data = stored + appended
+    size = BLOCK * POSTING.itemsize
+    return [
+        (first + i, len(data[start : start + size]) // POSTING.itemsize, data[start : start + size])
+        for i, start in enumerate(range(0, len(data), size))
+    ]
 
 
-def driver_cost(
-    driver: tuple[TermWeight, int], bounds: Mapping[str, int], df: Mapping[str, int], terms: int
-) -> float:
-    """About what scoring from a driver costs, in posting reads: its postings read, plus
-    (were contributions spread evenly up to the bound) the share above the threshold
-    looked up once per term."""
-    w, need = driver
-    return df.get(w.term, 0) * (_SCAN_COST + terms * max(0.0, 1.0 - need / bounds[w.term]))
+def postings_rows(
+    ids: Mapping[tuple[str, int], str], stored: Iterable[tuple[str, str, bytes]]
+) -> list[tuple[str, str, str, int]]:
+    """(principal, term, belief id, tf) of every stored posting, sorted: what a dump holds,
+    so stores (and a rebuild against the live tables) compare whatever their numbering."""
+    out = []
+    for principal, term, data in stored:
+        for record in np.frombuffer(data, dtype=POSTING):
+            out.append((principal, term, ids[(principal, int(record["no"]))], int(record["tf"])))
+    return sorted(out)
 
 
-def driver_for(
-    weights: Sequence[TermWeight], bounds: Mapping[str, int], target: int, df: Mapping[str, int]
-) -> tuple[TermWeight, int] | None:
-    """A term every belief reaching ``target`` (from these terms alone) must hold, with the
-    contribution it must give at least: the target less every other term's bound. None
-    when no term must.
-
-    Of the terms that qualify, the one expected to cost least (:func:`driver_cost`).
-    """
-    total = sum(bounds[w.term] for w in weights)
-    chosen: tuple[TermWeight, int] | None = None
-    cheapest = 0.0
+def scores(
+    weights: Sequence[TermWeight],
+    postings: Mapping[str, npt.NDArray[Any]],
+    avgdl: float,
+    p: Bm25Params,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(belief numbers, admitting terms matched, BM25 integer) of every belief holding an
+    admitting query term: :func:`contribution` on every posting, the same operations in
+    the same order on IEEE doubles (numpy's are the machine's, as Python's are), floored,
+    summed per belief (integers, so the order of the sum cannot move it)."""
+    numbers, parts, admits = [], [], []
     for w in weights:
-        need = target - (total - bounds[w.term])
-        if need <= 0 or bounds[w.term] <= 0:
+        held = postings.get(w.term)
+        if held is None or not len(held):
             continue
-        cost = driver_cost((w, need), bounds, df, len(weights))
-        if chosen is None or cost < cheapest:
-            chosen, cheapest = (w, need), cost
-    return chosen
+        tf = held["tf"].astype(np.float64)
+        part = np.floor(_saturated(w.weight, tf, held["len"].astype(np.float64), avgdl, p))
+        numbers.append(held["no"])
+        parts.append(part)
+        admits.append(np.full(len(held), 1 if w.admits else 0, dtype=np.int64))
+    if not numbers:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    unique, where = np.unique(np.concatenate(numbers), return_inverse=True)
+    lex = np.bincount(where, weights=np.concatenate(parts), minlength=len(unique))
+    matched = np.bincount(where, weights=np.concatenate(admits), minlength=len(unique))
+    keep = matched > 0
+    return unique[keep], matched[keep].astype(np.int64), lex[keep].astype(np.int64)
 
 
-def reaching(
-    weight: float, need: int, max_tf: int, min_len: int, avgdl: float, p: Bm25Params
-) -> dict[int, int]:
-    """Per tf up to ``max_tf``: the longest length whose contribution still reaches
-    ``need`` (min_len - 1 when none does). The contribution as computed only shrinks with
-    length (each operation is monotone), so these lengths select exactly the postings
-    whose contribution reaches ``need``, as the SQL formula would compute it."""
-    out: dict[int, int] = {}
-    for tf in range(1, max_tf + 1):
-        length = min_len - 1
-        while (
-            length < min_len + _LENGTH_SPAN
-            and contribution(weight, tf, length + 1, avgdl, p) >= need
+def best_first(
+    numbers: npt.NDArray[np.int64],
+    matched: npt.NDArray[np.int64],
+    lex: npt.NDArray[np.int64],
+    cap: int,
+    valid: Callable[[list[int]], Mapping[int, BeliefRecord]],
+) -> list[Candidate]:
+    """The ``cap`` best scored beliefs that pass the filters, in the candidate order.
+
+    Scores are read best first in slices (the ``cap`` best, then twice as many of the
+    rest, ...), every belief tied with a slice's lowest score included; ``valid`` returns
+    those of a slice's numbers that pass the filters. Once ``cap`` have passed, every
+    belief not read scores strictly lower than each of them, so the answer is exactly the
+    filtered, ordered, capped list.
+    """
+    rows: list[tuple[int, BeliefRecord]] = []
+    held: dict[str, int] = {}
+    rest = np.ones(len(lex), dtype=bool)  # not read yet
+    width = cap
+    while len(rows) < cap and rest.any():
+        left = lex[rest]
+        lowest = left.min() if len(left) <= width else np.partition(left, -width)[-width]
+        chosen = np.flatnonzero(rest & (lex >= lowest))
+        rest[chosen] = False
+        found = valid(numbers[chosen].tolist())
+        for n, score, hits in zip(
+            numbers[chosen].tolist(), lex[chosen].tolist(), matched[chosen].tolist(), strict=True
         ):
-            length += 1
-        if length >= min_len + _LENGTH_SPAN:
-            length = 1 << 30  # every length reaches it (b = 0 or a long tail)
-        out[tf] = length
-    return out
-
-
-# Lengths searched past a term's shortest belief before taking every length.
-_LENGTH_SPAN = 4096
-# What reading one posting costs beside looking one up by key (measured on SQLite).
-_SCAN_COST = 0.1
-
-
-def contribution_params(avgdl: float, p: Bm25Params) -> list[float]:
-    return [p.k1 + 1.0, p.k1, 1.0 - p.b, p.b, avgdl]
-
-
-# One posting's contribution in SQL, the same operations in the same order as
-# :func:`contribution` (then the parameters of :func:`contribution_params`).
-_CONTRIBUTION = "FLOOR({weight} * (t.tf * ?) / (t.tf + ? * (? + ? * t.doc_len / ?)))"
+            record = found.get(n)
+            if record is not None:
+                rows.append((score, record))
+                held[record.belief_id] = hits
+        width *= 2
+    return [
+        Candidate(record=r, matched=held[r.belief_id], lexical=n) for n, r in in_order(rows)[:cap]
+    ]
 
 
 # -- SQL ------------------------------------------------------------------------------------
 
 STATS_SQL = "SELECT documents, total_len FROM principal_stats WHERE principal = ?"
-
-
-def df_sql(terms: Sequence[str]) -> str:
-    """Per term: beliefs holding it, its largest tf and their shortest length (the writer
-    keeps them in ``term_stats``, one row per principal and term)."""
-    marks = ", ".join("?" for _ in terms)
-    return (
-        "SELECT term, documents, max_tf, min_len FROM term_stats WHERE principal = ?"
-        f" AND term IN ({marks})"
-    )
-
-
-def candidates_sql(
-    select_belief: str,
-    weights: Sequence[TermWeight],
-    f: Filters,
-    *,
-    principal: str,
-    avgdl: float,
-    bm25: Bm25Params,
-    cap: int,
-    top: int | None = None,
-    essential: frozenset[str] | None = None,
-    driver: tuple[TermWeight, dict[int, int]] | None = None,
-    read: dict[int, int] | None = None,
-) -> tuple[str, list[Any]]:
-    """BM25 over the lexeme table: the statement and its parameters, in order.
-
-    Every matched belief is scored from its postings alone (``belief_terms`` carries tf
-    and the belief's indexed length), so the scoring never reads ``beliefs``. With
-    ``top`` only the ``top`` best scores — and every row tied with the lowest of them —
-    are joined to ``beliefs`` for the validity filters and the final order; any row left
-    out scores strictly lower than every row kept. So when at least ``cap`` kept rows
-    pass the filters, the answer is exactly the full query's; otherwise (the last column,
-    ``cut``, says whether rows were left out) the caller runs the full query, ``top=None``.
-
-    With ``essential`` (max-score pruning) only beliefs holding an essential term are
-    scored (fully: every query term's posting of theirs is looked up by key). A belief
-    holding none scores at most :func:`max_score` of the other terms, so the caller keeps
-    the answer only when its ``cap``-th score is strictly above that bound.
-
-    With ``driver`` (a term and, per tf, the longest length whose contribution reaches
-    a threshold: :func:`reaching`) the beliefs whose contribution from that term reaches
-    the threshold are scored the same way, beside the essential terms' beliefs. The
-    caller picks the threshold so that no other belief can reach its target score.
-    With ``read`` (lengths per tf of an earlier, higher threshold of the same driver) the
-    driver's postings that threshold already selected are left out.
-    """
-    where, where_params = where_sql("b", f)
-    params: list[Any] = []
-    if essential is None and driver is None:
-        # The postings are read by the lexeme table's (principal, term) key and scored
-        # there, materialized, so no planner (PostgreSQL without statistics included)
-        # starts from the beliefs table instead.
-        values = ", ".join("(?, ?, ?)" for _ in weights)
-        for w in weights:
-            params += [w.term, w.weight, 1 if w.admits else 0]
-        sql = (
-            f"WITH q(term, weight, admits) AS (VALUES {values}),"
-            " s AS MATERIALIZED ("
-            " SELECT t.belief_id, SUM(q.admits) AS matched,"
-            f" SUM({_CONTRIBUTION.format(weight='q.weight')}) AS lex"
-            " FROM q JOIN belief_terms t ON t.principal = ? AND t.term = q.term"
-            " GROUP BY t.belief_id HAVING SUM(q.admits) > 0"
-            ")"
-        )
-        params += [*contribution_params(avgdl, bm25), principal]
-    else:
-        # Only some beliefs are scored: each query term's posting of each is looked up by
-        # key (a scalar subquery per term: no join to group and sort afterwards).
-        seeds: list[str] = []
-        if essential is not None:
-            marks = ", ".join("?" for _ in sorted(essential))
-            seeds.append(
-                "SELECT DISTINCT t.belief_id FROM belief_terms t"
-                f" WHERE t.principal = ? AND t.term IN ({marks})"
-            )
-            params += [principal, *sorted(essential)]
-        if driver is not None:
-            # The postings whose contribution reaches the threshold: for each tf, those up
-            # to a length (a contribution only shrinks with length, as computed too).
-            term, lengths = driver
-            cases = " ".join("WHEN ? THEN ?" for _ in lengths)
-            seeds.append(
-                "SELECT t.belief_id FROM belief_terms t WHERE t.principal = ? AND t.term = ?"
-                f" AND t.doc_len <= CASE t.tf {cases} ELSE ? END"
-            )
-            params += [principal, term.term]
-            for tf, length in sorted(lengths.items()):
-                params += [tf, length]
-            params.append(1 << 30)  # a tf above the term's largest: not written, but safe
-            if read is not None:
-                cases = " ".join("WHEN ? THEN ?" for _ in read)
-                seeds[-1] += f" AND t.doc_len > CASE t.tf {cases} ELSE ? END"
-                for tf, length in sorted(read.items()):
-                    params += [tf, length]
-                params.append(-1)
-        sql = f"WITH e AS MATERIALIZED ({' UNION '.join(seeds)}),"
-        lookups = []
-        for i, w in enumerate(weights):
-            lookups.append(
-                f"(SELECT {_CONTRIBUTION.format(weight='?')} FROM belief_terms t"
-                f" WHERE t.principal = ? AND t.term = ? AND t.belief_id = e.belief_id) AS c{i}"
-            )
-            params += [w.weight, *contribution_params(avgdl, bm25), principal, w.term]
-        matched = " + ".join(
-            f"(CASE WHEN c.c{i} IS NULL THEN 0 ELSE {1 if w.admits else 0} END)"
-            for i, w in enumerate(weights)
-        )
-        lex = " + ".join(f"COALESCE(c.c{i}, 0)" for i in range(len(weights)))
-        sql += (
-            f" c AS MATERIALIZED (SELECT e.belief_id, {', '.join(lookups)} FROM e),"
-            f" s AS MATERIALIZED (SELECT c.belief_id, {matched} AS matched, {lex} AS lex"
-            f" FROM c WHERE {matched} > 0)"
-        )
-    if top is None:
-        source, cut = "s", "0"
-    else:
-        sql += (
-            ", k AS MATERIALIZED ("
-            " SELECT s.belief_id, s.matched, s.lex FROM s WHERE s.lex >= ("
-            " SELECT MIN(x.lex) FROM (SELECT s.lex FROM s ORDER BY s.lex DESC LIMIT ?) x)"
-            ")"
-        )
-        params.append(top)
-        source, cut = "k", "(SELECT COUNT(*) FROM s) - (SELECT COUNT(*) FROM k)"
-    sql += (
-        f" {select_belief}, m.matched, m.lex, {cut} FROM {source} m"
-        " JOIN beliefs b ON b.belief_id = m.belief_id"
-        f" WHERE {where}"
-        " ORDER BY m.lex DESC, b.position DESC, b.belief_id DESC LIMIT ?"
-    )
-    params += [*where_params, cap]
-    return sql, params
 
 
 def browse_sql(

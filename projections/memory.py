@@ -1,7 +1,8 @@
 """The in-memory recall index: the tier tests and the deterministic benchmark use.
 
-It computes exactly what the SQL adapters compute (same filters, same arithmetic, same
-order); the shared conformance suite holds all three to that.
+It keeps what the SQL adapters keep (postings packed the same way) and hands them to the
+same scoring (projections/candidates.py); the shared conformance suite holds all three
+to the same answers.
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ from projections.candidates import (
     Bm25Params,
     Filters,
     TermWeight,
-    contribution,
+    best_first,
     in_order,
+    pack,
     passes,
+    postings_rows,
+    scores,
+    unpack,
 )
 from projections.records import BeliefRecord, Candidate, SessionRecord
 from projections.vectors import vector_text
@@ -29,7 +34,9 @@ from projections.vectors import vector_text
 @dataclass
 class _Tables:
     beliefs: dict[str, BeliefRecord] = field(default_factory=dict)
-    terms: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)  # principal/term
+    # principal -> term -> packed postings (candidates.POSTING records, in number order)
+    terms: dict[str, dict[str, bytearray]] = field(default_factory=dict)
+    numbers: dict[tuple[str, int], str] = field(default_factory=dict)  # -> belief id
     heads: dict[str, int] = field(default_factory=dict)
     principals: dict[str, str] = field(default_factory=dict)
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # documents, total_len
@@ -48,7 +55,8 @@ class _MemoryWriter(IndexWriter):
         self._stats: dict[str, tuple[int, int]] = {}
         self._vectors: dict[str, tuple[str, bytes]] = {}
         self._beliefs: dict[str, BeliefRecord] = {}
-        self._terms: list[tuple[str, str, str, int]] = []
+        self._terms: list[tuple[str, str, int, int, int]] = []
+        self._numbers: dict[tuple[str, int], str] = {}
         self._heads: dict[str, int] = {}
         self._principals: dict[str, str] = {}
         self._sessions: dict[str, SessionRecord] = {}
@@ -74,11 +82,15 @@ class _MemoryWriter(IndexWriter):
 
     def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None:
         self._beliefs[record.belief_id] = record
-        self._terms.extend((record.principal, t, record.belief_id, n) for t, n in terms.items())
         documents, total = self._stats.get(
             record.principal, self._tables.stats.get(record.principal, (0, 0))
         )
         self._stats[record.principal] = (documents + 1, total + record.doc_len)
+        # Numbered as the SQL writer numbers them: the principal's count so far, plus one.
+        self._numbers[(record.principal, documents + 1)] = record.belief_id
+        self._terms.extend(
+            (record.principal, t, documents + 1, n, record.doc_len) for t, n in terms.items()
+        )
         encoder = self._index.vector_encoder
         if encoder is not None:
             self._vectors[record.belief_id] = (
@@ -111,8 +123,12 @@ class _MemoryWriter(IndexWriter):
         t = self._tables
         t.sessions.update(self._sessions)
         t.beliefs.update(self._beliefs)
-        for principal, term, belief_id, n in self._terms:
-            t.terms.setdefault(principal, {}).setdefault(term, {})[belief_id] = n
+        added: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
+        for principal, term, number, n, length in self._terms:
+            added.setdefault((principal, term), []).append((number, n, length))
+        for (principal, term), postings in added.items():
+            t.terms.setdefault(principal, {}).setdefault(term, bytearray()).extend(pack(postings))
+        t.numbers.update(self._numbers)
         t.heads.update(self._heads)
         t.principals.update(self._principals)
         t.stats.update(self._stats)
@@ -173,7 +189,7 @@ class MemoryRecallIndex(RecallIndex):
         with self._lock:
             documents, total = self._live.stats.get(principal, (0, 0))
             by_term = self._live.terms.get(principal, {})
-            df = {t: len(by_term[t]) for t in terms if by_term.get(t)}
+            df = {t: len(unpack([by_term[t]])) for t in terms if by_term.get(t)}
         return documents, total, df
 
     def _ranked(
@@ -187,22 +203,16 @@ class MemoryRecallIndex(RecallIndex):
     ) -> list[Candidate]:
         with self._lock:
             by_term = self._live.terms.get(principal, {})
-            lex: dict[str, int] = {}
-            matched: dict[str, int] = {}
-            for w in weights:
-                for belief_id, tf in by_term.get(w.term, {}).items():
-                    b = self._live.beliefs[belief_id]
-                    if not passes(b, filters):
-                        continue
-                    lex[belief_id] = lex.get(belief_id, 0) + contribution(
-                        w.weight, tf, b.doc_len, avgdl, bm25
-                    )
-                    matched[belief_id] = matched.get(belief_id, 0) + (1 if w.admits else 0)
-            rows = [(lex[k], self._live.beliefs[k]) for k in lex if matched[k] > 0]
-        return [
-            Candidate(record=r, matched=matched[r.belief_id], lexical=n)
-            for n, r in in_order(rows)[:cap]
-        ]
+            postings = {
+                w.term: unpack([bytes(by_term[w.term])]) for w in weights if w.term in by_term
+            }
+            numbers, matched, lex = scores(weights, postings, avgdl, bm25)
+
+            def valid(chosen: list[int]) -> dict[int, BeliefRecord]:
+                found = {n: self._live.beliefs[self._live.numbers[(principal, n)]] for n in chosen}
+                return {n: b for n, b in found.items() if passes(b, filters)}
+
+            return best_first(numbers, matched, lex, cap, valid)
 
     def _browse(self, principal: str, filters: Filters, cap: int) -> list[Candidate]:
         with self._lock:
@@ -235,28 +245,17 @@ class MemoryRecallIndex(RecallIndex):
         t = self._live
         return {
             "beliefs": [t.beliefs[k].as_dict() for k in sorted(t.beliefs)],
-            "terms": sorted(
-                (p, term, b, n)
-                for p, by_term in t.terms.items()
-                for term, rows in by_term.items()
-                for b, n in rows.items()
+            "terms": postings_rows(
+                t.numbers,
+                (
+                    (p, term, bytes(data))
+                    for p, by_term in t.terms.items()
+                    for term, data in by_term.items()
+                ),
             ),
             "heads": sorted(t.heads.items()),
             "principals": sorted(t.principals.items()),
             "stats": sorted((p, d, n) for p, (d, n) in t.stats.items()),
-            # What the SQL writer keeps per term, derived here from the postings.
-            "term_stats": sorted(
-                (
-                    p,
-                    term,
-                    len(rows),
-                    max(rows.values()),
-                    min(t.beliefs[b].doc_len for b in rows),
-                )
-                for p, by_term in t.terms.items()
-                for term, rows in by_term.items()
-                if rows
-            ),
             "vectors": sorted((k, p, bytes(v)) for k, (p, v) in t.vectors.items()),
             "sessions": [
                 (r.session_id, r.principal, r.project, r.opened_at, r.last_activity_at, r.closed_at)

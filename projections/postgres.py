@@ -17,10 +17,6 @@ _MIGRATION_LOCK_KEY = 0x6D656D6573
 
 class PostgresRecallIndex(SqlRecallIndex):
     dialect = "postgres"
-    # The full query groups with a hash here: measured on the bench's principals, it beats
-    # max-score's round trips at 10k beliefs (p95 16 vs 27 ms) and loses at 100k (p50 62
-    # vs 25 ms with this threshold, p95 about 200 vs 165 ms).
-    max_score_min_postings = 20_000
 
     def __init__(self, conninfo: str, *, schema: str = "public") -> None:
         super().__init__()

@@ -34,11 +34,10 @@ LIVE_PREFIX = ""
 REBUILD_PREFIX = "rebuild_"
 READ_MODEL_TABLES = (
     "beliefs",
-    "belief_terms",
+    "postings",
     "heads",
     "principals",
     "principal_stats",
-    "term_stats",
     "belief_vectors",
     "sessions",
 )
@@ -113,31 +112,8 @@ def decode_record(row: Sequence[Any]) -> BeliefRecord:
     return BeliefRecord(*values)
 
 
-_POSITION = BELIEF_COLUMNS.index("position")
-
-
-def _best(rows: list[tuple[Any, ...]], cap: int) -> list[tuple[Any, ...]]:
-    """Candidate rows of two exact answers merged: distinct beliefs, in the candidate
-    order (BM25 descending, newest first, then belief id descending), capped."""
-    unique = list({r[0]: r for r in rows}.values())
-    unique.sort(key=lambda r: r[0], reverse=True)
-    unique.sort(key=lambda r: (-int(r[-2]), -int(r[_POSITION])))
-    return unique[:cap]
-
-
-def _candidates(rows: list[tuple[Any, ...]]) -> list[Candidate]:
-    return [
-        Candidate(record=decode_record(r[:-3]), matched=int(r[-3]), lexical=int(r[-2]))
-        for r in rows
-    ]
-
-
 class SqlRecallIndex(RecallIndex):
     dialect: str
-    # Below this many postings over a query's terms the full query answers (the
-    # max-score attempts cost round trips; PostgreSQL groups with a hash and its full
-    # query stays cheap much longer).
-    max_score_min_postings = 1000
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
@@ -237,15 +213,6 @@ class SqlRecallIndex(RecallIndex):
                 (RECALL_INDEX + REBUILD_SUFFIX,),
             )
             position = int(rows[0][0])
-            # A rebuild's writers leave the term statistics to this one pass over the
-            # postings (in key order, so grouped without a sort): cheaper than an upsert
-            # per term and page.
-            self._execute(
-                f"INSERT INTO {REBUILD_PREFIX}term_stats"
-                " (principal, term, documents, max_tf, min_len)"
-                " SELECT principal, term, COUNT(*), MAX(tf), MIN(doc_len)"
-                f" FROM {REBUILD_PREFIX}belief_terms GROUP BY principal, term"
-            )
             for table in READ_MODEL_TABLES:
                 self._execute(f"DROP TABLE IF EXISTS {table}")
                 self._execute(f"ALTER TABLE {REBUILD_PREFIX}{table} RENAME TO {table}")
@@ -311,18 +278,17 @@ class SqlRecallIndex(RecallIndex):
         return [decode_record(r) for r in rows]
 
     def _statistics(self, principal: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+        marks = ", ".join("?" for _ in terms)
         with self._lock:
             stats = self._execute(cq.STATS_SQL, (principal,))
+            # The block sizes only: a block's data is not read for this.
+            held = self._execute(
+                f"SELECT term, SUM(size) FROM postings WHERE principal = ? AND term IN ({marks})"
+                " GROUP BY term",
+                [principal, *terms],
+            )
         documents, total = (int(stats[0][0]), int(stats[0][1])) if stats else (0, 0)
-        return documents, total, {t: s[0] for t, s in self._term_stats(principal, terms).items()}
-
-    def _term_stats(self, principal: str, terms: Sequence[str]) -> dict[str, tuple[int, int, int]]:
-        """(document frequency, largest tf, shortest length) per term the principal holds."""
-        if not terms:
-            return {}
-        with self._lock:
-            rows = self._execute(cq.df_sql(terms), [principal, *terms])
-        return {term: (int(n), int(x), int(m)) for term, n, x, m in rows}
+        return documents, total, {term: int(n) for term, n in held}
 
     def _ranked(
         self,
@@ -333,138 +299,38 @@ class SqlRecallIndex(RecallIndex):
         bm25: cq.Bm25Params,
         cap: int,
     ) -> list[Candidate]:
-        def run(
-            top: int | None,
-            essential: frozenset[str] | None = None,
-            driver: tuple[cq.TermWeight, dict[int, int]] | None = None,
-            read: dict[int, int] | None = None,
-        ) -> list[tuple[Any, ...]]:
-            sql, params = cq.candidates_sql(
-                _SELECT_BELIEF,
-                weights,
-                filters,
-                principal=principal,
-                avgdl=avgdl,
-                bm25=bm25,
-                cap=cap,
-                top=top,
-                essential=essential,
-                driver=driver,
-                read=read,
+        marks = ", ".join("?" for _ in weights)
+        with self._lock:
+            rows = self._execute(
+                f"SELECT term, data FROM postings WHERE principal = ? AND term IN ({marks})"
+                " ORDER BY term, block",
+                [principal, *(w.term for w in weights)],
             )
-            with self._lock:
-                return self._execute(sql, params)
+        by_term: dict[str, list[bytes]] = {}
+        for term, data in rows:
+            by_term.setdefault(term, []).append(bytes(data))
+        postings = {term: cq.unpack(blocks) for term, blocks in by_term.items()}
+        numbers, matched, lex = cq.scores(weights, postings, avgdl, bm25)
 
-        # The best scores first, joined to beliefs alone; the full query only when the
-        # filters left fewer than the cap of them and rows were left out (exact either way).
-        top = max(cap * _TOP_FACTOR, cap)
-        rows = self._max_score(run, weights, principal, avgdl, bm25, cap, top)
-        if rows is None:
-            rows = run(top)
-            if len(rows) < cap and (not rows or int(rows[0][-1]) > 0):
-                rows = run(None)
-        return _candidates(rows)
+        def valid(chosen: list[int]) -> dict[int, BeliefRecord]:
+            # Fetched by key alone and filtered here (the twin of the SQL filters): with
+            # the filters in the statement the planner may walk the position index instead.
+            found: dict[int, BeliefRecord] = {}
+            for start in range(0, len(chosen), _FETCH_CHUNK):
+                part = chosen[start : start + _FETCH_CHUNK]
+                with self._lock:
+                    fetched = self._execute(
+                        f"{_SELECT_BELIEF}, b.belief_no FROM beliefs b WHERE b.principal = ?"
+                        f" AND b.belief_no IN ({', '.join('?' for _ in part)})",
+                        [principal, *part],
+                    )
+                for row in fetched:
+                    record = decode_record(row)
+                    if cq.passes(record, filters):
+                        found[int(row[-1])] = record
+            return found
 
-    def _max_score(
-        self,
-        run: Callable[..., list[tuple[Any, ...]]],
-        weights: Sequence[cq.TermWeight],
-        principal: str,
-        avgdl: float,
-        bm25: cq.Bm25Params,
-        cap: int,
-        top: int,
-    ) -> list[tuple[Any, ...]] | None:
-        """Score only the beliefs that can reach the answer, when that is exact and cheaper.
-
-        An attempt aims at a score (a target): it scores whole every belief holding a rare
-        term (read whole: few postings) and every belief whose contribution from one other
-        term (the driver, :func:`cq.driver_for`) reaches the target less every other
-        term's bound; no other belief can reach the target. Its answer is kept when its
-        ``cap``-th score reaches the target. When it does not, that score is still a floor
-        of the answer's (its beliefs are real, scored whole) and the next attempt aims at
-        it, which cannot fail. Targets are guessed high first (small, cheap attempts).
-        None: the full query answers.
-        """
-        stats = self._term_stats(principal, [w.term for w in weights])
-        df = {w.term: stats[w.term][0] if w.term in stats else 0 for w in weights}
-        if sum(df.values()) <= self.max_score_min_postings:
-            return None
-        bounds = {
-            w.term: cq.term_bound(w.weight, *stats[w.term][1:], avgdl, bm25)
-            if w.term in stats
-            else 0
-            for w in weights
-        }
-        whole = frozenset(w.term for w in weights if df[w.term] <= _WHOLE_BELOW * cap)
-        others = [w for w in weights if w.term not in whole]
-        if not others:
-            return None
-        # The best a belief holding no rare term can score: targets are shares of it.
-        best = sum(bounds[w.term] for w in others)
-
-        everything = sum(df.values())
-
-        def lengths(driver: tuple[cq.TermWeight, int]) -> tuple[cq.TermWeight, dict[int, int]]:
-            term, need = driver
-            _, max_tf, min_len = stats[term.term]
-            return term, cq.reaching(term.weight, need, max_tf, min_len, avgdl, bm25)
-
-        # The attempt whose cap-th score is the floor: its driver, the lengths it read, rows.
-        best_attempt: tuple[str, dict[int, int], list[tuple[Any, ...]]] | None = None
-
-        def attempt(target: int) -> list[tuple[Any, ...]] | None:
-            nonlocal best_attempt
-            driver = cq.driver_for(others, bounds, target, df)
-            if driver is None or driver[1] < _MIN_DRIVE * bounds[driver[0].term]:
-                return None  # the driver would read most of its term: the full query
-            term, read = lengths(driver)
-            rows = run(top, whole or None, (term, read))
-            missed = len(rows) == cap and int(rows[-1][-2]) < target
-            if missed and (best_attempt is None or rows[-1][-2] > best_attempt[2][-1][-2]):
-                best_attempt = (term.term, read, rows)
-            return rows
-
-        floor = 0
-        for share in _TARGETS:
-            target = int(share * best)
-            if target <= floor:
-                break
-            rows = attempt(target)
-            if rows is None:
-                break  # lower targets only read more
-            if len(rows) == cap:
-                if int(rows[-1][-2]) >= target:
-                    return rows
-                floor = max(floor, int(rows[-1][-2]))
-        if not floor or best_attempt is None:
-            return None
-        # A floor of the answer's cap-th score: the cheaper of a driver aiming at it and
-        # max-score (the terms whose bounds sum below it set aside) cannot fail.
-        driver = cq.driver_for(others, bounds, floor, df)
-        essential, bound = cq.split_below(weights, bounds, floor)
-        by_driver = (
-            cq.driver_cost(driver, bounds, df, len(weights)) if driver is not None else everything
-        )
-        by_split = sum(df[t] for t in essential) * len(weights)
-        if min(by_driver, by_split) >= _LOOKUP_SHARE * everything:
-            return None
-        if by_driver <= by_split and driver is not None:
-            term, reach = lengths(driver)
-            if term.term == best_attempt[0]:
-                # The same driver, lower: only the postings the floor adds are scored,
-                # and the best attempt's rows (exact, filtered) join them. Beliefs of
-                # that attempt not among its rows rank below its cap-th row already.
-                more = run(top, None, (term, reach), best_attempt[1])
-                if len(more) < cap and more and int(more[0][-1]) > 0:
-                    more = run(None, None, (term, reach), best_attempt[1])
-                return _best(best_attempt[2] + more, cap)
-            rows = run(top, whole or None, (term, reach))
-            exact = len(rows) == cap and int(rows[-1][-2]) >= floor
-        else:
-            rows = run(top, essential)
-            exact = len(rows) == cap and int(rows[-1][-2]) > bound
-        return rows if exact else None
+        return cq.best_first(numbers, matched, lex, cap, valid)
 
     def _browse(self, principal: str, filters: cq.Filters, cap: int) -> list[Candidate]:
         sql, params = cq.browse_sql(_SELECT_BELIEF, filters, principal=principal, cap=cap)
@@ -494,9 +360,9 @@ class SqlRecallIndex(RecallIndex):
                 f"SELECT {', '.join(SESSION_COLUMNS)} FROM sessions ORDER BY session_id"
             )
             beliefs = self._execute(f"{_SELECT_BELIEF} FROM beliefs b ORDER BY b.belief_id")
-            terms = self._execute(
-                "SELECT principal, term, belief_id, tf FROM belief_terms"
-                " ORDER BY principal, term, belief_id"
+            numbered = self._execute("SELECT principal, belief_no, belief_id FROM beliefs")
+            blocks = self._execute(
+                "SELECT principal, term, data FROM postings ORDER BY principal, term, block"
             )
             heads = self._execute("SELECT principal, position FROM heads ORDER BY principal")
             principals = self._execute(
@@ -505,20 +371,18 @@ class SqlRecallIndex(RecallIndex):
             stats = self._execute(
                 "SELECT principal, documents, total_len FROM principal_stats ORDER BY principal"
             )
-            term_stats = self._execute(
-                "SELECT principal, term, documents, max_tf, min_len FROM term_stats"
-                " ORDER BY principal, term"
-            )
             vectors = self._execute(
                 "SELECT belief_id, principal, vector FROM belief_vectors ORDER BY belief_id"
             )
         return {
             "beliefs": [decode_record(r).as_dict() for r in beliefs],
-            "terms": [(p, t, b, int(n)) for p, t, b, n in terms],
+            "terms": cq.postings_rows(
+                {(p, int(n)): b for p, n, b in numbered},
+                ((p, t, bytes(data)) for p, t, data in blocks),
+            ),
             "heads": [(p, int(n)) for p, n in heads],
             "principals": [(a, p) for a, p in principals],
             "stats": [(p, int(d), int(n)) for p, d, n in stats],
-            "term_stats": [(p, t, int(d), int(x), int(n)) for p, t, d, x, n in term_stats],
             "vectors": [(k, p, bytes(v)) for k, p, v in vectors],
             "sessions": [tuple(r) for r in sessions],
         }
@@ -544,13 +408,12 @@ class _SqlWriter(IndexWriter):
         self._inserted: set[str] = set()  # staged beliefs that are not in the table yet
         self._changed: set[str] = set()  # staged beliefs already in the table, changed
         self._loaded: dict[str, BeliefRecord | None] = {}  # read from the table, unchanged
-        self._terms: list[tuple[str, str, str, int, int]] = []
+        # (principal, term) -> (belief number, tf, length) of the postings added, in order
+        self._postings: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
+        self._numbers: dict[str, int] = {}  # principal -> the last belief number given
+        self._belief_numbers: dict[str, int] = {}  # staged new belief -> its number
         self._heads: dict[str, int] = {}
         self._stats: dict[str, list[int]] = {}  # principal -> [documents, total_len] added
-        # (principal, term) -> [documents added, largest tf, shortest length among them];
-        # a rebuild fills its term statistics at the end instead (finish_rebuild).
-        self._term_stats: dict[tuple[str, str], list[int]] = {}
-        self._keeps_term_stats = prefix != REBUILD_PREFIX
         self._vectors: list[tuple[str, str, bytes]] = []
         self._opened: dict[str, SessionRecord] = {}
         self._session_changes: dict[str, dict[str, Any]] = {}
@@ -612,27 +475,32 @@ class _SqlWriter(IndexWriter):
     def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None:
         self._staged[record.belief_id] = record
         self._inserted.add(record.belief_id)
-        self._terms.extend(
-            (record.principal, term, record.belief_id, n, record.doc_len)
-            for term, n in terms.items()
-        )
+        number = self._next_number(record.principal)
+        self._belief_numbers[record.belief_id] = number
+        for term, n in terms.items():
+            self._postings.setdefault((record.principal, term), []).append(
+                (number, n, record.doc_len)
+            )
         added = self._stats.setdefault(record.principal, [0, 0])
         added[0] += 1
         added[1] += record.doc_len
-        if self._keeps_term_stats:
-            for term, n in terms.items():
-                stat = self._term_stats.get((record.principal, term))
-                if stat is None:
-                    self._term_stats[(record.principal, term)] = [1, n, record.doc_len]
-                else:
-                    stat[0] += 1
-                    stat[1] = max(stat[1], n)
-                    stat[2] = min(stat[2], record.doc_len)
         encoder = self._index.vector_encoder
         if encoder is not None:
             self._vectors.append(
                 (record.belief_id, record.principal, encoder.encode(vector_text(record)))
             )
+
+    def _next_number(self, principal: str) -> int:
+        """A principal's beliefs are numbered 1, 2, ... in the order they are indexed: the
+        count of its beliefs so far (``principal_stats``; nothing is ever removed) plus one,
+        so the postings of a term stay in number order when appended to."""
+        if principal not in self._numbers:
+            rows = self._run(
+                "SELECT documents FROM {p}principal_stats WHERE principal = ?", (principal,)
+            )
+            self._numbers[principal] = int(rows[0][0]) if rows else 0
+        self._numbers[principal] += 1
+        return self._numbers[principal]
 
     def update_belief(self, belief_id: str, **changes: Any) -> None:
         current = self.get(belief_id)
@@ -652,6 +520,45 @@ class _SqlWriter(IndexWriter):
     def raise_head(self, principal: str, position: int) -> None:
         self._heads[principal] = max(position, self._heads.get(principal, position))
 
+    def _append_postings(self) -> None:
+        """Each touched term's new postings appended to its last block (read, extended,
+        written back) and, past :data:`cq.BLOCK` records, to new blocks."""
+        index, p = self._index, self._p
+        tails: dict[tuple[str, str], tuple[int, bytes]] = {}
+        by_principal: dict[str, list[str]] = {}
+        for principal, term in self._postings:
+            by_principal.setdefault(principal, []).append(term)
+        for principal, terms in sorted(by_principal.items()):
+            for start in range(0, len(terms), _PREFETCH_CHUNK):
+                part = terms[start : start + _PREFETCH_CHUNK]
+                rows = index._execute(
+                    f"SELECT t.term, t.block, t.data FROM {p}postings t WHERE t.principal = ?"
+                    f" AND t.term IN ({', '.join('?' for _ in part)}) AND t.block = ("
+                    f"SELECT MAX(x.block) FROM {p}postings x"
+                    " WHERE x.principal = t.principal AND x.term = t.term)",
+                    [principal, *part],
+                )
+                tails.update(((principal, term), (int(b), bytes(d))) for term, b, d in rows)
+        rewritten: list[tuple[str, str, int, int, bytes]] = []
+        added: list[tuple[str, str, int, int, bytes]] = []
+        for key, postings in sorted(self._postings.items()):
+            tail = tails.get(key)
+            first, stored = tail if tail is not None else (0, b"")
+            for block, size, data in cq.blocks(stored, cq.pack(postings), first):
+                row = (*key, block, size, data)
+                (rewritten if tail is not None and block == first else added).append(row)
+        if rewritten:
+            index._executemany(
+                f"UPDATE {p}postings SET size = ?, data = ?"
+                " WHERE principal = ? AND term = ? AND block = ?",
+                [
+                    (size, data, principal, term, block)
+                    for principal, term, block, size, data in rewritten
+                ],
+            )
+        if added:
+            index._insert_rows(f"{p}postings", _BLOCK_COLUMNS, added)
+
     def flush(self) -> None:
         """Write everything staged (inside the writer's transaction) and forget it.
 
@@ -668,18 +575,19 @@ class _SqlWriter(IndexWriter):
         if self._inserted:
             index._insert_rows(
                 f"{p}beliefs",
-                BELIEF_COLUMNS,
-                [encode_record(self._staged[b]) for b in sorted(self._inserted)],
+                (*BELIEF_COLUMNS, "belief_no"),
+                [
+                    (*encode_record(self._staged[b]), self._belief_numbers[b])
+                    for b in sorted(self._inserted)
+                ],
             )
         if self._changed:
             index._executemany(
                 f"UPDATE {p}beliefs SET {_ASSIGN_ALL} WHERE belief_id = ?",
                 [(*encode_record(self._staged[b])[1:], b) for b in sorted(self._changed)],
             )
-        if self._terms:
-            # In formation order: sorting them by key first measured no faster to insert
-            # on either store, and cost a sort of every posting in Python.
-            index._insert_rows(f"{p}belief_terms", _POSTING_COLUMNS, self._terms)
+        if self._postings:
+            self._append_postings()
         if self._heads:
             index._executemany(
                 f"INSERT INTO {p}heads (principal, position) VALUES (?, ?)"
@@ -694,17 +602,6 @@ class _SqlWriter(IndexWriter):
                 f" documents = {p}principal_stats.documents + excluded.documents,"
                 f" total_len = {p}principal_stats.total_len + excluded.total_len",
                 [(k, d, n) for k, (d, n) in sorted(self._stats.items())],
-            )
-        if self._term_stats:
-            index._executemany(
-                f"INSERT INTO {p}term_stats (principal, term, documents, max_tf, min_len)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (principal, term) DO UPDATE SET"
-                f" documents = {p}term_stats.documents + excluded.documents,"
-                f" max_tf = CASE WHEN excluded.max_tf > {p}term_stats.max_tf"
-                f" THEN excluded.max_tf ELSE {p}term_stats.max_tf END,"
-                f" min_len = CASE WHEN excluded.min_len < {p}term_stats.min_len"
-                f" THEN excluded.min_len ELSE {p}term_stats.min_len END",
-                [(k, t, *v) for (k, t), v in sorted(self._term_stats.items())],
             )
         if self._vectors:
             index._insert_rows(
@@ -726,24 +623,14 @@ class _SqlWriter(IndexWriter):
             index._executemany(f"UPDATE {p}sessions SET {assignments} WHERE session_id = ?", rows)
         self._new_principals = {}
         self._staged, self._inserted, self._changed, self._loaded = {}, set(), set(), {}
-        self._terms, self._heads = [], {}
-        self._stats, self._term_stats, self._vectors = {}, {}, []
+        self._postings, self._belief_numbers, self._heads = {}, {}, {}
+        self._stats, self._vectors = {}, []
         self._opened, self._session_changes = {}, {}
 
 
 # Every column but the key, in BELIEF_COLUMNS order (the key comes first).
 _ASSIGN_ALL = ", ".join(f"{c} = ?" for c in BELIEF_COLUMNS[1:])
-_POSTING_COLUMNS = ("principal", "term", "belief_id", "tf", "doc_len")
+_BLOCK_COLUMNS = ("principal", "term", "block", "size", "data")
 _PREFETCH_CHUNK = 500
-# Rows scored from postings and joined to beliefs before the full query is needed.
-_TOP_FACTOR = 2
-# Terms held by at most this many caps of beliefs are read whole by max-score.
-_WHOLE_BELOW = 2
-# Targets guessed, as shares of the query's best possible score, until an attempt finds
-# the cap (its cap-th score then sets the next, exact target).
-_TARGETS = (0.9, 0.7, 0.5, 0.35)
-# A driver must ask at least this share of its bound (else it reads most of its term).
-_MIN_DRIVE = 0.35
-# Scoring some beliefs by key runs while it looks cheaper than this share of grouping
-# every posting (a lookup costs about what grouping three postings does).
-_LOOKUP_SHARE = 1.0
+# Belief numbers a statement asks for at once (SQLite allows 32,766 parameters).
+_FETCH_CHUNK = 500

@@ -35,6 +35,20 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
     assert sqlite["belief_heavy"]["rebuild_ratio"] > 0
     for log in (sqlite, sqlite["belief_heavy"]):  # what bounds the ratio, beside it
         assert log["physical_floor_ratio"] > 0 and 0 < log["ceiling_ratio"] < 1
+        # The projector alone, no writes: its figures, from a replay of the whole log that
+        # built the very read model the real rebuild wrote (not one that did nothing).
+        for key in (
+            "projector_only_events_per_s",
+            "projector_only_ratio",
+            "projector_only_read_s",
+            "projector_only_project_s",
+            "projector_only_read_ratio",
+        ):
+            assert log[key] > 0, key
+        assert log["projector_only_events"] == log["rebuild_events"]
+        assert log["projector_only_beliefs"] == log["rebuild_beliefs"] > 0
+        assert log["projector_only_postings"] == log["rebuild_postings"] > 0
+        assert log["projector_only_same_read_model"] is True
     assert sqlite["physical"]["insert_batched_rows_per_s"] > 0
     assert set(sqlite["commands"]) == {"30", "90"}
     assert (
@@ -53,6 +67,7 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
     assert report["cli"]["cli_help_ms"] > 0
     table = render_table(report)
     assert "rebuild_ratio" in table and "recall p95 ms" in table and "ceiling" in table
+    assert table.count("projector_only_ratio") == 2  # both logs
 
 
 def test_an_unknown_bench_scale_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -293,6 +293,11 @@ def render_table(report: dict[str, Any]) -> str:
     line("  read-model rows written", "read_model_rows")
     line("  physical floor (scan + raw row writes) / rebuild", "physical_floor_ratio")
     line("  ceiling: scan / (scan + raw writes + tokenizing)", "ceiling_ratio")
+    line("  projector only, no writes (events/s)", "projector_only_events_per_s")
+    line("  projector_only_ratio", "projector_only_ratio")
+    line("    its page reads + decoding s", "projector_only_read_s")
+    line("    its projector handling (tokenizing incl.) s", "projector_only_project_s")
+    line("    page reads alone / raw scan", "projector_only_read_ratio")
     line("belief-heavy log: rebuild (events/s)", "belief_heavy", "rebuild_events_per_s")
     line("belief-heavy log: raw scan (events/s)", "belief_heavy", "raw_scan_events_per_s")
     line("  rebuild_ratio", "belief_heavy", "rebuild_ratio")
@@ -302,6 +307,15 @@ def render_table(report: dict[str, Any]) -> str:
         "  physical floor (scan + raw row writes) / rebuild", "belief_heavy", "physical_floor_ratio"
     )
     line("  ceiling: scan / (scan + raw writes + tokenizing)", "belief_heavy", "ceiling_ratio")
+    line("  projector only, no writes (events/s)", "belief_heavy", "projector_only_events_per_s")
+    line("  projector_only_ratio", "belief_heavy", "projector_only_ratio")
+    line("    its page reads + decoding s", "belief_heavy", "projector_only_read_s")
+    line(
+        "    its projector handling (tokenizing incl.) s",
+        "belief_heavy",
+        "projector_only_project_s",
+    )
+    line("    page reads alone / raw scan", "belief_heavy", "projector_only_read_ratio")
     section("commands on a principal with a long history (cache + snapshots)")
     history = sorted({int(s) for k in kinds for s in (get(k, "commands") or {})})
     for h in history:

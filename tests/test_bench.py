@@ -94,6 +94,17 @@ def test_bench_runs_one_phase_at_the_belief_counts_asked(
     assert "120 beliefs: close_session ms" in render_table(report)
 
 
+def test_a_rebuild_phase_asked_alone_also_builds_the_store_it_replays(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["bench", "--json", "--no-postgres", "--scale", "tiny", "--phase", "rebuild"]
+    assert main(argv) == 0
+    report = orjson.loads(capsys.readouterr().out)
+    assert set(report["peak_rss_mb"]) == {"sqlite.formation", "sqlite.rebuild"}
+    sqlite = report["stores"]["sqlite"]
+    assert sqlite["rebuild_events"] > 0 and sqlite["rebuild_ratio"] > 0
+
+
 def test_an_unknown_bench_phase_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["bench", "--scale", "tiny", "--phase", "warp"])

@@ -66,6 +66,16 @@ STORE_PHASES = (
     "rebuild_belief_heavy",
     "commands",
 )
+# A rebuild phase replays the store another phase built: asking for it runs that one too.
+PHASE_NEEDS = {"rebuild": "formation", "rebuild_belief_heavy": "recall"}
+
+
+def with_needs(phases: tuple[str, ...]) -> tuple[str, ...]:
+    """The phases asked for and those they replay, in the suite's order."""
+    wanted = set(phases) | {PHASE_NEEDS[p] for p in phases if p in PHASE_NEEDS}
+    return tuple(p for p in STORE_PHASES if p in wanted)
+
+
 DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 Log = Callable[[str], None]

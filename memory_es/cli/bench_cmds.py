@@ -32,7 +32,8 @@ def register(commands: Subparsers) -> None:
         default=None,
         metavar="PHASE",
         help="run only this store phase (repeatable): physical, append, formation, rebuild,"
-        " recall, rebuild_belief_heavy, commands",
+        " recall, rebuild_belief_heavy, commands (a rebuild phase also runs the phase whose"
+        " store it replays: formation, recall)",
     )
     bench.add_argument(
         "--recall-scales",
@@ -62,6 +63,7 @@ def _bench(args: argparse.Namespace) -> int:
         raise UsageError(
             f"unknown bench phase {unknown[0]!r}: use one of {', '.join(suite.STORE_PHASES)}"
         )
+    phases = suite.with_needs(phases)
     try:
         recall_scales = (
             [int(n) for n in args.recall_scales.split(",")] if args.recall_scales else None

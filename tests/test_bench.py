@@ -18,6 +18,7 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
     assert code == 0
     report = orjson.loads(out)  # one JSON object on stdout, nothing else
     assert report["scale"] == "tiny"
+    assert report["environment"]["python_loop_ms"] > 0  # the machine's yardstick
     sqlite = report["stores"]["sqlite"]
     for scale in ("100", "300"):
         assert set(sqlite["recall"][scale]) >= {"recall_p50_ms", "recall_p95_ms", "recall_p99_ms"}

@@ -6,6 +6,7 @@ import os
 import platform
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -112,6 +113,20 @@ def run_phase(name: str, store: dict[str, Any], cfg: dict[str, Any]) -> dict[str
     return result
 
 
+def python_loop_ms() -> float:
+    """A yardstick of this machine's speed for pure Python, so runs on different
+    machines can be set side by side: the median of five 1M-step summing loops."""
+
+    def once() -> float:
+        t0 = time.perf_counter()
+        total = 0
+        for i in range(1_000_000):
+            total += i
+        return time.perf_counter() - t0
+
+    return round(statistics.median(once() for _ in range(5)) * 1000.0, 1)
+
+
 def run(
     scale: str,
     *,
@@ -135,6 +150,7 @@ def run(
             "sqlite": sqlite3.sqlite_version,
             "cpus": os.cpu_count(),
             "platform": platform.platform(),
+            "python_loop_ms": python_loop_ms(),
         },
         "stores": {},
         "peak_rss_mb": {},

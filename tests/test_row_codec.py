@@ -1,13 +1,17 @@
-"""The read model's row codec: what a row holds is what a record says."""
+"""The read model's row codec and the SQLite trace write: what a row holds is what a
+record says, whichever way the record is built."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
 from projections.records import BELIEF_COLUMNS, BeliefRecord
 from projections.sql import decode_record, encode_record
+from projections.sqlite import SqliteRecallIndex
+from projections.traces import TraceRecord, trace_store_for
 
 
 def record(**changes: object) -> BeliefRecord:
@@ -61,3 +65,38 @@ def test_a_decoded_row_is_the_record_that_was_encoded(changes: dict[str, object]
 def test_a_row_without_the_defaulted_trailing_column_decodes_to_its_default() -> None:
     row = encode_record(record())[: BELIEF_COLUMNS.index("utility")]
     assert decode_record(row) == record(utility=0.0)
+
+
+def test_a_sqlite_trace_is_committed_when_recorded(tmp_path: Path) -> None:
+    path = str(tmp_path / "traces.db")
+    writer, reader = SqliteRecallIndex(path), SqliteRecallIndex(path)
+    writer.migrate()
+    trace = TraceRecord(
+        trace_id="t1",
+        principal="default/alice",
+        kind="recall",
+        session_id=None,
+        created_at="2026-06-01T00:00:00Z",
+        operator_expires_at="2026-07-01T00:00:00Z",
+        operator_expired=False,
+        policy="retrieval@1",
+        as_of=None,
+        item_limit=10,
+        returned=("b1",),
+        cited=(),
+        blocked=(),
+        dropped_count=0,
+        conflicts=0,
+        lexical_ms=1.0,
+        vector_ms=None,
+        rank_ms=1.0,
+        total_ms=2.0,
+        lexical_candidates=1,
+        vector_candidates=None,
+        dropped=(),
+    )
+    trace_store_for(writer).record(trace)
+    assert not writer._conn.in_transaction
+    assert trace_store_for(reader).get("t1") == trace  # another connection sees it
+    writer.close()
+    reader.close()

@@ -62,6 +62,12 @@ def test_a_decoded_row_is_the_record_that_was_encoded(changes: dict[str, object]
     assert decoded.evolve(position=8) == original.evolve(position=8)
 
 
+def test_columns_past_the_record_are_not_part_of_it() -> None:
+    row = (*encode_record(record()), 42)  # e.g. the belief number a candidate fetch adds
+    decoded = decode_record(row)
+    assert decoded == record() and list(vars(decoded)) == list(BELIEF_COLUMNS)
+
+
 def test_a_row_without_the_defaulted_trailing_column_decodes_to_its_default() -> None:
     row = encode_record(record())[: BELIEF_COLUMNS.index("utility")]
     assert decode_record(row) == record(utility=0.0)

@@ -102,14 +102,28 @@ def encode_record(record: BeliefRecord) -> tuple[Any, ...]:
 _CONVERTED: tuple[tuple[int, Callable[[Any], Any]], ...] = tuple(
     (i, f) for i, f in enumerate(_DECODERS) if f is not _same
 )
+_CONVERTED_BY_NAME = tuple((BELIEF_COLUMNS[i], f) for i, f in _CONVERTED)
+_new = object.__new__
+_set_dict = object.__setattr__
 
 
 def decode_record(row: Sequence[Any]) -> BeliefRecord:
-    values = list(row[: len(BELIEF_COLUMNS)])
-    for i, convert in _CONVERTED:
-        if i < len(values):
-            values[i] = convert(values[i])
-    return BeliefRecord(*values)
+    if len(row) < len(BELIEF_COLUMNS):  # a row without the defaulted trailing columns
+        values = list(row)
+        for i, convert in _CONVERTED:
+            if i < len(values):
+                values[i] = convert(values[i])
+        return BeliefRecord(*values)
+    # Every field present and typed: the record takes its field dict whole, as the
+    # projector's lean reader builds events. The frozen dataclass's __init__ sets its 25
+    # fields one object.__setattr__ at a time, most of a row's decoding cost (recall
+    # decodes every candidate).
+    fields = dict(zip(BELIEF_COLUMNS, row, strict=False))  # extra columns are not its
+    for name, convert in _CONVERTED_BY_NAME:
+        fields[name] = convert(fields[name])
+    record: BeliefRecord = _new(BeliefRecord)
+    _set_dict(record, "__dict__", fields)
+    return record
 
 
 class SqlRecallIndex(RecallIndex):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -96,49 +96,93 @@ def validity(record: BeliefRecord) -> str:
 
 
 def reinforcement(record: BeliefRecord, now: datetime, profile: RetrievalProfile) -> float:
-    strength = min(1.0, math.log1p(record.evidence_count) / math.log1p(C_MAX))
-    if not profile.time_decay_enabled:
-        return strength
-    age_days = max(0, (now - parse_iso(record.last_evidence_at)).days)
-    tau = getattr(profile.decay_tau_days, record.belief_type, profile.decay_tau_days.fact)
-    return strength * math.exp(-age_days / tau)
+    return _Formula(now, "", profile).reinforce(record)
 
 
-def _components(
-    offered: Offered, top: float, now: datetime, project: str, profile: RetrievalProfile
-) -> Components:
-    b = offered.record
-    w = profile.ranking_weights
-    match = offered.relevance / top if top > 0 else 0.0
-    reinforce = reinforcement(b, now, profile)
-    authority = b.authority / MAX_AUTHORITY
-    scope = 1.0 if b.project == project else 0.0
-    lifecycle = 1.0
-    if b.status == "active":
-        lifecycle = profile.lifecycle_weights.active
-    elif b.status == "provisional":
-        lifecycle = profile.lifecycle_weights.provisional
-    base = lifecycle * (
-        w.match * match
-        + w.confidence * b.confidence
-        + w.reinforce * reinforce
-        + w.authority * authority
-        + w.scope * scope
-        + w.utility * b.utility
+# A candidate's components bar the near-duplicate penalty, in Components' field order.
+_Terms = tuple[float, float, float, float, float, float, float, float, float]
+
+# ln(1 + C_MAX), the strength's denominator: a constant, taken once.
+_LOG1P_C_MAX = math.log1p(C_MAX)
+
+
+class _Formula:
+    """The formula's inputs that depend only on the query (weights, now, scope), read
+    from the profile once per ranking rather than once per candidate."""
+
+    __slots__ = (
+        "active",
+        "decay",
+        "now",
+        "project",
+        "provisional",
+        "stale",
+        "tau_profile",
+        "taus",
+        "w_authority",
+        "w_confidence",
+        "w_match",
+        "w_reinforce",
+        "w_scope",
+        "w_utility",
     )
-    stale = profile.stale_penalty if b.valid_to is not None else 0.0
-    return Components(
-        match=match,
-        confidence=b.confidence,
-        reinforce=reinforce,
-        authority=authority,
-        scope=scope,
-        utility=b.utility,
-        lifecycle=lifecycle,
-        base=base,
-        stale_penalty=stale,
-        near_duplicate_penalty=0.0,
-    )
+
+    def __init__(self, now: datetime, project: str, profile: RetrievalProfile) -> None:
+        w = profile.ranking_weights
+        self.now = now
+        self.project = project
+        self.decay = profile.time_decay_enabled
+        self.tau_profile = profile.decay_tau_days
+        self.taus: dict[str, float] = {}  # per belief type, as the profile names it
+        self.w_match = w.match
+        self.w_confidence = w.confidence
+        self.w_reinforce = w.reinforce
+        self.w_authority = w.authority
+        self.w_scope = w.scope
+        self.w_utility = w.utility
+        self.active = profile.lifecycle_weights.active
+        self.provisional = profile.lifecycle_weights.provisional
+        self.stale = profile.stale_penalty
+
+    def reinforce(self, record: BeliefRecord) -> float:
+        strength = min(1.0, math.log1p(record.evidence_count) / _LOG1P_C_MAX)
+        if not self.decay:
+            return strength
+        age_days = max(0, (self.now - _instant(record.last_evidence_at)).days)
+        tau = self.taus.get(record.belief_type)
+        if tau is None:
+            taus = self.tau_profile
+            tau = self.taus[record.belief_type] = getattr(taus, record.belief_type, taus.fact)
+        return strength * math.exp(-age_days / tau)
+
+    def terms(self, offered: Offered, top: float) -> _Terms:
+        """(match, confidence, reinforce, authority, scope, utility, lifecycle, base,
+        stale_penalty): the components bar the near-duplicate penalty."""
+        b = offered.record
+        match = offered.relevance / top if top > 0 else 0.0
+        reinforce = self.reinforce(b)
+        authority = b.authority / MAX_AUTHORITY
+        scope = 1.0 if b.project == self.project else 0.0
+        lifecycle = 1.0
+        if b.status == "active":
+            lifecycle = self.active
+        elif b.status == "provisional":
+            lifecycle = self.provisional
+        base = lifecycle * (
+            self.w_match * match
+            + self.w_confidence * b.confidence
+            + self.w_reinforce * reinforce
+            + self.w_authority * authority
+            + self.w_scope * scope
+            + self.w_utility * b.utility
+        )
+        stale = self.stale if b.valid_to is not None else 0.0
+        return (match, b.confidence, reinforce, authority, scope, b.utility, lifecycle, base, stale)
+
+
+# A belief's last evidence instant is read on every recall that offers it; the parsed
+# value never changes for one string, so a bounded per-process cache holds it.
+_instant = lru_cache(maxsize=65536)(parse_iso)
 
 
 def subject_key(record: BeliefRecord) -> str:
@@ -158,11 +202,17 @@ def tokens_of(statement: str) -> frozenset[str]:
 def _jaccard(x: frozenset[str], y: frozenset[str]) -> float:
     if not x and not y:
         return 1.0
-    return len(x & y) / len(x | y)
+    shared = len(x & y)
+    return shared / (len(x) + len(y) - shared)  # |x | y|, without building the union
 
 
 def _order(item: Scored) -> tuple[float, int, str]:
     return (-item.score, -item.record.position, item.record.belief_id)
+
+
+def _pre_order(entry: tuple[Offered, _Terms]) -> tuple[float, int]:
+    terms = entry[1]
+    return (-(terms[7] - terms[8]), -entry[0].record.position)  # base less stale first
 
 
 def rank(
@@ -170,23 +220,31 @@ def rank(
 ) -> list[Scored]:
     """Score every candidate and order them; the near-duplicate penalty applies here."""
     top = max((o.relevance for o in offered), default=0.0)
-    pre = [(o, _components(o, top, now, project, profile)) for o in offered]
-    pre.sort(key=lambda p: (-(p[1].base - p[1].stale_penalty), -p[0].record.position))
+    formula = _Formula(now, project, profile)
+    pre = [(o, formula.terms(o, top)) for o in offered]
+    pre.sort(key=_pre_order)
+    threshold = profile.near_duplicate_jaccard
+    near_penalty = profile.near_duplicate_penalty
     out: list[Scored] = []
     # Higher-scored statements seen so far, per (type, subject): the near-duplicate test
     # only compares within one group, and tokenizes a statement only when it must.
     seen: dict[tuple[str, str], list[str]] = {}
-    for o, c in pre:
+    for o, terms in pre:
         b = o.record
-        group = seen.setdefault((b.belief_type, subject_key(b)), [])
-        near = any(
-            _jaccard(tokens_of(b.statement), tokens_of(h)) >= profile.near_duplicate_jaccard
-            for h in group
-        )
-        group.append(b.statement)
-        penalty = profile.near_duplicate_penalty if near else 0.0
-        if penalty:
-            c = replace(c, near_duplicate_penalty=penalty)
+        statement = b.statement
+        key = (b.belief_type, subject_key(b))
+        group = seen.get(key)
+        penalty = 0.0
+        if group is None:
+            seen[key] = [statement]
+        else:
+            mine = tokens_of(statement)
+            for higher in group:
+                if _jaccard(mine, tokens_of(higher)) >= threshold:
+                    penalty = near_penalty
+                    break
+            group.append(statement)
+        c = Components(*terms, near_duplicate_penalty=penalty)
         score = round(max(0.0, c.base - c.stale_penalty - penalty), 9)
         out.append(Scored(b, score, o.matched, o.lexical, o.cosine, c, validity(b)))
     out.sort(key=_order)

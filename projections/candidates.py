@@ -202,11 +202,13 @@ def scores(
     if not numbers:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
-    unique, where = np.unique(np.concatenate(numbers), return_inverse=True)
-    lex = np.bincount(where, weights=np.concatenate(parts), minlength=len(unique))
-    matched = np.bincount(where, weights=np.concatenate(admits), minlength=len(unique))
-    keep = matched > 0
-    return unique[keep], matched[keep].astype(np.int64), lex[keep].astype(np.int64)
+    # Belief numbers are small and dense (1..documents), so a belief's sums live at its
+    # number: a count per number, no sort of the postings.
+    where = np.concatenate(numbers)
+    lex = np.bincount(where, weights=np.concatenate(parts))
+    matched = np.bincount(where, weights=np.concatenate(admits))
+    held = np.flatnonzero(matched > 0)
+    return held.astype(np.int64), matched[held].astype(np.int64), lex[held].astype(np.int64)
 
 
 def best_first(

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
 
 from memory_es.domain.values import short_id
 from memory_es.retrieval.tokenizer import document_terms
 from projections.base import RecallIndex
+from projections.memory import MemoryRecallIndex
 from projections.records import BeliefRecord
+from projections.sqlite import SqliteRecallIndex
+from tests.stores import postgres_schema_url, postgres_unavailable_reason
 
 IndexedBelief = tuple[BeliefRecord, Counter[str]]
 
@@ -65,3 +70,26 @@ def insert_everywhere(indexes: Mapping[str, RecallIndex], rows: Iterable[Indexed
         with index.writer() as writer:
             for record, terms in rows:
                 writer.insert_belief(record, terms)
+
+
+@contextmanager
+def every_index(folder: Path) -> Iterator[dict[str, RecallIndex]]:
+    """Empty, migrated recall indexes: in memory, SQLite in ``folder`` and, when a server
+    answers, PostgreSQL in a schema of its own (dropped afterwards)."""
+    sqlite = SqliteRecallIndex(str(folder / "index.db"))
+    sqlite.migrate()
+    found: dict[str, RecallIndex] = {"memory": MemoryRecallIndex(), "sqlite": sqlite}
+    with ExitStack() as stack:
+        if postgres_unavailable_reason() is None:
+            from memory_es.stores import parse_store_url
+            from projections.postgres import PostgresRecallIndex
+
+            spec = parse_store_url(stack.enter_context(postgres_schema_url()))
+            pg = PostgresRecallIndex(spec.pg_conninfo, schema=spec.pg_schema)
+            pg.migrate()
+            found["postgres"] = pg
+        try:
+            yield found
+        finally:
+            for index in found.values():
+                index.close()

@@ -11,7 +11,6 @@ import itertools
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -23,11 +22,8 @@ from memory_es.retrieval.query import form_query
 from memory_es.retrieval.recall import RecallQuery, Retriever
 from projections.base import RecallIndex
 from projections.candidates import HISTORICAL
-from projections.memory import MemoryRecallIndex
-from projections.sqlite import SqliteRecallIndex
 from projections.traces import MemoryTraceStore
-from tests.records import indexed_belief, insert_everywhere
-from tests.stores import postgres_schema_url, postgres_unavailable_reason
+from tests.records import every_index, indexed_belief, insert_everywhere
 
 VOCABULARY = [
     "api.example.com",
@@ -64,24 +60,8 @@ _positions = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, RecallIndex]]:
-    folder: Path = tmp_path_factory.mktemp("parity")
-    sqlite = SqliteRecallIndex(str(folder / "parity.db"))
-    sqlite.migrate()
-    found: dict[str, RecallIndex] = {"memory": MemoryRecallIndex(), "sqlite": sqlite}
-    if postgres_unavailable_reason() is None:
-        from memory_es.stores import parse_store_url
-        from projections.postgres import PostgresRecallIndex
-
-        with postgres_schema_url() as url:
-            spec = parse_store_url(url)
-            pg = PostgresRecallIndex(spec.pg_conninfo, schema=spec.pg_schema)
-            pg.migrate()
-            found["postgres"] = pg
-            yield found
-            pg.close()
-    else:
+    with every_index(tmp_path_factory.mktemp("parity")) as found:
         yield found
-    sqlite.close()
 
 
 belief_rows = st.lists(

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -21,11 +19,8 @@ import pytest
 from memory_es.retrieval.query import form_query
 from projections import candidates as cq
 from projections.base import RecallIndex
-from projections.memory import MemoryRecallIndex
 from projections.sql import SqlRecallIndex
-from projections.sqlite import SqliteRecallIndex
-from tests.records import indexed_belief, insert_everywhere
-from tests.stores import postgres_schema_url, postgres_unavailable_reason
+from tests.records import every_index, indexed_belief, insert_everywhere
 
 WORDS = [f"w{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(300)]
 PRINCIPAL = "default/zipf"
@@ -38,20 +33,6 @@ def _statement(rng: random.Random) -> str:
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, RecallIndex]]:
-    folder: Path = tmp_path_factory.mktemp("postings")
-    sqlite = SqliteRecallIndex(str(folder / "postings.db"))
-    sqlite.migrate()
-    found: dict[str, RecallIndex] = {"memory": MemoryRecallIndex(), "sqlite": sqlite}
-    pg_context: Any = None
-    if postgres_unavailable_reason() is None:
-        from memory_es.stores import parse_store_url
-        from projections.postgres import PostgresRecallIndex
-
-        pg_context = postgres_schema_url()
-        spec = parse_store_url(pg_context.__enter__())
-        pg = PostgresRecallIndex(spec.pg_conninfo, schema=spec.pg_schema)
-        pg.migrate()
-        found["postgres"] = pg
     rng = random.Random(5)
     rows = []
     for n in range(1, 2401):
@@ -66,13 +47,10 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Recal
                 project="elsewhere" if n % 11 == 0 else "general",
             )
         )
-    for start in range(0, len(rows), 150):  # tails appended to across transactions
-        insert_everywhere(found, rows[start : start + 150])
-    yield found
-    for index in found.values():
-        index.close()
-    if pg_context is not None:
-        pg_context.__exit__(None, None, None)
+    with every_index(tmp_path_factory.mktemp("postings")) as found:
+        for start in range(0, len(rows), 150):  # tails appended to across transactions
+            insert_everywhere(found, rows[start : start + 150])
+        yield found
 
 
 A, B, C = WORDS[0], WORDS[1], WORDS[2]  # the most frequent words

@@ -16,6 +16,8 @@ from typing import Any
 
 from projections.base import IndexWriter, RecallIndex
 from projections.candidates import (
+    BLOCK,
+    POSTING,
     Bm25Params,
     Filters,
     TermWeight,
@@ -252,6 +254,13 @@ class MemoryRecallIndex(RecallIndex):
                     for p, by_term in t.terms.items()
                     for term, data in by_term.items()
                 ),
+            ),
+            # What the SQL writer keeps per term: documents, and the blocks holding them.
+            "term_stats": sorted(
+                (p, term, n, -(-n // BLOCK))
+                for p, by_term in t.terms.items()
+                for term, data in by_term.items()
+                for n in (len(data) // POSTING.itemsize,)
             ),
             "heads": sorted(t.heads.items()),
             "principals": sorted(t.principals.items()),

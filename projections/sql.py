@@ -38,6 +38,7 @@ READ_MODEL_TABLES = (
     "heads",
     "principals",
     "principal_stats",
+    "term_stats",
     "belief_vectors",
     "sessions",
 )
@@ -295,10 +296,8 @@ class SqlRecallIndex(RecallIndex):
         marks = ", ".join("?" for _ in terms)
         with self._lock:
             stats = self._execute(cq.STATS_SQL, (principal,))
-            # The block sizes only: a block's data is not read for this.
             held = self._execute(
-                f"SELECT term, SUM(size) FROM postings WHERE principal = ? AND term IN ({marks})"
-                " GROUP BY term",
+                f"SELECT term, documents FROM term_stats WHERE principal = ? AND term IN ({marks})",
                 [principal, *terms],
             )
         documents, total = (int(stats[0][0]), int(stats[0][1])) if stats else (0, 0)
@@ -375,6 +374,9 @@ class SqlRecallIndex(RecallIndex):
             )
             beliefs = self._execute(f"{_SELECT_BELIEF} FROM beliefs b ORDER BY b.belief_id")
             numbered = self._execute("SELECT principal, belief_no, belief_id FROM beliefs")
+            term_stats = self._execute(
+                "SELECT principal, term, documents, blocks FROM term_stats ORDER BY principal, term"
+            )
             blocks = self._execute(
                 "SELECT principal, term, data FROM postings ORDER BY principal, term, block"
             )
@@ -394,6 +396,7 @@ class SqlRecallIndex(RecallIndex):
                 {(p, int(n)): b for p, n, b in numbered},
                 ((p, t, bytes(data)) for p, t, data in blocks),
             ),
+            "term_stats": [(p, t, int(n), int(b)) for p, t, n, b in term_stats],
             "heads": [(p, int(n)) for p, n in heads],
             "principals": [(a, p) for a, p in principals],
             "stats": [(p, int(d), int(n)) for p, d, n in stats],
@@ -536,42 +539,57 @@ class _SqlWriter(IndexWriter):
 
     def _append_postings(self) -> None:
         """Each touched term's new postings appended to its last block (read, extended,
-        written back) and, past :data:`cq.BLOCK` records, to new blocks."""
+        written back) and, past :data:`cq.BLOCK` records, to new blocks; the term's
+        directory row (``term_stats``: documents, blocks) says which block is last."""
         index, p = self._index, self._p
-        tails: dict[tuple[str, str], tuple[int, bytes]] = {}
+        known: dict[tuple[str, str], tuple[int, int, bytes | None]] = {}
         by_principal: dict[str, list[str]] = {}
         for principal, term in self._postings:
             by_principal.setdefault(principal, []).append(term)
         for principal, terms in sorted(by_principal.items()):
             for start in range(0, len(terms), _PREFETCH_CHUNK):
                 part = terms[start : start + _PREFETCH_CHUNK]
+                # The last block is read only when it has room left.
                 rows = index._execute(
-                    f"SELECT t.term, t.block, t.data FROM {p}postings t WHERE t.principal = ?"
-                    f" AND t.term IN ({', '.join('?' for _ in part)}) AND t.block = ("
-                    f"SELECT MAX(x.block) FROM {p}postings x"
-                    " WHERE x.principal = t.principal AND x.term = t.term)",
-                    [principal, *part],
+                    f"SELECT s.term, s.documents, s.blocks, t.data FROM {p}term_stats s"
+                    f" LEFT JOIN {p}postings t ON t.principal = s.principal AND t.term = s.term"
+                    " AND t.block = s.blocks - 1 AND s.documents < s.blocks * ?"
+                    f" WHERE s.principal = ? AND s.term IN ({', '.join('?' for _ in part)})",
+                    [cq.BLOCK, principal, *part],
                 )
-                tails.update(((principal, term), (int(b), bytes(d))) for term, b, d in rows)
+                known.update(
+                    ((principal, term), (int(n), int(b), None if d is None else bytes(d)))
+                    for term, n, b, d in rows
+                )
         rewritten: list[tuple[str, str, int, int, bytes]] = []
         added: list[tuple[str, str, int, int, bytes]] = []
+        directory: list[tuple[str, str, int, int]] = []
         for key, postings in sorted(self._postings.items()):
-            tail = tails.get(key)
-            first, stored = tail if tail is not None else (0, b"")
-            for block, size, data in cq.blocks(stored, cq.pack(postings), first):
-                row = (*key, block, size, data)
-                (rewritten if tail is not None and block == first else added).append(row)
+            documents, blocks, tail = known.get(key, (0, 0, None))
+            first = blocks - 1 if tail is not None else blocks
+            rows = cq.blocks(tail or b"", cq.pack(postings), first)
+            for block, size, data in rows:
+                (rewritten if tail is not None and block == first else added).append(
+                    (*key, block, size, data)
+                )
+            directory.append((*key, documents + len(postings), rows[-1][0] + 1))
         if rewritten:
             index._executemany(
                 f"UPDATE {p}postings SET size = ?, data = ?"
                 " WHERE principal = ? AND term = ? AND block = ?",
                 [
-                    (size, data, principal, term, block)
-                    for principal, term, block, size, data in rewritten
+                    (n, data, principal, term, block)
+                    for principal, term, block, n, data in rewritten
                 ],
             )
         if added:
             index._insert_rows(f"{p}postings", _BLOCK_COLUMNS, added)
+        index._executemany(
+            f"INSERT INTO {p}term_stats (principal, term, documents, blocks) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (principal, term) DO UPDATE SET"
+            " documents = excluded.documents, blocks = excluded.blocks",
+            directory,
+        )
 
     def flush(self) -> None:
         """Write everything staged (inside the writer's transaction) and forget it.

@@ -100,6 +100,12 @@ def test_a_terms_postings_fill_blocks_in_belief_number_order(
         )
         df = index._statistics(PRINCIPAL, [A])[2][A]
         assert len(rows) == -(-df // cq.BLOCK) > 1, name  # full blocks, then the tail
+        # The term's directory row, which writers read to find its last block.
+        directory = index._execute(
+            "SELECT documents, blocks FROM term_stats WHERE principal = ? AND term = ?",
+            (PRINCIPAL, A),
+        )
+        assert [tuple(map(int, r)) for r in directory] == [(df, len(rows))], name
         assert [int(b) for b, _, _ in rows] == list(range(len(rows))), name
         assert all(int(size) == cq.BLOCK for _, size, _ in rows[:-1]), name
         numbers = cq.unpack([bytes(d) for _, _, d in rows])["no"]

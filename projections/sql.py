@@ -11,6 +11,7 @@ from abc import abstractmethod
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from importlib import resources
 from operator import attrgetter
 from typing import Any
@@ -132,6 +133,9 @@ class SqlRecallIndex(RecallIndex):
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
+        # A rebuild (one process, start to swap; an interrupted one starts over) keeps
+        # each term's unfilled last block here and writes only full blocks until the swap.
+        self._rebuild_tails: dict[tuple[str, str], _Tail] = {}
 
     # -- what an adapter provides ---------------------------------------------------------
 
@@ -209,6 +213,7 @@ class SqlRecallIndex(RecallIndex):
             writer.flush()
 
     def start_rebuild(self) -> None:
+        self._rebuild_tails = {}
         with self._lock, self._transaction():
             for table in READ_MODEL_TABLES:
                 self._execute(f"DROP TABLE IF EXISTS {REBUILD_PREFIX}{table}")
@@ -228,6 +233,7 @@ class SqlRecallIndex(RecallIndex):
                 (RECALL_INDEX + REBUILD_SUFFIX,),
             )
             position = int(rows[0][0])
+            self._write_rebuild_tails()
             for table in READ_MODEL_TABLES:
                 self._execute(f"DROP TABLE IF EXISTS {table}")
                 self._execute(f"ALTER TABLE {REBUILD_PREFIX}{table} RENAME TO {table}")
@@ -243,6 +249,25 @@ class SqlRecallIndex(RecallIndex):
                 "DELETE FROM projection_tracking WHERE name = ?", (RECALL_INDEX + REBUILD_SUFFIX,)
             )
         self._analyze()
+
+    def _write_rebuild_tails(self) -> None:
+        """The rebuild's unfilled last blocks and every term's directory row, once."""
+        tails = sorted(self._rebuild_tails.items())
+        self._insert_rows(
+            f"{REBUILD_PREFIX}postings",
+            _BLOCK_COLUMNS,
+            [
+                (*key, t.blocks, len(t.data) // cq.POSTING.itemsize, t.data)
+                for key, t in tails
+                if t.data
+            ],
+        )
+        self._insert_rows(
+            f"{REBUILD_PREFIX}term_stats",
+            ("principal", "term", "documents", "blocks"),
+            [(*key, t.documents, t.blocks + (1 if t.data else 0)) for key, t in tails],
+        )
+        self._rebuild_tails = {}
 
     def _analyze(self) -> None:
         """After a swap: planner statistics for the fresh tables (PostgreSQL)."""
@@ -541,6 +566,9 @@ class _SqlWriter(IndexWriter):
         """Each touched term's new postings appended to its last block (read, extended,
         written back) and, past :data:`cq.BLOCK` records, to new blocks; the term's
         directory row (``term_stats``: documents, blocks) says which block is last."""
+        if self._p == REBUILD_PREFIX:
+            self._append_rebuild_postings()
+            return
         index, p = self._index, self._p
         known: dict[tuple[str, str], tuple[int, int, bytes | None]] = {}
         by_principal: dict[str, list[str]] = {}
@@ -590,6 +618,27 @@ class _SqlWriter(IndexWriter):
             " documents = excluded.documents, blocks = excluded.blocks",
             directory,
         )
+
+    def _append_rebuild_postings(self) -> None:
+        """In a rebuild only full blocks are written; each term's unfilled last block stays
+        with the index until the swap (:meth:`SqlRecallIndex._write_rebuild_tails`), so
+        every block is written once instead of rewritten by every page."""
+        tails = self._index._rebuild_tails
+        size = cq.BLOCK * cq.POSTING.itemsize
+        full: list[tuple[str, str, int, int, bytes]] = []
+        for key, postings in self._postings.items():
+            tail = tails.setdefault(key, _Tail())
+            data = tail.data + cq.pack(postings)
+            done = len(data) // size
+            full.extend(
+                (*key, tail.blocks + i, cq.BLOCK, data[i * size : (i + 1) * size])
+                for i in range(done)
+            )
+            tail.blocks += done
+            tail.data = data[done * size :]
+            tail.documents += len(postings)
+        if full:
+            self._index._insert_rows(f"{REBUILD_PREFIX}postings", _BLOCK_COLUMNS, full)
 
     def flush(self) -> None:
         """Write everything staged (inside the writer's transaction) and forget it.
@@ -663,6 +712,17 @@ class _SqlWriter(IndexWriter):
 # Every column but the key, in BELIEF_COLUMNS order (the key comes first).
 _ASSIGN_ALL = ", ".join(f"{c} = ?" for c in BELIEF_COLUMNS[1:])
 _BLOCK_COLUMNS = ("principal", "term", "block", "size", "data")
+
+
+@dataclass
+class _Tail:
+    """A term's postings in a rebuild so far: full blocks written, the rest unwritten."""
+
+    documents: int = 0
+    blocks: int = 0
+    data: bytes = b""
+
+
 _PREFETCH_CHUNK = 500
 # Belief numbers a statement asks for at once (SQLite allows 32,766 parameters).
 _FETCH_CHUNK = 500

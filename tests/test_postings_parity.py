@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -133,3 +135,56 @@ def test_scoring_arrays_gives_each_posting_the_scalar_formulas_integer() -> None
         assert numbers.tolist() == postings["no"].tolist()
         assert lex.tolist() == expected
         assert matched.tolist() == [1] * len(postings)
+
+
+def test_a_rebuild_writes_each_block_once_and_builds_what_incremental_writes_build(
+    tmp_path: Path,
+) -> None:
+    rng = random.Random(9)
+    rows = []
+    for n in range(1, 1301):
+        statement = _statement(rng)
+        rows.append(indexed_belief(n, PRINCIPAL, statement, subject=statement.split()[0]))
+    (tmp_path / "rebuilt").mkdir()
+    (tmp_path / "incremental").mkdir()
+    with (
+        every_index(tmp_path / "rebuilt") as rebuilt,
+        every_index(tmp_path / "incremental") as incremental,
+    ):
+        for start in range(0, len(rows), 200):  # pages: tails appended to, rewritten
+            insert_everywhere(incremental, rows[start : start + 200])
+        for name, index in rebuilt.items():
+            if not isinstance(index, SqlRecallIndex):
+                continue
+            sent = _record_statements(index)
+            index.start_rebuild()
+            for page, start in enumerate(range(0, len(rows), 200), start=1):
+                with index.writer(rebuild=True) as writer:
+                    for record, terms in rows[start : start + 200]:
+                        writer.insert_belief(record, terms)
+                    writer.set_tracking(page)
+            index.finish_rebuild()
+            # Each block written once: no page rewrote a last block.
+            assert not any("UPDATE REBUILD_POSTINGS" in s.upper() for s in sent), name
+            dump, expected = index.dump(), incremental[name].dump()
+            assert dump["terms"] == expected["terms"], name
+            assert dump["term_stats"] == expected["term_stats"], name
+            assert max(b for *_, b in dump["term_stats"]) > 1, name  # terms of several blocks
+
+
+def _record_statements(index: SqlRecallIndex) -> list[str]:
+    """Every statement the index sends from now on (its connection's own calls)."""
+    sent: list[str] = []
+    execute, executemany = index._execute, index._executemany
+
+    def spy(sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        sent.append(sql)
+        return execute(sql, params)
+
+    def spy_many(sql: str, many: Any) -> None:
+        sent.append(sql)
+        executemany(sql, many)
+
+    index._execute = spy  # type: ignore[method-assign]
+    index._executemany = spy_many  # type: ignore[method-assign]
+    return sent

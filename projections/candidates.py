@@ -174,7 +174,7 @@ def postings_rows(
     so stores (and a rebuild against the live tables) compare whatever their numbering."""
     out = []
     for principal, term, data in stored:
-        for record in np.frombuffer(data, dtype=POSTING):
+        for record in unpack([data]):
             out.append((principal, term, ids[(principal, int(record["no"]))], int(record["tf"])))
     return sorted(out)
 

@@ -17,7 +17,6 @@ from typing import Any
 from projections.base import IndexWriter, RecallIndex
 from projections.candidates import (
     BLOCK,
-    POSTING,
     Bm25Params,
     Filters,
     TermWeight,
@@ -205,9 +204,7 @@ class MemoryRecallIndex(RecallIndex):
     ) -> list[Candidate]:
         with self._lock:
             by_term = self._live.terms.get(principal, {})
-            postings = {
-                w.term: unpack([bytes(by_term[w.term])]) for w in weights if w.term in by_term
-            }
+            postings = {w.term: unpack([by_term[w.term]]) for w in weights if w.term in by_term}
             numbers, matched, lex = scores(weights, postings, avgdl, bm25)
 
             def valid(chosen: list[int]) -> dict[int, BeliefRecord]:
@@ -260,7 +257,7 @@ class MemoryRecallIndex(RecallIndex):
                 (p, term, n, -(-n // BLOCK))
                 for p, by_term in t.terms.items()
                 for term, data in by_term.items()
-                for n in (len(data) // POSTING.itemsize,)
+                for n in (len(unpack([data])),)
             ),
             "heads": sorted(t.heads.items()),
             "principals": sorted(t.principals.items()),

@@ -67,10 +67,12 @@ class PostgresRecallIndex(SqlRecallIndex):
     def _lock_migrations(self) -> None:
         self._execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK_KEY,))
 
-    def _relax_commit(self) -> None:
+    def _write_operational(self, sql: str, params: Sequence[Any]) -> None:
         # A recall trace is an operational record: losing the last few on a crash is
         # acceptable, waiting for a WAL flush on every recall is not.
-        self._execute("SET LOCAL synchronous_commit TO OFF")
+        with self._lock, self._transaction():
+            self._execute("SET LOCAL synchronous_commit TO OFF")
+            self._execute(sql, params)
 
     def _for_update(self) -> str:
         return " FOR UPDATE"

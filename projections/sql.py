@@ -186,8 +186,12 @@ class SqlRecallIndex(RecallIndex):
     def _lock_migrations(self) -> None:
         """Serialize concurrent first opens (PostgreSQL); SQLite's write lock already does."""
 
-    def _relax_commit(self) -> None:
-        """Inside a transaction: an operational write need not wait for the disk."""
+    def _write_operational(self, sql: str, params: Sequence[Any]) -> None:
+        """One write of an operational record (a recall trace), its own transaction: it
+        need not wait for the disk, and costs every recall, so each store does it its
+        cheapest way."""
+        with self._lock, self._transaction():
+            self._execute(sql, params)
 
     def _for_update(self) -> str:
         """A row lock for read-modify-write (PostgreSQL); SQLite's write lock already holds."""
@@ -624,18 +628,17 @@ class _SqlWriter(IndexWriter):
         with the index until the swap (:meth:`SqlRecallIndex._write_rebuild_tails`), so
         every block is written once instead of rewritten by every page."""
         tails = self._index._rebuild_tails
-        size = cq.BLOCK * cq.POSTING.itemsize
         full: list[tuple[str, str, int, int, bytes]] = []
         for key, postings in self._postings.items():
             tail = tails.setdefault(key, _Tail())
-            data = tail.data + cq.pack(postings)
-            done = len(data) // size
-            full.extend(
-                (*key, tail.blocks + i, cq.BLOCK, data[i * size : (i + 1) * size])
-                for i in range(done)
-            )
-            tail.blocks += done
-            tail.data = data[done * size :]
+            pieces = cq.blocks(tail.data, cq.pack(postings), tail.blocks)
+            tail.data = b""
+            for block, size, data in pieces:
+                if size < cq.BLOCK:
+                    tail.data = data  # the last, unfilled: kept for the next page or the swap
+                else:
+                    full.append((*key, block, size, data))
+                    tail.blocks = block + 1
             tail.documents += len(postings)
         if full:
             self._index._insert_rows(f"{REBUILD_PREFIX}postings", _BLOCK_COLUMNS, full)

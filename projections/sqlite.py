@@ -52,6 +52,13 @@ class SqliteRecallIndex(SqlRecallIndex):
         else:
             self._conn.execute("COMMIT")
 
+    def _write_operational(self, sql: str, params: Sequence[Any]) -> None:
+        # The connection autocommits: one INSERT is a transaction by itself (inside an
+        # open transaction it joins it); BEGIN IMMEDIATE ... COMMIT around it would only
+        # add two statements to every recall.
+        with self._lock:
+            self._execute(sql, params)
+
     def _lock_tracking(self, name: str) -> None:
         """BEGIN IMMEDIATE already holds the database write lock."""
 

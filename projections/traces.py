@@ -186,9 +186,7 @@ class SqlTraceStore(TraceStore):
         self._index = index
 
     def record(self, trace: TraceRecord) -> None:
-        with self._index._lock, self._index._transaction():
-            self._index._relax_commit()
-            self._index._execute(_INSERT, _encode(trace))
+        self._index._write_operational(_INSERT, _encode(trace))
 
     def get(self, trace_id: str) -> TraceRecord | None:
         with self._index._lock:
@@ -255,22 +253,9 @@ class SqlTraceStore(TraceStore):
             return len(ids)
 
 
-class SqliteTraceStore(SqlTraceStore):
-    """On SQLite's autocommit connection one INSERT is a transaction by itself: the
-    explicit BEGIN IMMEDIATE ... COMMIT around it would only add two statements to every
-    recall (inside an open transaction the INSERT joins it, as ``_transaction`` would)."""
-
-    def record(self, trace: TraceRecord) -> None:
-        with self._index._lock:
-            self._index._execute(_INSERT, _encode(trace))
-
-
 def trace_store_for(index: object) -> TraceStore:
     from projections.sql import SqlRecallIndex
-    from projections.sqlite import SqliteRecallIndex
 
-    if isinstance(index, SqliteRecallIndex):
-        return SqliteTraceStore(index)
     if isinstance(index, SqlRecallIndex):
         return SqlTraceStore(index)
     return MemoryTraceStore()

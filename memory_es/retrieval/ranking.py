@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory_es.domain.values import PORTABLE_TYPES, normalize_statement
 from memory_es.ports import parse_iso
@@ -99,8 +99,21 @@ def reinforcement(record: BeliefRecord, now: datetime, profile: RetrievalProfile
     return _Formula(now, "", profile).reinforce(record)
 
 
-# A candidate's components bar the near-duplicate penalty, in Components' field order.
-_Terms = tuple[float, float, float, float, float, float, float, float, float]
+class _Terms(NamedTuple):
+    """A candidate's components bar the near-duplicate penalty, in Components' field
+    order (a tuple: built once per candidate, unpacked into Components once its penalty
+    is known)."""
+
+    match: float
+    confidence: float
+    reinforce: float
+    authority: float
+    scope: float
+    utility: float
+    lifecycle: float
+    base: float
+    stale_penalty: float
+
 
 # ln(1 + C_MAX), the strength's denominator: a constant, taken once.
 _LOG1P_C_MAX = math.log1p(C_MAX)
@@ -177,7 +190,9 @@ class _Formula:
             + self.w_utility * b.utility
         )
         stale = self.stale if b.valid_to is not None else 0.0
-        return (match, b.confidence, reinforce, authority, scope, b.utility, lifecycle, base, stale)
+        return _Terms(
+            match, b.confidence, reinforce, authority, scope, b.utility, lifecycle, base, stale
+        )
 
 
 # A belief's last evidence instant is read on every recall that offers it; the parsed
@@ -212,7 +227,7 @@ def _order(item: Scored) -> tuple[float, int, str]:
 
 def _pre_order(entry: tuple[Offered, _Terms]) -> tuple[float, int]:
     terms = entry[1]
-    return (-(terms[7] - terms[8]), -entry[0].record.position)  # base less stale first
+    return (-(terms.base - terms.stale_penalty), -entry[0].record.position)
 
 
 def rank(

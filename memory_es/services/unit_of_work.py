@@ -194,7 +194,7 @@ class UnitOfWork:
             return
         aggregates = list(self._added.values())
         self._added.clear()
-        self._save(aggregates)
+        self._write(aggregates)
 
     def rollback(self) -> None:
         self._added.clear()
@@ -203,7 +203,7 @@ class UnitOfWork:
         """Bring the read model up to the log (another process may have written)."""
         return self.adapters.runner.catch_up()
 
-    def _save(self, aggregates: list[Any]) -> None:
+    def _write(self, aggregates: list[Any]) -> None:
         self.adapters.app.save(*aggregates)
         self.adapters.runner.catch_up()
 
@@ -245,7 +245,7 @@ class BatchUnitOfWork(UnitOfWork):
         super().rollback()
         self.pending.take()
 
-    def _save(self, aggregates: list[Any]) -> None:
+    def _write(self, aggregates: list[Any]) -> None:
         self.pending.collect(*aggregates)
 
 

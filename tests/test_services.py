@@ -43,9 +43,7 @@ def test_the_context_packs_recall_is_memory_recall_with_the_vector_arm_on(
         pack = memory.context(session, query)
         recalled = memory.recall("alice", query, limit=memory.profile.context.recall_max_items)
         assert [s.record.statement for s in recalled.items][:1] == ["User's wife is Morgan."]
-        assert [i.belief_id for i in pack.recall] == [
-            s.record.belief_id for s in recalled.items
-        ]
+        assert [i.belief_id for i in pack.recall] == [s.record.belief_id for s in recalled.items]
 
 
 # -- the one retry loop ------------------------------------------------------------------------

@@ -196,7 +196,6 @@ class Memory:
     ) -> str:
         """Open a session; with ``snapshot`` (the default) its session snapshot is taken
         and recorded in the same save (see memory_es/context/snapshot.py)."""
-        principal = _require_name("principal", principal)
         return self.services.handle(
             commands.OpenSession(principal, project=project, tenant=tenant, snapshot=snapshot)
         )
@@ -429,13 +428,6 @@ def _instant(value: datetime | str | None) -> datetime | None:
         return parse_iso(value)
     except ValueError:
         raise InvalidInput(f"as_of needs an ISO-8601 instant with a timezone: {value!r}") from None
-
-
-def _require_name(what: str, value: str) -> str:
-    value = (value or "").strip()
-    if not value:
-        raise InvalidInput(f"a {what} needs a non-empty name")
-    return value
 
 
 def open(

@@ -39,11 +39,14 @@ _SHORT_ID = re.compile(r"^(?:\[?m:)?([0-9a-f]{8})\]?$")
 
 
 def open_session(cmd: commands.OpenSession, uow: UnitOfWork) -> str:
+    principal = (cmd.principal or "").strip()
+    if not principal:
+        raise InvalidInput("a principal needs a non-empty name")
     now = uow.clock.now()
     session = Session(
         id=UUID(uow.ids.new_id()),
         tenant=cmd.tenant,
-        principal=cmd.principal,
+        principal=principal,
         project=(cmd.project or GENERAL_SCOPE).strip() or GENERAL_SCOPE,
         opened_at=iso(now),
     )
@@ -51,7 +54,7 @@ def open_session(cmd: commands.OpenSession, uow: UnitOfWork) -> str:
         uow.catch_up()  # another process may have written since
         frozen = take_session_snapshot(
             uow.retriever,
-            principal_key(cmd.tenant, cmd.principal),
+            principal_key(cmd.tenant, principal),
             project=session.project,
             session_id=str(session.id),
             now=now,

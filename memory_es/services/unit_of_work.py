@@ -151,6 +151,7 @@ class UnitOfWork:
         self.principals = PrincipalRepository(self)
         self.principals_seen: set[str] = set()  # "tenant/principal", for WriteConflict
         self._added: dict[UUID, Any] = {}
+        self._loaded = False  # a stored aggregate was handed out: evict it on failure
 
     def __enter__(self: U) -> U:
         self.adapters.lock.acquire()
@@ -163,18 +164,19 @@ class UnitOfWork:
         tb: TracebackType | None,
     ) -> None:
         try:
-            if exc_type is not None:
+            # On an error, or changes left uncommitted (discarded), cached aggregates
+            # this unit of work handed out may be mutated: forget them.
+            if exc_type is not None or self._added:
                 self.rollback()
-                self.adapters.evict_cache()
-            elif self._added:
-                self.rollback()  # changed but not committed: discarded
-                self.adapters.evict_cache()
+                if self._loaded:
+                    self.adapters.evict_cache()
         finally:
             self.adapters.lock.release()
 
     # -- what the repositories use --------------------------------------------------------
 
     def load(self, aggregate_id: UUID) -> Any | None:
+        self._loaded = True
         try:
             return self.adapters.app.repository.get(aggregate_id)
         except AggregateNotFoundError:

@@ -41,6 +41,7 @@ from memory_es.profiles import MemoryProfile, resolve_profile
 from memory_es.retrieval.embedding import make_embedder
 from memory_es.retrieval.recall import RecallQuery, RecallResult, Retriever
 from memory_es.services import Adapters, Services, commands
+from memory_es.services.handlers import source_turns
 from memory_es.services.results import FactsReceipt, TurnReceipt
 from memory_es.services.unit_of_work import load_session, parse_session_id
 from memory_es.stores import StoreSpec, parse_store_url
@@ -248,14 +249,7 @@ class Memory:
     # -- queries -----------------------------------------------------------------------------
 
     def session_turns(self, session_id: str) -> list[SourceTurn]:
-        session_uuid = parse_session_id(session_id)
-        return [
-            SourceTurn(
-                turn_id=e.turn_id, seq=e.seq, role=e.role, text=e.text, trusted=e.trusted, at=e.at
-            )
-            for e in self.session_events(session_uuid)
-            if isinstance(e, Session.TurnRecorded)
-        ]
+        return source_turns(self.session_events(parse_session_id(session_id)))
 
     def session(self, session_id: str) -> Session:
         return load_session(self.app, session_id)

@@ -11,7 +11,7 @@ remember tool, the idle sweep) are in ``memory_es/services/messagebus.py``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 from uuid import UUID
 
@@ -113,7 +113,7 @@ def consolidate_session(
     """Formation over the session's original events, at the session's own project."""
     events = list(uow.sessions.events(session.id))
     turn_events = [e for e in events if isinstance(e, Session.TurnRecorded)]
-    turns = [_source_turn(e) for e in turn_events]
+    turns = source_turns(turn_events)
     facts = [
         EstablishedFact(
             statement=str(f.get("statement", "")),
@@ -171,11 +171,7 @@ def establish_facts(cmd: commands.EstablishFacts, uow: UnitOfWork) -> FactsRecei
         session.establish_facts(facts=recorded, at=iso(uow.clock.now()))
         uow.sessions.add(session)
         uow.commit()
-    turns = [
-        _source_turn(e)
-        for e in uow.sessions.events(session.id)
-        if isinstance(e, Session.TurnRecorded)
-    ]
+    turns = source_turns(uow.sessions.events(session.id))
     admissible, _ = established_proposals(
         [EstablishedFact(str(f["statement"]), tuple(f["source_event_ids"])) for f in recorded],
         turns,
@@ -268,10 +264,15 @@ def replay(cmd: commands.ReplaySession, uow: UnitOfWork) -> ConsolidationResult:
     return result
 
 
-def _source_turn(e: Session.TurnRecorded) -> SourceTurn:
-    return SourceTurn(
-        turn_id=e.turn_id, seq=e.seq, role=e.role, text=e.text, trusted=e.trusted, at=e.at
-    )
+def source_turns(events: Iterable[Any]) -> list[SourceTurn]:
+    """The turns among a session's events, as formation reads them."""
+    return [
+        SourceTurn(
+            turn_id=e.turn_id, seq=e.seq, role=e.role, text=e.text, trusted=e.trusted, at=e.at
+        )
+        for e in events
+        if isinstance(e, Session.TurnRecorded)
+    ]
 
 
 def _as_list(value: object) -> list[object]:

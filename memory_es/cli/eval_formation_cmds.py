@@ -9,7 +9,6 @@ import argparse
 from typing import Any
 
 from memory_es.cli.common import Subparsers, print_json
-from memory_es.formation.evaluation import evaluate, load_cases
 
 
 def _eval_actions(commands: Subparsers) -> Any:
@@ -35,6 +34,8 @@ def register(commands: Subparsers) -> None:
 
 
 def _formation(args: argparse.Namespace) -> int:
+    from memory_es.formation.evaluation import evaluate, load_cases
+
     cases, digest, path = load_cases(args.cases)
     report = evaluate(cases, cases_path=path, digest=digest)
     if args.json:

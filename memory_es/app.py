@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from uuid import UUID
 
-from eventsourcing.application import Application, ProcessingEvent
 from eventsourcing.persistence import PersistenceError
 
 from memory_es.context.budget import (
@@ -32,6 +31,7 @@ from memory_es.errors import (
     StoreUnavailable,
     UnknownSession,
 )
+from memory_es.es_internals import SnapshotsFromMemory
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.established import EstablishedFact
 from memory_es.formation.extractor import ClauseExtractor, Extractor, SourceTurn
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 __all__ = ["Memory", "MemoryApplication", "ProjectionStatus", "TurnReceipt", "open"]
 
 
-class MemoryApplication(Application[UUID]):
+class MemoryApplication(SnapshotsFromMemory):
     name = "memory_es"
     # Snapshots bound how many events a cold load replays; the cache makes a warm
     # command cost one fast-forward read instead of a replay.
@@ -74,24 +74,6 @@ class MemoryApplication(Application[UUID]):
         # The json module's stored format, parsed and written by orjson (transcoder.py).
         "TRANSCODER_TOPIC": "memory_es.transcoder:OrjsonTranscoder",
     }
-
-    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
-        """Snapshot a saved aggregate from memory when the event that reaches its interval
-        is its last: it is that version already. The library would first reconstruct it
-        from the store (a cold load of the whole state: a principal's every belief);
-        an interval reached inside a batch is still left to it."""
-        if self.snapshots is None or not self.snapshotting_intervals:
-            return
-        for event in processing_event.events:
-            aggregate = processing_event.aggregates.get(event.originator_id)
-            interval = self.snapshotting_intervals.get(type(aggregate))
-            if aggregate is None or interval is None or event.originator_version % interval:
-                continue
-            snapshot_class = getattr(type(aggregate), "Snapshot", None)
-            if snapshot_class is not None and aggregate.version == event.originator_version:
-                self.snapshots.put([snapshot_class.take(aggregate)])
-            else:
-                self.take_snapshot(event.originator_id, version=event.originator_version)
 
 
 @dataclass(frozen=True)

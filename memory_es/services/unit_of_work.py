@@ -38,6 +38,7 @@ from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import principal_aggregate_id
 from memory_es.errors import UnknownSession, WriteConflict
+from memory_es.es_internals import evict_cache
 from memory_es.formation.extractor import Extractor
 from memory_es.ports import Clock, IdGenerator
 from memory_es.profiles import MemoryProfile
@@ -81,8 +82,7 @@ class Adapters:
 
     def evict_cache(self) -> None:
         """Forget every cached aggregate (a failed command may have mutated them)."""
-        if self.app.repository.cache is not None:
-            self.app._repository = self.app.construct_repository()
+        evict_cache(self.app)
 
 
 def parse_session_id(session_id: str) -> UUID:

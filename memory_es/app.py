@@ -6,15 +6,12 @@ domain below it stays pure; the read model follows the log inline after every sa
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from uuid import UUID
-
-from eventsourcing.persistence import PersistenceError
 
 from memory_es.context.budget import (
     EPISODE_MAX_PAGES,
@@ -44,6 +41,7 @@ from memory_es.services import Adapters, Services, commands
 from memory_es.services.handlers import source_turns
 from memory_es.services.results import FactsReceipt, TurnReceipt
 from memory_es.services.unit_of_work import load_session, parse_session_id
+from memory_es.store_errors import driver_errors, event_store_errors, first_line
 from memory_es.stores import StoreSpec, parse_store_url
 from projections.base import RecallIndex
 from projections.memory import MemoryRecallIndex
@@ -238,7 +236,8 @@ class Memory:
 
     def session_events(self, session_uuid: UUID) -> Iterator[Any]:
         """The session's stored events, in order."""
-        return iter(self.app.events.get(session_uuid))
+        with event_store_errors():
+            return iter(self.app.events.get(session_uuid))
 
     def recall(
         self,
@@ -339,18 +338,19 @@ class Memory:
                 return None
             return principal_key(session.tenant, session.principal)
 
-        return search_episodes(
-            self.app.recorder,
-            self.app.mapper,
-            owner,
-            tenant=tenant,
-            principal=principal,
-            text=text,
-            limit=limit,
-            cursor=cursor,
-            page_size=page_size,
-            max_pages=max_pages,
-        )
+        with event_store_errors():
+            return search_episodes(
+                self.app.recorder,
+                self.app.mapper,
+                owner,
+                tenant=tenant,
+                principal=principal,
+                text=text,
+                limit=limit,
+                cursor=cursor,
+                page_size=page_size,
+                max_pages=max_pages,
+            )
 
     # -- bulk ingest (perf: memory_es/ingest.py) -------------------------------------------
 
@@ -430,18 +430,18 @@ def open(
         embedder = embedder or make_embedder(resolved.retrieval.embedder)
     else:
         embedder = None
-    unavailable: tuple[type[Exception], ...] = (
-        *_driver_errors(spec),
-        sqlite3.Error,
-        PersistenceError,
-        OSError,
-    )
     try:
         index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
         with index.setup_lock():
             app = MemoryApplication(env=spec.env)
-    except unavailable as error:
-        raise StoreUnavailable(f"cannot open store {spec.display}: {_first_line(error)}") from None
+    except Exception as error:
+        # driver_errors() after the fact: psycopg is imported only for a PostgreSQL store.
+        if not isinstance(error, (*driver_errors(), OSError, StoreUnavailable)):
+            raise
+        # The read model's adapter translated its driver's error already: name its cause.
+        cause = error.__cause__ if isinstance(error, StoreUnavailable) else error
+        reason = first_line(cause or error)
+        raise StoreUnavailable(f"cannot open store {spec.display}: {reason}") from None
     memory = Memory(
         spec,
         app,
@@ -468,15 +468,6 @@ def open(
     return memory
 
 
-def _driver_errors(spec: StoreSpec) -> tuple[type[Exception], ...]:
-    """psycopg is imported only for a PostgreSQL store (it costs start-up time)."""
-    if spec.kind != "postgres":
-        return ()
-    import psycopg
-
-    return (psycopg.Error,)
-
-
 def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> RecallIndex:
     index: RecallIndex
     if spec.kind == "memory":
@@ -495,8 +486,3 @@ def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> Recall
         index = pg_index
     index.vector_encoder = encoder
     return index
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip() or type(error).__name__
-    return text.splitlines()[0]

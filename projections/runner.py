@@ -17,6 +17,7 @@ from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.es_internals import Page, lean_page_reader
+from memory_es.store_errors import event_store_errors
 from projections.base import RecallIndex
 from projections.projector import PROJECTED_EVENTS, project_event
 
@@ -48,7 +49,8 @@ class ProjectionRunner:
         self._read = lean_page_reader(recorder, mapper, classes) or self._library_page
 
     def log_head(self) -> int:
-        return self._recorder.max_notification_id() or 0
+        with event_store_errors():
+            return self._recorder.max_notification_id() or 0
 
     def catch_up(self, *, progress: Progress | None = None) -> int:
         """Apply every event past the tracked position; returns how many were read."""
@@ -71,7 +73,8 @@ class ProjectionRunner:
                 start = writer.tracked_position()
                 if start >= head:
                     return covered
-                events = self._read(start, head, self._page_size)
+                with event_store_errors():
+                    events = self._read(start, head, self._page_size)
                 # A short page is the rest of the log up to the head: all of it is covered.
                 reached = events[-1][0] if len(events) == self._page_size else head
                 writer.prefetch(_beliefs_read(events))

@@ -33,7 +33,14 @@ from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.established import EstablishedFact
 from memory_es.formation.extractor import ClauseExtractor, Extractor, SourceTurn
 from memory_es.maintenance import MaintenanceReport, run_maintenance
-from memory_es.ports import Clock, IdGenerator, RandomIds, SystemClock, iso, parse_iso
+from memory_es.ports import (
+    Clock,
+    IdGenerator,
+    RandomIds,
+    SystemClock,
+    instant_second,
+    parse_iso,
+)
 from memory_es.profiles import MemoryProfile, resolve_profile
 from memory_es.retrieval.embedding import make_embedder
 from memory_es.retrieval.recall import RecallQuery, RecallResult, Retriever
@@ -288,8 +295,7 @@ class Memory:
 
     def expire_operator_fields(self, now: datetime | None = None, limit: int | None = None) -> int:
         """Null the operator tier of traces past their expiry; idempotent (seed gate 11)."""
-        at = (now or self.clock.now()).replace(microsecond=0)
-        return self.traces.expire_operator_fields(iso(at), limit)
+        return self.traces.expire_operator_fields(instant_second(now or self.clock.now()), limit)
 
     def head_position(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> int:
         return self.index.head_position(principal_key(tenant, principal))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     error: dict[str, Any] | None = None  # the error object of a non-200 answer
     raw: bytes | None = None  # send these bytes instead of a completion
+    delay_seconds: float = 0.0  # wait before answering (a slow server, a timeout)
 
 
 Script = Callable[[dict[str, Any], int], Reply]
@@ -85,6 +87,8 @@ class ScriptedChatServer:
                     server.requests.append(body)
                     server.headers.append(dict(self.headers))
                 reply = server.script(body, n)
+                if reply.delay_seconds:
+                    time.sleep(reply.delay_seconds)
                 if reply.raw is not None:
                     self._send_bytes(reply.status, reply.raw, reply.headers)
                     return

@@ -279,3 +279,139 @@ def test_gate_8_zero_price_aborts(
     assert document["stopped_by"] == "pricing_unavailable"
     assert document["diagnostics"][0] == PRICING_UNAVAILABLE
     assert f"diagnostic: {PRICING_UNAVAILABLE}" in err
+
+
+# -- the retry-once rule, the kept terminations, the incomplete-run lines ------------------
+
+FIRST = PROBES[0]
+FIRST_RUN = f"with_memory {FIRST[0].id}/{FIRST[1].id}"
+
+
+def _run_with(
+    first_replies: list[Reply],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> tuple[int, dict[str, Any], str, int]:
+    """The reading model, except that the first requests get ``first_replies``."""
+    output = tmp_path / "evidence.json"
+
+    def script(body: dict[str, Any], n: int) -> Reply:
+        return first_replies[n] if n < len(first_replies) else reading_model(body, n)
+
+    with chat_server(script) as server:
+        for name, value in server.env().items():
+            monkeypatch.setenv(name, value)
+        code = main(_live(output))
+        calls = len(server.requests)
+    document, err = _document(capsys)
+    assert output.exists() == (code == 0)
+    return code, document, err, calls
+
+
+def test_a_failed_run_is_retried_once_on_a_fresh_composition(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    live_env: None,
+) -> None:
+    code, document, _, calls = _run_with([Reply(status=503)], tmp_path, monkeypatch, capsys)
+    assert code == 0, document["diagnostics"]
+    assert calls == 2 * len(PROBES) + 1
+    assert document["retried_runs"] == 1 and document["incomplete_runs"] == 0
+    assert document["arms"]["with_memory"]["runs"] == len(PROBES) + 1
+
+
+def test_a_second_failure_is_kept_and_counted(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    live_env: None,
+) -> None:
+    code, document, err, calls = _run_with(
+        [Reply(status=503), Reply(content="   ")], tmp_path, monkeypatch, capsys
+    )
+    assert code == 1 and calls == 2 * len(PROBES) + 1
+    assert document["retried_runs"] == 1 and document["incomplete_runs"] == 1
+    assert document["failure_classes"] == {"EmptyAnswer": 1}
+    # The empty answer was billed, and its cost counts.
+    line = f"incomplete {FIRST_RUN} attempt 2: status=failed class=EmptyAnswer billed=true"
+    assert line in err and document["incomplete"][0].startswith(line)
+    assert "incomplete_runs 1 != 0" in document["diagnostics"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "status", "error_class", "billed"),
+    [
+        (Reply(status=401), "permanent_model_error", "ModelRejected", "false"),
+        (
+            Reply(status=400, error={"code": "context_length_exceeded"}),
+            "context_overflow",
+            "ContextOverflow",
+            "false",
+        ),
+        (Reply(content="Port", finish_reason="length"), "step_exhausted", None, "true"),
+        (
+            Reply(content="Portland", prompt_tokens=60_000),
+            "budget_exhausted",
+            "RunBudgetExceeded",
+            "true",
+        ),
+    ],
+    ids=["permanent", "overflow", "steps", "budget"],
+)
+def test_the_four_kept_terminations_are_not_retried(
+    reply: Reply,
+    status: str,
+    error_class: str | None,
+    billed: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    live_env: None,
+) -> None:
+    code, document, err, calls = _run_with([reply], tmp_path, monkeypatch, capsys)
+    assert code == 1 and calls == 2 * len(PROBES)
+    assert document["retried_runs"] == 0 and document["incomplete_runs"] == 1
+    expected_class = error_class or "OutputAllowanceExhausted"
+    assert document["failure_classes"] == {expected_class: 1}
+    line = f"incomplete {FIRST_RUN} attempt 1: status={status} class={expected_class}"
+    assert f"{line} billed={billed}" in err
+    assert document["ceiling_hits"] == int(status == "budget_exhausted")
+
+
+def test_the_live_arm_is_opt_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("RUN_LIVE_MODEL_TESTS", raising=False)
+    output = tmp_path / "evidence.json"
+    assert main(_live(output)) == 0
+    document, err = _document(capsys)
+    assert document == {"arm": "live", "skipped": True, "reason": "RUN_LIVE_MODEL_TESTS is not 1"}
+    assert "live arm skipped" in err and not output.exists()
+
+
+def test_live_usage_errors(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    live_env: None,
+) -> None:
+    for name in ("MEMORY_ES_MODEL_BASE_URL", "MEMORY_ES_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    output = tmp_path / "evidence.json"
+    base = ["eval", "memory-benchmark", "--no-deterministic-only"]
+    for argv, message in (
+        ([*base, "--build-ref", BUILD_REF], "needs --output PATH and --build-ref"),
+        ([*base, "--output", str(output)], "needs --output PATH and --build-ref"),
+        (_live(output), "no model configured"),
+        (
+            ["eval", "memory-benchmark", "--model-policy", "p.json"],
+            "--model-policy goes with --no-deterministic-only",
+        ),
+    ):
+        with pytest.raises(SystemExit) as refused:
+            main(argv)
+        assert refused.value.code == 2
+        assert message in capsys.readouterr().err
+    assert not output.exists()

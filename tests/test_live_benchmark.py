@@ -415,3 +415,34 @@ def test_live_usage_errors(
         assert refused.value.code == 2
         assert message in capsys.readouterr().err
     assert not output.exists()
+
+
+def test_the_with_memory_arm_reports_each_final_message_for_usage_feedback(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    live_env: None,
+) -> None:
+    """Where the library has ``Memory.record_usage`` the live arm calls it once per
+    completed with-memory run, on the probe's own session, with the final message.
+    (A recorder stands in for it until the lifecycle work lands.)"""
+    import memory_es
+
+    recorded: list[tuple[str, str, str]] = []
+
+    def record_usage(self: Any, session_id: str, run_id: str, final_message: str) -> None:
+        assert self.session(session_id).principal == "benchmark-user"
+        recorded.append((session_id, run_id, final_message))
+
+    if not hasattr(memory_es.Memory, "record_usage"):
+        monkeypatch.setattr(memory_es.Memory, "record_usage", record_usage, raising=False)
+    with chat_server(reading_model) as server:
+        for name, value in server.env().items():
+            monkeypatch.setenv(name, value)
+        assert main(_live(tmp_path / "evidence.json")) == 0
+    document, _ = _document(capsys)
+    assert document["usage_feedback"] == {"recorded": len(PROBES)}
+    if recorded:  # the stand-in: one call per probe, the with-memory answer verbatim
+        assert [r[1] for r in recorded] == [f"{s.id}/{p.id}/with_memory" for s, p in PROBES]
+        answers = {(r["scenario"], r["probe"]): r["with_memory_answer"] for r in document["probes"]}
+        assert [r[2] for r in recorded] == [answers[(s.id, p.id)] for s, p in PROBES]

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Literal
 
 import memory_es
 from benchmarks.memory_benchmark.corpus import BenchmarkProbe, BenchmarkScenario, BenchmarkSession
@@ -248,13 +249,18 @@ class LiveScenario:
                 ),
             )
 
-    def record_usage(self, session_id: str, run_id: str, final_message: str) -> bool:
+    def record_usage(
+        self, session_id: str, run_id: str, final_message: str
+    ) -> Literal["recorded", "unavailable", "failed"]:
         """Usage feedback: the final message's citations, where the library has it."""
         record = getattr(self._memory, "record_usage", None)
         if record is None:
-            return False
-        record(session_id, run_id, final_message)
-        return True
+            return "unavailable"
+        try:
+            record(session_id, run_id, final_message)
+        except MemoryEsError:
+            return "failed"
+        return "recorded"
 
 
 def fresh_prompt(

@@ -290,8 +290,8 @@ class LiveRun:
     runs: list[RunRecord]
     stopped_by: Literal["cost_ceiling", "pricing_unavailable"] | None
     spent: float
-    cited_runs: int  # with-memory answers whose citations were recorded (record_usage)
-    usage_feedback: bool  # the library has Memory.record_usage
+    usage_feedback: Counter[str]  # record_usage per with-memory answer: recorded,
+    # unavailable (the library has no Memory.record_usage) or failed
 
     @property
     def incomplete(self) -> list[RunRecord]:
@@ -319,8 +319,7 @@ def run_live(
     results: list[ProbeResult] = []
     runs: list[RunRecord] = []
     stopped_by: Literal["cost_ceiling", "pricing_unavailable"] | None = None
-    cited = 0
-    feedback = True
+    feedback: Counter[str] = Counter()
     try:
         for scenario in corpus.scenarios:
             with LiveScenario(scenario, instruction, profile) as live:
@@ -342,10 +341,7 @@ def run_live(
                     answer = arm_runs[-1].answer
                     if answer is not None and prompt.session_id is not None:
                         run_id = f"{scenario.id}/{probe.id}/with_memory"
-                        if live.record_usage(prompt.session_id, run_id, answer):
-                            cited += 1
-                        else:
-                            feedback = False
+                        feedback[live.record_usage(prompt.session_id, run_id, answer)] += 1
                     bare = bare_prompt(scenario, probe, instruction, profile)
                     arm_runs = ask_with_retry(
                         model,
@@ -378,7 +374,6 @@ def run_live(
         runs=runs,
         stopped_by=stopped_by,
         spent=guard.spent,
-        cited_runs=cited,
         usage_feedback=feedback,
     )
 

@@ -150,7 +150,7 @@ def _report(live: LiveRun, verdict: Verdict, written: Path | None) -> None:
         output=str(written) if written is not None else None,
         diagnostics=verdict.diagnostics,
         incomplete=[run.line() for run in live.incomplete],
-        usage_feedback={"recorded_runs": live.cited_runs, "available": live.usage_feedback},
+        usage_feedback=dict(sorted(live.usage_feedback.items())),
     )
     _print(document)
 

@@ -400,11 +400,14 @@ def test_live_usage_errors(
     for name in ("MEMORY_ES_MODEL_BASE_URL", "MEMORY_ES_MODEL"):
         monkeypatch.delenv(name, raising=False)
     output = tmp_path / "evidence.json"
+    provider = tmp_path / "provider.yaml"
+    provider.write_text("formation:\n  extractor: provider\n")
     base = ["eval", "memory-benchmark", "--no-deterministic-only"]
     for argv, message in (
         ([*base, "--build-ref", BUILD_REF], "needs --output PATH and --build-ref"),
         ([*base, "--output", str(output)], "needs --output PATH and --build-ref"),
         (_live(output), "no model configured"),
+        (_live(output, "--policy-profile", str(provider)), "outside the cost ceiling"),
         (
             ["eval", "memory-benchmark", "--model-policy", "p.json"],
             "--model-policy goes with --no-deterministic-only",

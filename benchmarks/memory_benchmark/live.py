@@ -121,13 +121,11 @@ class CostGuard:
     invocation_ceiling: float = INVOCATION_CEILING_USD
     run_ceiling: float = RUN_CEILING_USD
     spent: float = 0.0
-    admitted: int = 0
     priced: bool = False  # a completed run has shown a non-zero cost
 
     def admit(self) -> None:
         if self.spent + self.run_ceiling > self.invocation_ceiling + 1e-12:
             raise CeilingReached
-        self.admitted += 1
 
     def charge(self, run: RunRecord) -> None:
         self.spent += run.cost_usd

@@ -38,6 +38,7 @@ from benchmarks.memory_benchmark.live import (
 )
 from memory_es.errors import UsageError
 from memory_es.model import ChatModel
+from memory_es.profiles import resolve_profile
 
 OPT_IN = "RUN_LIVE_MODEL_TESTS"
 PROFILE_ENV = "MEMORY_ES_PROFILE"
@@ -78,6 +79,12 @@ def live_benchmark(
     if policy_profile is None and os.environ.get(PROFILE_ENV):
         policy_profile = Path(os.environ[PROFILE_ENV])
     label = profile_label(policy_profile)
+    if resolve_profile(policy_profile).formation.extractor == "provider":
+        # Its formation calls would spend outside the pre-admission ceiling.
+        raise UsageError(
+            "the live arm forms with the deterministic extractor: a policy profile with"
+            " formation.extractor: provider would spend outside the cost ceiling"
+        )
     from memory_es.model import model_from_env  # ModelNotConfigured is a UsageError
 
     model = model_from_env()

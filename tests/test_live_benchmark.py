@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -64,12 +65,15 @@ def live_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-def _serve(script: Script, monkeypatch: pytest.MonkeyPatch, **prices: float) -> ScriptedChatServer:
-    server = ScriptedChatServer(script)
-    server.start()
-    for name, value in server.env(**prices).items():
-        monkeypatch.setenv(name, value)
-    return server
+@contextmanager
+def _served(
+    script: Script, monkeypatch: pytest.MonkeyPatch, **prices: float
+) -> Iterator[ScriptedChatServer]:
+    """The scripted server, with the model settings pointing at it."""
+    with chat_server(script) as server:
+        for name, value in server.env(**prices).items():
+            monkeypatch.setenv(name, value)
+        yield server
 
 
 def _live(output: Path, *more: str) -> list[str]:
@@ -103,8 +107,7 @@ def test_gate_7_bench_evidence_publish(
     identities, its validator re-derives every threshold from the counts; a tampered
     artifact fails validation; an existing artifact is refused before any model call."""
     output = tmp_path / "evidence.json"
-    server = _serve(reading_model, monkeypatch)
-    try:
+    with _served(reading_model, monkeypatch) as server:
         assert main(_live(output)) == 0
         document, err = _document(capsys)
         calls = len(server.requests)
@@ -113,8 +116,6 @@ def test_gate_7_bench_evidence_publish(
         assert refused.value.code == 2
         assert len(server.requests) == calls
         assert "never overwritten" in capsys.readouterr().err
-    finally:
-        server.stop()
 
     assert document["published"] is True and document["diagnostics"] == []
     assert "live arm: published" in err
@@ -180,9 +181,7 @@ def test_gate_7_failing_run_writes_nothing(
     def abstains(body: dict[str, Any], n: int) -> Reply:
         return Reply(content=CORPUS.abstain_phrase)
 
-    with chat_server(abstains) as server:
-        for name, value in server.env().items():
-            monkeypatch.setenv(name, value)
+    with _served(abstains, monkeypatch):
         assert main(_live(output)) == 1
     document, err = _document(capsys)
     assert not output.exists()
@@ -204,9 +203,7 @@ def test_gate_7_one_model_across_every_run(
         reply = reading_model(body, n)
         return Reply(content=reply.content, model="other-model" if n == 7 else None)
 
-    with chat_server(switches) as server:
-        for name, value in server.env().items():
-            monkeypatch.setenv(name, value)
+    with _served(switches, monkeypatch):
         assert main(_live(output)) == 1
     document, _ = _document(capsys)
     assert not output.exists()
@@ -230,9 +227,7 @@ def test_gate_8_bench_cost_ceiling(
     def expensive(body: dict[str, Any], n: int) -> Reply:
         return Reply(content="Portland", prompt_tokens=45_000, completion_tokens=0)
 
-    with chat_server(expensive) as server:
-        for name, value in server.env(price_input=1.0, price_output=2.0).items():
-            monkeypatch.setenv(name, value)
+    with _served(expensive, monkeypatch, price_input=1.0, price_output=2.0) as server:
         # The output allowance is cut to fit the run ceiling, so the prompt is what costs.
         assert main(_live(output)) == 1
         calls = len(server.requests)
@@ -268,9 +263,7 @@ def test_gate_8_zero_price_aborts(
         return Reply(content="Portland")
 
     prices = {"price_input": 0.0, "price_output": 0.0} if why == "zero price" else {}
-    with chat_server(free) as server:
-        for name, value in server.env(**prices).items():
-            monkeypatch.setenv(name, value)
+    with _served(free, monkeypatch, **prices) as server:
         assert main(_live(output)) == 1
         calls = len(server.requests)
     document, err = _document(capsys)
@@ -299,9 +292,7 @@ def _run_with(
     def script(body: dict[str, Any], n: int) -> Reply:
         return first_replies[n] if n < len(first_replies) else reading_model(body, n)
 
-    with chat_server(script) as server:
-        for name, value in server.env().items():
-            monkeypatch.setenv(name, value)
+    with _served(script, monkeypatch) as server:
         code = main(_live(output))
         calls = len(server.requests)
     document, err = _document(capsys)
@@ -439,9 +430,7 @@ def test_the_with_memory_arm_reports_each_final_message_for_usage_feedback(
 
     if not hasattr(memory_es.Memory, "record_usage"):
         monkeypatch.setattr(memory_es.Memory, "record_usage", record_usage, raising=False)
-    with chat_server(reading_model) as server:
-        for name, value in server.env().items():
-            monkeypatch.setenv(name, value)
+    with _served(reading_model, monkeypatch):
         assert main(_live(tmp_path / "evidence.json")) == 0
     document, _ = _document(capsys)
     assert document["usage_feedback"] == {"recorded": len(PROBES)}

@@ -137,9 +137,9 @@ class LiveEvidence(_Frozen):
         return self
 
 
-def _derived(e: LiveEvidence) -> dict[str, int]:
-    """Every count and threshold, re-derived from the per-probe rows."""
-    rows = e.probes
+def derive_counts(rows: Sequence[EvidenceProbe]) -> dict[str, int]:
+    """Every count and threshold the per-probe rows determine: what the run records and
+    what the validator re-derives."""
     abstain = [p for p in rows if p.answer_kind == "abstain"]
     recoverable = [p for p in rows if p.recoverable]
     with_correct = sum(p.with_memory_correct for p in rows)
@@ -170,7 +170,7 @@ def publication_failures(e: LiveEvidence) -> list[str]:
     Reads only the fields, so it serves an unvalidated ``LiveEvidence.model_construct``
     (the command's diagnostics) exactly as it serves the validator."""
     failures: list[str] = []
-    for name, value in _derived(e).items():
+    for name, value in derive_counts(e.probes).items():
         if getattr(e, name) != value:
             failures.append(f"{name} is {getattr(e, name)} but the probe rows give {value}")
     if e.stopped_by is not None:

@@ -53,8 +53,7 @@ from benchmarks.memory_benchmark.evidence import (
     EvidenceProbe,
     LiveEvidence,
     RunIdentity,
-    minimum_lift,
-    minimum_supported_case_count,
+    derive_counts,
     percentile,
     publication_failures,
 )
@@ -449,11 +448,6 @@ def _probe_row(result: ProbeResult) -> EvidenceProbe:
 def evidence_fields(live: LiveRun, *, build_ref: str, evaluated_at: datetime) -> dict[str, Any]:
     """The artifact's fields, counted from the run (validated only by ``LiveEvidence``)."""
     rows = [_probe_row(r) for r in live.probes]
-    abstain = [p for p in rows if p.answer_kind == "abstain"]
-    recoverable = [p for p in rows if p.recoverable]
-    with_correct = sum(p.with_memory_correct for p in rows)
-    without_correct = sum(p.without_memory_correct for p in rows)
-    answerable = len(rows) - len(abstain)
     incomplete = live.incomplete
     arms = {
         arm: _arm_summary(
@@ -476,21 +470,7 @@ def evidence_fields(live: LiveRun, *, build_ref: str, evaluated_at: datetime) ->
         "evaluated_at": evaluated_at,
         "stopped_by": live.stopped_by,
         "corpus_probe_count": sum(len(s.probes) for s in live.loaded.corpus.scenarios),
-        "probe_count": len(rows),
-        "abstain_expected": len(abstain),
-        "answerable": answerable,
-        "with_memory_correct": with_correct,
-        "without_memory_correct": without_correct,
-        "lift": with_correct - without_correct,
-        "minimum_lift": minimum_lift(answerable),
-        "recoverable_probe_count": len(recoverable),
-        "recoverable_correct": sum(p.with_memory_correct for p in recoverable),
-        "minimum_recoverable_correct": minimum_supported_case_count(len(recoverable)),
-        "abstain_with_memory_correct": sum(p.with_memory_correct for p in abstain),
-        "minimum_abstain_correct": minimum_supported_case_count(len(abstain)),
-        "protected_leaks_in_answers": sum(p.leaked_protected for p in rows),
-        "with_memory_policy_failures": sum(p.with_memory_policy_failure for p in rows),
-        "without_memory_policy_failures": sum(p.without_memory_policy_failure for p in rows),
+        **derive_counts(rows),
         "incomplete_runs": len(incomplete),
         "retried_runs": sum(1 for r in live.runs if r.attempt == 2),
         "ceiling_hits": sum(r.ceiling_hit for r in live.runs),

@@ -101,14 +101,10 @@ def register(commands: Subparsers) -> None:
 def _memory_benchmark(args: argparse.Namespace) -> int:
     if args.external is not None:
         return _external(args)
-    for flag in ("path", "sample", "seed", "diagnostic_extractor"):
-        if getattr(args, flag) is not None:
-            raise UsageError(f"--{flag.replace('_', '-')} goes with --external")
+    _goes_with(args, ("path", "sample", "seed", "diagnostic_extractor"), "--external")
     if not args.deterministic_only:
         return _live(args)
-    for flag in ("model_policy", "policy_profile"):
-        if getattr(args, flag) is not None:
-            raise UsageError(f"--{flag.replace('_', '-')} goes with --no-deterministic-only")
+    _goes_with(args, ("model_policy", "policy_profile"), "--no-deterministic-only")
     if args.output is not None:
         raise UsageError("the deterministic arm publishes no evidence: --output is refused")
     from benchmarks.memory_benchmark.command import memory_benchmark
@@ -121,6 +117,12 @@ def _memory_benchmark(args: argparse.Namespace) -> int:
         profile=getattr(args, "profile", None),
         recorded_ref=args.build_ref,
     )
+
+
+def _goes_with(args: argparse.Namespace, flags: tuple[str, ...], where: str) -> None:
+    for flag in flags:
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag.replace('_', '-')} goes with {where}")
 
 
 def _live(args: argparse.Namespace) -> int:

@@ -398,6 +398,7 @@ def test_live_usage_errors(
         ([*base, "--build-ref", BUILD_REF], "needs --output PATH and --build-ref"),
         ([*base, "--output", str(output)], "needs --output PATH and --build-ref"),
         (_live(output), "no model configured"),
+        (_live(tmp_path / "missing" / "evidence.json"), "does not exist"),
         (_live(output, "--policy-profile", str(provider)), "outside the cost ceiling"),
         (
             ["eval", "memory-benchmark", "--model-policy", "p.json"],

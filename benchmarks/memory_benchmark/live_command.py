@@ -27,7 +27,7 @@ from benchmarks.memory_benchmark.corpus import (
     load_corpus,
 )
 from benchmarks.memory_benchmark.driver import SystemVersions, system_versions
-from benchmarks.memory_benchmark.evidence import EvidenceExists, LiveEvidence, write_evidence
+from benchmarks.memory_benchmark.evidence import LiveEvidence, write_evidence
 from benchmarks.memory_benchmark.live import (
     LiveRun,
     ModelPolicy,
@@ -71,6 +71,8 @@ def live_benchmark(
         return 0
     if output.exists():
         raise UsageError(f"{output} exists and evidence is never overwritten")
+    if not output.parent.is_dir():
+        raise UsageError(f"the evidence folder {output.parent} does not exist")
     try:
         loaded = load_corpus(corpus if corpus is not None else SHIPPED_CORPUS)
     except CorpusError as error:
@@ -96,8 +98,8 @@ def live_benchmark(
         try:
             write_evidence(output, verdict.evidence)
             published = True
-        except EvidenceExists as error:
-            verdict.diagnostics.append(str(error))
+        except OSError as error:  # EvidenceExists included: never overwritten
+            verdict.diagnostics.append(f"evidence not written: {error}")
     _report(live, verdict, output if published else None)
     return 0 if published else 1
 

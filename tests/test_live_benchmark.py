@@ -16,9 +16,11 @@ from benchmarks.memory_benchmark.corpus import load_corpus
 from benchmarks.memory_benchmark.evidence import (
     INVOCATION_CEILING_USD,
     RUN_CEILING_USD,
+    EvidenceExists,
     LiveEvidence,
     load_evidence,
     minimum_supported_case_count,
+    write_evidence,
 )
 from benchmarks.memory_benchmark.live import PRICING_UNAVAILABLE
 from memory_es.cli import main
@@ -157,6 +159,11 @@ def test_gate_7_bench_evidence_publish(
     assert evidence.arms["with_memory"].latency_p95_seconds >= (
         evidence.arms["with_memory"].latency_p50_seconds
     )
+    # Written with an exclusive create: even a direct write never replaces it.
+    before = output.read_bytes()
+    with pytest.raises(EvidenceExists):
+        write_evidence(output, evidence)
+    assert output.read_bytes() == before
     # A tampered count is refused by the evidence model's own validator.
     raw = json.loads(output.read_text())
     for name, value in (

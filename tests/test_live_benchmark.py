@@ -29,7 +29,6 @@ from tests.chat_server import Reply, Script, ScriptedChatServer, chat_server
 CORPUS = load_corpus().corpus
 PROBES = [(s, p) for s in CORPUS.scenarios for p in s.probes]
 BUILD_REF = "0123456789abcdef0123456789abcdef01234567"
-MEMORY_HEADERS = ("Memory relevant to this turn:", "Memory formed or changed")
 
 
 def _question(body: dict[str, Any]) -> str:
@@ -37,16 +36,19 @@ def _question(body: dict[str, Any]) -> str:
 
 
 def _memory_text(body: dict[str, Any]) -> str:
+    """The memory lines (``[m:<id>] statement``) before the turn: the snapshot block in
+    the prefix, the recall and delta blocks."""
     return "\n".join(
-        str(m["content"])
+        line
         for m in body["messages"][:-1]
-        if str(m["content"]).startswith(MEMORY_HEADERS)
+        for line in str(m["content"]).splitlines()
+        if line.startswith("[m:")
     )
 
 
 def reading_model(body: dict[str, Any], n: int) -> Reply:
     """A model that reads its context: it answers a probe's gold values when they appear
-    in the memory blocks it was given, and abstains otherwise. So the arms differ exactly
+    in the memory it was given, and abstains otherwise. So the arms differ exactly
     where retrieval put the answer in front of it."""
     question, memory = _question(body), _memory_text(body).casefold()
     for _, probe in PROBES:

@@ -19,11 +19,13 @@ def register(commands: Subparsers) -> None:
     benchmarks.required = True
     bench = benchmarks.add_parser(
         "memory-benchmark",
-        help="the memory benchmark (corpus v1, exact baseline)",
+        help="the memory benchmark (corpus v1, exact baseline; the opt-in live arm)",
         description=(
             "Run the deterministic arm: every scenario through the real formation and"
             " retrieval on an in-process store, a fixed clock and sequential ids; compare"
-            " the integer metrics exactly against the baseline."
+            " the integer metrics exactly against the baseline. With --no-deterministic-only,"
+            " the live arm: every probe asked of a real model with and without memory,"
+            " evidence published only when every condition held (docs/benchmark.md)."
         ),
     )
     bench.add_argument(

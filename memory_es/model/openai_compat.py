@@ -6,6 +6,8 @@ exponential backoff (honouring ``Retry-After``) on a timeout, a connection failu
 409, 429 and any 5xx, ``retries`` times; any other 4xx is permanent and not retried. The
 billed tokens are the response's ``usage`` (``prompt_tokens``, ``completion_tokens``);
 a server that reports none bills zero, which the live arm's pricing guard refuses.
+This HTTP retry is the transport's own (timeouts, rate limits, ``Retry-After``); it is
+not the unit-of-work conflict retry (``services/unit_of_work.run_retrying``).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from memory_es.errors import (
 from memory_es.es_internals import SnapshotsFromMemory
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.established import EstablishedFact
-from memory_es.formation.extractor import ClauseExtractor, Extractor, SourceTurn
+from memory_es.formation.extractor import Extractor, SourceTurn, make_extractor
 from memory_es.maintenance import MaintenanceReport, run_maintenance
 from memory_es.ports import (
     Clock,
@@ -454,7 +454,7 @@ def open(
         index,
         clock=clock or SystemClock(),
         ids=ids or RandomIds(),
-        extractor=extractor or ClauseExtractor(residue=resolved.formation.residue_enabled),
+        extractor=extractor or make_extractor(resolved.formation),
         profile=resolved,
         embedder=embedder,
     )

@@ -69,24 +69,15 @@ def _one_line(code: int, out: str, err: str, *fragments: str) -> None:
 # -- the read models (and the traces in them) ---------------------------------------------
 
 
+@pytest.mark.parametrize("table", ["postings", "recall_traces"])  # beliefs' and traces'
 def test_a_read_model_table_gone_is_one_line_from_the_cli(
-    capsys: pytest.CaptureFixture[str], persistent_store_url: str
+    capsys: pytest.CaptureFixture[str], persistent_store_url: str, table: str
 ) -> None:
     url = persistent_store_url
     _alice_lives_in_seattle(url)
-    _break(url, ["DROP TABLE postings"])
+    _break(url, [f"DROP TABLE {table}"])
     code, out, err = run(capsys, url, "recall", "--principal", "alice", "where do I live")
-    _one_line(code, out, err, "postings")
-
-
-def test_the_recall_traces_table_gone_is_one_line_from_the_cli(
-    capsys: pytest.CaptureFixture[str], persistent_store_url: str
-) -> None:
-    url = persistent_store_url
-    _alice_lives_in_seattle(url)
-    _break(url, ["DROP TABLE recall_traces"])
-    code, out, err = run(capsys, url, "recall", "--principal", "alice", "where do I live")
-    _one_line(code, out, err, "recall_traces")
+    _one_line(code, out, err, table)
 
 
 def test_the_library_raises_its_own_error_for_a_read_model_failure(

@@ -273,7 +273,7 @@ class SqlRecallIndex(RecallIndex):
             f"{REBUILD_PREFIX}postings",
             _BLOCK_COLUMNS,
             [
-                (*key, t.blocks, len(t.data) // cq.POSTING.itemsize, t.data)
+                (*key, t.blocks, len(t.data) // cq.POSTING_SIZE, t.data)
                 for key, t in tails
                 if t.data
             ],

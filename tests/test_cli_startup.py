@@ -64,5 +64,5 @@ def test_help_prints_and_imports_nothing_heavy() -> None:
 
 def test_the_probe_would_see_a_heavy_import() -> None:
     # The check itself works: a heavy import before building the parser shows up.
-    loaded = _modules_after("import memory_es.retrieval.recall\n" + PROBE)
+    loaded = _modules_after("import numpy, memory_es.retrieval.recall\n" + PROBE)
     assert {"numpy", "memory_es.retrieval.recall"} <= loaded

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from memory_es.domain.session import SESSION_IDLE_SECONDS
 from memory_es.domain.values import GENERAL_SCOPE
 from memory_es.errors import InvalidInput, SessionClosed
-from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.hazards import screen
 from memory_es.ports import Clock, iso
 from memory_es.services import commands
@@ -31,6 +30,9 @@ from memory_es.services.unit_of_work import (
     run_retrying,
 )
 from memory_es.unit_of_work import save_collected
+
+if TYPE_CHECKING:
+    from memory_es.formation.consolidation import ConsolidationResult
 
 T = TypeVar("T")
 

@@ -32,7 +32,7 @@ from memory_es.ports import (
     instant_second,
     parse_iso,
 )
-from memory_es.profile_document import PROFILE_ENV, shipped_semantic_enabled
+from memory_es.profile_document import PROFILE_ENV, SHIPPED_SEMANTIC_ENABLED
 from memory_es.services import Adapters, Services, commands
 from memory_es.services.results import FactsReceipt, TurnReceipt
 from memory_es.services.unit_of_work import load_session, parse_session_id
@@ -472,7 +472,7 @@ def open(
     spec = parse_store_url(url)
     resolved: MemoryProfile | None = None  # the shipped profile, validated on first use
     overlay = (os.environ.get(PROFILE_ENV) or None) if profile is None else profile
-    if overlay is not None or shipped_semantic_enabled():
+    if overlay is not None or SHIPPED_SEMANTIC_ENABLED:
         # An operator's profile is validated now, so a bad one fails here, before any
         # write (and so is the shipped one if it ever turned the vector arm on).
         from memory_es.profiles import resolve_profile

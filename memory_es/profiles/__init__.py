@@ -26,8 +26,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memory_es.errors import UsageError
-from memory_es.profile_document import LOADER as _LOADER
-from memory_es.profile_document import PROFILE_ENV, merge, shipped_document
+from memory_es.profile_document import PROFILE_ENV, merge, shipped_document, yaml_loader
+
+_LOADER = yaml_loader()
 
 
 class _Knobs(BaseModel):

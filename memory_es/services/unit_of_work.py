@@ -89,15 +89,23 @@ class Adapters:
 
     @cached_property
     def profile(self) -> MemoryProfile:
-        return self.make_profile()
+        return self._once("profile", self.make_profile)
 
     @cached_property
     def retriever(self) -> Retriever:
-        return self.make_retriever(self)
+        return self._once("retriever", lambda: self.make_retriever(self))
 
     @cached_property
     def extractor(self) -> Extractor:
-        return self.make_extractor(self.profile)
+        return self._once("extractor", lambda: self.make_extractor(self.profile))
+
+    def _once(self, name: str, make: Callable[[], T]) -> T:
+        """Build a lazy member once, even when two threads ask at once (one retriever)."""
+        with self.lock:
+            built: T | None = self.__dict__.get(name)
+            if built is None:
+                built = self.__dict__[name] = make()
+            return built
 
     def set_clock(self, clock: Clock) -> None:
         """One clock for commands and recall (the demo and replays swap it in)."""

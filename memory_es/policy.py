@@ -6,7 +6,7 @@ under another version is detected at start-up.
 
 FORMATION_POLICY_VERSION = 3
 RETRIEVAL_POLICY_VERSION = 2
-PROJECTION_SCHEMA_VERSION = 5
+PROJECTION_SCHEMA_VERSION = 6
 
 
 def formation_policy() -> str:

@@ -12,7 +12,14 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
-from projections.candidates import LIVE, Bm25Params, Filters, TermWeight, term_weights
+from projections.candidates import (
+    LIVE,
+    Bm25Params,
+    Filters,
+    LifecycleQuery,
+    TermWeight,
+    term_weights,
+)
 from projections.records import BeliefRecord, Candidate, SessionRecord
 from projections.vectors import VectorEncoder
 from projections.version import READ_MODEL_VERSION
@@ -237,6 +244,11 @@ class RecallIndex(ABC):
             belief_types=None if belief_types is None else tuple(sorted(set(belief_types))),
         )
         return self._browse(principal, filters, cap)
+
+    @abstractmethod
+    def lifecycle_candidates(self, query: LifecycleQuery) -> list[BeliefRecord]:
+        """Rows a lifecycle sweep may act on, least recently evidenced first, bounded
+        (``LifecycleQuery``); every store returns the same rows in the same order."""
 
     @abstractmethod
     def idle_sessions(self, *, last_activity_before: str, limit: int) -> list[SessionRecord]:

@@ -87,6 +87,8 @@ def consolidate_session(
         EstablishedFact(
             statement=str(f.get("statement", "")),
             source_event_ids=tuple(str(i) for i in _as_list(f.get("source_event_ids"))),
+            # Only remember --from-user records one (a fact recorded before has none).
+            authority=Authority.USER if f.get("authority") == "user" else Authority.AFFIRMED,
         )
         for e in events
         if isinstance(e, Session.FactsEstablished)
@@ -164,8 +166,10 @@ def remember(
     *,
     project: str | None = None,
     tenant: str = DEFAULT_TENANT,
+    from_user: bool = False,
 ) -> ConsolidationResult:
-    """The remember tool: the statement is its own evidence, formed at AFFIRMED."""
+    """The remember tool: the statement is its own evidence, formed at AFFIRMED; with
+    ``from_user``, a statement the user made to memory directly, formed at USER."""
     if not text or not text.strip():
         raise InvalidInput("remember needs a non-empty statement")
     screened = screen(text)
@@ -183,10 +187,10 @@ def remember(
             redactions=list(screened.redactions),
             hazards=list(screened.hazards),
         )
-        session.establish_facts(
-            facts=[{"statement": screened.text, "source_event_ids": [turn_id]}],
-            at=iso(memory.clock.now()),
-        )
+        fact: dict[str, object] = {"statement": screened.text, "source_event_ids": [turn_id]}
+        if from_user:
+            fact["authority"] = Authority.USER.name.lower()
+        session.establish_facts(facts=[fact], at=iso(memory.clock.now()))
         memory._save(session)
         return turn_id
 

@@ -250,18 +250,14 @@ class LifecycleConformance:
             memory.run_maintenance()  # 0.1 < floor 0.3: retired
             assert by_statement(memory, JAZZ).status == "retired"
 
-    def test_the_decay_schedule_is_read_from_the_profile(
-        self, url: str, clock: FixedClock
-    ) -> None:
+    def test_the_decay_schedule_is_read_from_the_profile(self, url: str, clock: FixedClock) -> None:
         with self.opened(url, clock, {"formation": {"scheduled_enabled": False}}) as memory:
             say_session(memory, clock, "I like jazz.")
             clock.advance(400 * DAY)
             report = memory.run_maintenance()
             assert not report.decay.enabled and by_statement(memory, JAZZ).confidence == 0.6
 
-    def test_the_sweep_interval_is_read_from_the_profile(
-        self, url: str, clock: FixedClock
-    ) -> None:
+    def test_the_sweep_interval_is_read_from_the_profile(self, url: str, clock: FixedClock) -> None:
         interval = {"formation": {"scheduled_interval_seconds": 7 * DAY}}
         with self.opened(url, clock, interval) as memory:
             say_session(memory, clock, "I like jazz.")

@@ -15,14 +15,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 import memory_es
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import SESSION_IDLE_SECONDS
-from memory_es.domain.values import Authority, principal_aggregate_id, short_id
+from memory_es.domain.values import Authority, principal_aggregate_id
 from memory_es.errors import UsageError
 from memory_es.formation.extractor import ClauseExtractor, Proposal, SourceTurn
 from memory_es.ports import FixedClock, iso
@@ -352,7 +352,7 @@ class LifecycleConformance:
         }
         with self.opened(url, clock, overlay) as memory:
             say_session(memory, clock, "I like jazz.", "I prefer tea.")
-            jazz, tea = by_statement(memory, JAZZ), by_statement(memory, TEA)
+            jazz = by_statement(memory, JAZZ)
             session = memory.open_session(PRINCIPAL)
             for run in ("a", "b"):
                 memory.record_usage(session, run, f"[m:{jazz.short_id}]")
@@ -403,7 +403,7 @@ class LifecycleConformance:
 
     # -- L1: the RFC's acceptance criteria -------------------------------------------------
 
-    L1_ON = {"lifecycle": {"l1": {"enabled": True, "retention_days": 30}}}
+    L1_ON: ClassVar[dict[str, Any]] = {"lifecycle": {"l1": {"enabled": True, "retention_days": 30}}}
     EPISODE = "User went to a support group yesterday."
 
     def test_l1_with_every_option_disabled_changes_nothing_and_reports_a_dry_run(
@@ -571,7 +571,3 @@ class LifecycleConformance:
         assert memory.stats("nobody")["beliefs_decayed"] == 0
         assert memory.stats()["beliefs_decayed"] == 2
         assert "jazz" not in repr(stats).lower()
-
-
-def _short(record: BeliefRecord) -> str:
-    return short_id(record.belief_id)

@@ -189,6 +189,6 @@ def test_remember_from_user_forms_at_user_authority(
     url = sqlite_url(tmp_path)
     run(capsys, url, "memory", "remember", "--principal", "ana", "The deploy window is Friday")
     run(capsys, url, "memory", "remember", "--principal", "ana", "--from-user", "Ship on Monday")
-    code, out, _ = run(capsys, url, "memory", "list", "--principal", "ana", "--json")
+    _, out, _ = run(capsys, url, "memory", "list", "--principal", "ana", "--json")
     authorities = {b["statement"]: b["authority"] for b in json.loads(out)}
     assert authorities == {"The deploy window is Friday.": 2, "Ship on Monday.": 3}

@@ -383,7 +383,8 @@ class LifecycleConformance:
         assert bergen.conflicts_with == (oslo.belief_id,) and oslo.status == "active"
         pending = memory.conflicts(PRINCIPAL)
         assert {p.belief.belief_id for p in pending} == {oslo.belief_id, bergen.belief_id}
-        assert memory.stats(PRINCIPAL)["confirmations_requested"] == 1
+        stats = memory.stats(PRINCIPAL)
+        assert (stats["conflicts_committed"], stats["confirmations_requested"]) == (1, 1)
 
         confirmed = memory.confirm(bergen.short_id)  # the user answered: Bergen
         assert (confirmed.authority, confirmed.status) == (3, "active")
@@ -398,6 +399,7 @@ class LifecycleConformance:
         assert memory.conflicts(PRINCIPAL) == []
         assert recalled(memory, "where do I live") == ["User lives in Bergen."]
         assert len(principal_events(memory, PrincipalMemory.ConflictConfirmed)) == 1
+        assert memory.stats(PRINCIPAL)["confirmations_settled"] == 1
         with pytest.raises(UsageError):
             memory.confirm(bergen.belief_id)  # nothing awaits confirmation any more
 

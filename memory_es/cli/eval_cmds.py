@@ -74,8 +74,14 @@ def register(commands: Subparsers) -> None:
     )
     external.add_argument(
         "--diagnostic-extractor",
-        choices=("verbatim",),
-        help="diagnostic only: store every user turn whole (never the memory arm's figure)",
+        choices=("verbatim", "inferred"),
+        help="diagnostic only: store every user turn whole (verbatim), or read every"
+        " clause as an inference (inferred); never the memory arm's figure",
+    )
+    external.add_argument(
+        "--maintenance",
+        action="store_true",
+        help="run maintenance (decay, L1, trace expiry) after each session, at its own date",
     )
     bench.set_defaults(handler=_memory_benchmark)
 
@@ -86,6 +92,8 @@ def _memory_benchmark(args: argparse.Namespace) -> int:
     for flag in ("path", "sample", "seed", "diagnostic_extractor"):
         if getattr(args, flag) is not None:
             raise UsageError(f"--{flag.replace('_', '-')} goes with --external")
+    if args.maintenance:
+        raise UsageError("--maintenance goes with --external")
     if args.output is not None:
         raise UsageError("the deterministic arm publishes no evidence: --output is refused")
     from benchmarks.memory_benchmark.command import memory_benchmark
@@ -125,6 +133,7 @@ def _external(args: argparse.Namespace) -> int:
             progress=sys.stderr.isatty(),
             diagnostic_extractor=args.diagnostic_extractor,
             profile=getattr(args, "profile", None),
+            maintenance=args.maintenance,
         )
     except MalformedDataset as error:
         raise UsageError(f"malformed dataset file: {error}") from None

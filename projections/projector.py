@@ -83,23 +83,29 @@ def _reinforced(event: Any, position: int, writer: IndexWriter) -> None:
     )
 
 
+def _changed(writer: IndexWriter, belief_id: str, position: int, **changes: Any) -> BeliefRecord:
+    """A state change a session must hear about: a fresh position, and the head moves.
+    Returns the row as it was."""
+    current = _require(writer, belief_id)
+    writer.update_belief(belief_id, position=position, **changes)
+    writer.raise_head(current.principal, position)
+    return current
+
+
 def _superseded(event: Any, position: int, writer: IndexWriter) -> None:
-    current = _require(writer, event.belief_id)
-    writer.update_belief(
+    _changed(
+        writer,
         event.belief_id,
+        position,
         status="superseded",
         valid_to=event.valid_to,
         successor_id=event.successor_id,
-        position=position,
     )
-    writer.raise_head(current.principal, position)
 
 
 def _rejected(event: Any, position: int, writer: IndexWriter) -> None:
     # Durable user rejection: out of recall, a fresh position (a state change).
-    current = _require(writer, event.belief_id)
-    writer.update_belief(event.belief_id, status="rejected", position=position)
-    writer.raise_head(current.principal, position)
+    _changed(writer, event.belief_id, position, status="rejected")
 
 
 def _opened(event: Any, position: int, writer: IndexWriter) -> None:
@@ -126,8 +132,7 @@ def _closed(event: Any, position: int, writer: IndexWriter) -> None:
 def _conflict(event: Any, position: int, writer: IndexWriter) -> None:
     current = _require(writer, event.belief_id)
     partners = tuple(sorted(set(current.conflicts_with) | {event.partner_id}))
-    writer.update_belief(event.belief_id, conflicts_with=partners, position=position)
-    writer.raise_head(current.principal, position)
+    _changed(writer, event.belief_id, position, conflicts_with=partners)
 
 
 # -- lifecycle (memory_es/lifecycle/) ---------------------------------------------------
@@ -145,15 +150,15 @@ def _decayed(event: Any, position: int, writer: IndexWriter) -> None:
 
 def _retired(event: Any, position: int, writer: IndexWriter) -> None:
     current = _require(writer, event.belief_id)
-    writer.update_belief(
+    _changed(
+        writer,
         event.belief_id,
+        position,
         status="retired",
         confidence=float(event.confidence),
         valid_to=event.valid_to,
         touched_at=max(current.touched_at, event.valid_to),
-        position=position,
     )
-    writer.raise_head(current.principal, position)
 
 
 def _usage(event: Any, position: int, writer: IndexWriter) -> None:
@@ -179,13 +184,14 @@ def _usage(event: Any, position: int, writer: IndexWriter) -> None:
 def _confirmed(event: Any, position: int, writer: IndexWriter) -> None:
     current = _require(writer, event.belief_id)
     closed = set(event.partner_ids)
-    writer.update_belief(
+    _changed(
+        writer,
         event.belief_id,
+        position,
         authority=3,  # Authority.USER: the user answered
         status="active",
         importance=int(event.importance),
         conflicts_with=tuple(p for p in current.conflicts_with if p not in closed),
-        position=position,
     )
     for partner_id in event.partner_ids:
         partner = writer.get(partner_id)
@@ -194,21 +200,14 @@ def _confirmed(event: Any, position: int, writer: IndexWriter) -> None:
                 partner_id,
                 conflicts_with=tuple(p for p in partner.conflicts_with if p != event.belief_id),
             )
-    writer.raise_head(current.principal, position)
 
 
 def _deactivated(event: Any, position: int, writer: IndexWriter) -> None:
-    current = _require(writer, event.belief_id)
-    writer.update_belief(event.belief_id, status="inactive", position=position)
-    writer.raise_head(current.principal, position)
+    _changed(writer, event.belief_id, position, status="inactive")
 
 
 def _reactivated(event: Any, position: int, writer: IndexWriter) -> None:
-    current = _require(writer, event.belief_id)
-    writer.update_belief(
-        event.belief_id, status=event.status, interval_started_at=event.at, position=position
-    )
-    writer.raise_head(current.principal, position)
+    _changed(writer, event.belief_id, position, status=event.status, interval_started_at=event.at)
 
 
 def _pinned(event: Any, position: int, writer: IndexWriter) -> None:

@@ -28,6 +28,7 @@ from memory_es.formation.extractor import ClauseExtractor, Proposal, SourceTurn
 from memory_es.ports import FixedClock, iso
 from memory_es.profiles import load_profile
 from projections.records import BeliefRecord
+from tests.context_conformance import spoken
 
 DAY = 86400
 DIRECT = "For the record: "
@@ -54,13 +55,7 @@ class InferringExtractor:
 
 
 def say_session(memory: memory_es.Memory, clock: FixedClock, *turns: str) -> str:
-    session = memory.open_session(PRINCIPAL)
-    for text in turns:
-        clock.advance(60)
-        memory.say(session, text)
-    clock.advance(60)
-    memory.close_session(session)
-    return session
+    return spoken(memory, clock, PRINCIPAL, *turns)
 
 
 def by_statement(memory: memory_es.Memory, statement: str) -> BeliefRecord:

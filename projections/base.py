@@ -10,6 +10,7 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
 from typing import Any
 
 from projections.candidates import (
@@ -249,6 +250,17 @@ class RecallIndex(ABC):
     def lifecycle_candidates(self, query: LifecycleQuery) -> list[BeliefRecord]:
         """Rows a lifecycle sweep may act on, least recently evidenced first, bounded
         (``LifecycleQuery``); every store returns the same rows in the same order."""
+
+    def lifecycle_rows(self, query: LifecycleQuery) -> Iterator[BeliefRecord]:
+        """Every row ``query`` matches, in its order, read a page (``query.limit``) at a
+        time from the cursor on: a sweep stops reading when it has what it needs."""
+        while True:
+            page = self.lifecycle_candidates(query)
+            yield from page
+            if len(page) < query.limit:
+                return
+            last = page[-1]
+            query = replace(query, after=(last.last_evidence_at, last.belief_id))
 
     @abstractmethod
     def idle_sessions(self, *, last_activity_before: str, limit: int) -> list[SessionRecord]:

@@ -44,6 +44,9 @@ class Filters:
     belief_types: tuple[str, ...] | None = None  # None: every type
 
 
+LIFECYCLE_PAGE = 500  # rows a lifecycle sweep reads at a time
+
+
 @dataclass(frozen=True)
 class LifecycleQuery:
     """A bounded read for a lifecycle sweep (decay, L1, session end), across principals
@@ -63,7 +66,7 @@ class LifecycleQuery:
     max_evidence: int | None = None  # evidence_count at most
     unpinned: bool = True
     after: tuple[str, str] | None = None
-    limit: int = 500
+    limit: int = LIFECYCLE_PAGE
 
     def matches(self, b: BeliefRecord) -> bool:
         return (

@@ -25,14 +25,13 @@ from memory_es.policy import formation_policy
 from memory_es.ports import iso
 from memory_es.profiles import MemoryProfile
 from projections.base import RecallIndex
-from projections.candidates import LifecycleQuery
+from projections.candidates import LIFECYCLE_PAGE, LifecycleQuery
 from projections.records import BeliefRecord
 
 # The most confidence an inference may hold: below memory trust (AFFIRMED's 0.8 start).
 # An inference at it has been corroborated enough to stop decaying.
 INFERRED_MAX_CONFIDENCE = 0.8
 RETIRED_BY_DECAY = "decay"
-_PAGE = 500
 
 
 @dataclass(frozen=True)
@@ -84,24 +83,14 @@ def eligible(index: RecallIndex, profile: MemoryProfile, now: datetime) -> list[
         provisional_or_below=INFERRED_MAX_CONFIDENCE,
         idle_before=iso(now - timedelta(days=shortest)),
         touched_before=iso(now - interval),
-        limit=_PAGE,
+        limit=min(LIFECYCLE_PAGE, knobs.max_per_sweep),
     )
     out: list[Decay] = []
-    while len(out) < knobs.max_per_sweep:
-        page = index.lifecycle_candidates(query)
-        for record in page:
-            if record.idle_since <= iso(
-                now - timedelta(days=tau_days(profile, record.belief_type))
-            ):
-                out.append(_decide(record, profile))
-                if len(out) == knobs.max_per_sweep:
-                    break
-        if len(page) < query.limit:
+    for record in index.lifecycle_rows(query):
+        if len(out) == knobs.max_per_sweep:
             break
-        last = page[-1]
-        query = LifecycleQuery(
-            **{**query.__dict__, "after": (last.last_evidence_at, last.belief_id)}
-        )
+        if record.idle_since <= iso(now - timedelta(days=tau_days(profile, record.belief_type))):
+            out.append(_decide(record, profile))
     return out
 
 

@@ -29,7 +29,7 @@ from memory_es.policy import formation_policy
 from memory_es.ports import iso
 from memory_es.profiles import MemoryProfile
 from projections.base import RecallIndex
-from projections.candidates import LIVE, LifecycleQuery
+from projections.candidates import LIFECYCLE_PAGE, LIVE, LifecycleQuery
 from projections.records import BeliefRecord
 
 AUTO_DECAY = "auto_decay:v1"
@@ -68,19 +68,15 @@ def l1_candidates(index: RecallIndex, profile: MemoryProfile, now: datetime) -> 
         max_importance=knobs.importance_floor,
         idle_before=expired,
         interval_before=expired,
-        limit=knobs.max_per_sweep,
+        limit=min(LIFECYCLE_PAGE, knobs.max_per_sweep),
     )
     out: list[BeliefRecord] = []
-    while len(out) < knobs.max_per_sweep:
-        page = index.lifecycle_candidates(query)
-        out.extend(r for r in page if not session_tier(r) and not open_partners(index, r))
-        if len(page) < query.limit:
+    for record in index.lifecycle_rows(query):
+        if len(out) == knobs.max_per_sweep:
             break
-        last = page[-1]
-        query = LifecycleQuery(
-            **{**query.__dict__, "after": (last.last_evidence_at, last.belief_id)}
-        )
-    return out[: knobs.max_per_sweep]
+        if not session_tier(record) and not open_partners(index, record):
+            out.append(record)
+    return out
 
 
 def session_end_candidates(
@@ -92,9 +88,8 @@ def session_end_candidates(
         source_session=session_id,
         max_authority=int(Authority.INFERRED),
         max_evidence=1,
-        limit=10_000,
     )
-    return [r for r in index.lifecycle_candidates(query) if not open_partners(index, r)]
+    return [r for r in index.lifecycle_rows(query) if not open_partners(index, r)]
 
 
 def deactivate(

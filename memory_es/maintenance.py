@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memory_es.formation.service import IdleSweep, sweep_idle
-from memory_es.lifecycle.commands import sweep_decay, sweep_l1
 from memory_es.lifecycle.decay import DecayReport
 from memory_es.lifecycle.l1 import L1Report
+from memory_es.lifecycle.sweeps import sweep_decay, sweep_l1
 from memory_es.ports import iso
+from memory_es.services.commands import SweepIdle
+from memory_es.services.results import IdleSweep
 
 if TYPE_CHECKING:
     from memory_es.app import Memory
@@ -53,9 +54,9 @@ class MaintenanceReport:
 
 
 def run_maintenance(memory: Memory, *, dry_run: bool = False) -> MaintenanceReport:
-    idle = sweep_idle(memory, dry_run=dry_run)
-    decay = sweep_decay(memory, dry_run=dry_run)
-    l1 = sweep_l1(memory, dry_run=dry_run)
+    idle = memory.services.handle(SweepIdle(dry_run=dry_run))
+    decay = sweep_decay(memory.services, dry_run=dry_run)
+    l1 = sweep_l1(memory.services, dry_run=dry_run)
     if dry_run:
         now = iso(memory.clock.now().replace(microsecond=0))
         expired = memory.traces.due_for_expiry(now)

@@ -22,20 +22,21 @@ if TYPE_CHECKING:
     from memory_es.app import Memory
 
 P = PrincipalMemory
+# Events counted one each, by the key they count under.
+_ONE_EACH: dict[type[Any], str] = {
+    P.DecaySwept: "decay_sweeps",
+    P.BeliefDecayed: "beliefs_decayed",
+    P.BeliefRetired: "beliefs_retired",
+    P.UsageRecorded: "usage_runs",
+    P.ConfirmationRequested: "confirmations_requested",
+    P.ConflictConfirmed: "confirmations_settled",
+    P.BeliefDeactivated: "deactivations",
+    P.BeliefReactivated: "reactivations",
+    P.BeliefPinned: "pins",
+    P.BeliefUnpinned: "unpins",
+}
 # The events the metrics read; the recorder filters on their topics (nothing else decodes).
-_COUNTED = (
-    P.DecaySwept,
-    P.BeliefDecayed,
-    P.BeliefRetired,
-    P.UsageRecorded,
-    P.ConsolidationRecorded,
-    P.ConfirmationRequested,
-    P.ConflictConfirmed,
-    P.BeliefDeactivated,
-    P.BeliefReactivated,
-    P.BeliefPinned,
-    P.BeliefUnpinned,
-)
+_COUNTED: tuple[type[Any], ...] = (*_ONE_EACH, P.ConsolidationRecorded)
 _TOPICS = sorted(get_topic(cls) for cls in _COUNTED)
 _PAGE = 1000
 
@@ -89,28 +90,13 @@ def lifecycle_stats(memory: Memory, principal: str | None = None, *, tenant: str
 
 def _count(event: Any, counts: Counter[str]) -> None:
     kind = type(event)
-    if kind is P.DecaySwept:
-        counts["decay_sweeps"] += 1
-    elif kind is P.BeliefDecayed:
-        counts["beliefs_decayed"] += 1
-    elif kind is P.BeliefRetired:
-        counts["beliefs_retired"] += 1
-    elif kind is P.UsageRecorded:
-        counts["usage_runs"] += 1
+    key = _ONE_EACH.get(kind)
+    if key is not None:
+        counts[key] += 1
+    if kind is P.UsageRecorded:
         counts["citations_recorded"] += len(event.cited)
         counts["citations_ambiguous"] += len(event.ambiguous)
     elif kind is P.ConsolidationRecorded:
         counts["conflicts_committed"] += int(event.counts.get("conflicted", 0))
-    elif kind is P.ConfirmationRequested:
-        counts["confirmations_requested"] += 1
-    elif kind is P.ConflictConfirmed:
-        counts["confirmations_settled"] += 1
     elif kind is P.BeliefDeactivated:
-        counts["deactivations"] += 1
         counts[f"deactivations_{event.reason.split(':')[0]}"] += 1
-    elif kind is P.BeliefReactivated:
-        counts["reactivations"] += 1
-    elif kind is P.BeliefPinned:
-        counts["pins"] += 1
-    elif kind is P.BeliefUnpinned:
-        counts["unpins"] += 1

@@ -284,8 +284,8 @@ class Memory:
         return self.services.handle(lifecycle.Reactivate(belief_id))
 
     def end_session(self, session_id: str) -> list[str]:
-        """``session_end``: a closed session's session-tier beliefs (inferences with no
-        evidence but that session) are deactivated, recoverably; returns their ids."""
+        """``session_end``: a closed session's session-tier beliefs (uncorroborated
+        inferences it formed) are deactivated, recoverably; returns their ids."""
         return self.services.handle(lifecycle.EndSession(session_id))
 
     def stats(

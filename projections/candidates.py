@@ -91,7 +91,8 @@ class LifecycleQuery:
     def where_sql(self) -> tuple[str, list[Any]]:
         """The same conditions as SQL over ``beliefs b`` (``?`` placeholders)."""
         marks = ", ".join("?" for _ in self.statuses)
-        clauses, params = [f"b.status IN ({marks})"], list[Any](self.statuses)
+        clauses = [f"b.status IN ({marks})"]
+        params: list[Any] = list(self.statuses)
         optional: tuple[tuple[Any, str], ...] = (
             (self.principal, "b.principal = ?"),
             (self.max_authority, "b.authority <= ?"),

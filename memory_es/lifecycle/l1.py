@@ -9,8 +9,8 @@ session's end); and it has no unresolved inbound relation (a live conflict partn
 Each deactivation is a ``BeliefDeactivated`` event with reason ``auto_decay:v1``.
 
 ``session_end`` is a separate deterministic lifecycle event: when the caller ends a
-closed session, its session-tier beliefs — inferences whose only evidence is that
-session — are deactivated with reason ``session_end``, under the same protections.
+closed session, its session-tier beliefs — inferences resting on a single piece of
+evidence, the turn of that session they formed from — are deactivated with reason ``session_end``, under the same protections.
 
 A deactivated belief is the same belief, recoverable: ``reactivate`` restores its prior
 status and starts a new lifecycle interval; nothing new is stated. A pin protects a
@@ -55,7 +55,8 @@ class L1Report:
 
 
 def session_tier(record: BeliefRecord) -> bool:
-    """An inference whose only evidence is the session it formed in."""
+    """An inference resting on one piece of evidence (the turn it formed from): never
+    corroborated, so it belongs to its session."""
     return record.authority <= Authority.INFERRED and record.evidence_count <= 1
 
 

@@ -10,7 +10,8 @@ Each deactivation is a ``BeliefDeactivated`` event with reason ``auto_decay:v1``
 
 ``session_end`` is a separate deterministic lifecycle event: when the caller ends a
 closed session, its session-tier beliefs — inferences resting on a single piece of
-evidence, the turn of that session they formed from — are deactivated with reason ``session_end``, under the same protections.
+evidence, the turn of that session they formed from — are deactivated with reason
+``session_end``, under the same protections.
 
 A deactivated belief is the same belief, recoverable: ``reactivate`` restores its prior
 status and starts a new lifecycle interval; nothing new is stated. A pin protects a

@@ -83,6 +83,12 @@ def _reinforced(event: Any, position: int, writer: IndexWriter) -> None:
     )
 
 
+def _corroborated(event: Any, position: int, writer: IndexWriter) -> None:
+    # Quiet, like the reinforcement it follows: the confidence its evidence earns.
+    _require(writer, event.belief_id)
+    writer.update_belief(event.belief_id, confidence=float(event.confidence), status=event.status)
+
+
 def _changed(writer: IndexWriter, belief_id: str, position: int, **changes: Any) -> BeliefRecord:
     """A state change a session must hear about: a fresh position, and the head moves.
     Returns the row as it was."""
@@ -235,6 +241,7 @@ _HANDLERS: dict[type[Any], _Handler] = {
     PrincipalMemory.Created: _created,
     PrincipalMemory.BeliefFormed: _formed,
     PrincipalMemory.BeliefReinforced: _reinforced,
+    PrincipalMemory.BeliefCorroborated: _corroborated,
     PrincipalMemory.BeliefSuperseded: _superseded,
     PrincipalMemory.BeliefRejected: _rejected,
     PrincipalMemory.ConflictLinked: _conflict,

@@ -136,6 +136,38 @@ class LifecycleConformance:
         assert lifecycle.index.get(tool.formed[0]) == affirmed
         assert lifecycle.index.get(user.formed[0]) == stated
 
+    def test_corroboration_raises_an_inference_to_the_maximum_and_promotes_it(
+        self, lifecycle: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        memory = lifecycle
+        seen = []
+        for _ in range(4):
+            say_session(memory, clock, "I like jazz.")
+            jazz = by_statement(memory, JAZZ)
+            seen.append((jazz.confidence, jazz.status))
+            clock.advance(DAY)
+        assert seen == [
+            (0.6, "provisional"),
+            (0.7, "provisional"),
+            (0.8, "active"),
+            (0.8, "active"),
+        ]
+        assert jazz.authority == 1 and jazz.evidence_count == 4
+        clock.advance(400 * DAY)  # corroborated to the maximum: no longer decays
+        assert memory.run_maintenance().decay.eligible == 0
+
+    def test_new_evidence_restores_what_decay_took(
+        self, lifecycle: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        memory = lifecycle
+        say_session(memory, clock, "I like jazz.")
+        for _ in range(3):
+            clock.advance(400 * DAY)
+            memory.run_maintenance()
+        assert by_statement(memory, JAZZ).confidence == 0.3
+        say_session(memory, clock, "I like jazz.")
+        assert by_statement(memory, JAZZ).confidence == 0.7
+
     # -- seed gate 12: gate.memory.decay_lifecycle ----------------------------------------
 
     def test_gate_12_unused_provisional_beliefs_decay_and_retire(

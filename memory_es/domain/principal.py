@@ -79,6 +79,16 @@ class PrincipalMemory(Aggregate):
         at: str
         policy: str
 
+    class BeliefCorroborated(Aggregate.Event):
+        """An inference's new evidence (after its ``BeliefReinforced``): its confidence
+        on that evidence, and its status — ACTIVE once at the inferred maximum. Quiet."""
+
+        belief_id: str
+        confidence: float
+        status: str
+        at: str
+        policy: str
+
     class BeliefSuperseded(Aggregate.Event):
         belief_id: str
         successor_id: str
@@ -302,6 +312,10 @@ class PrincipalMemory(Aggregate):
         row = self._derived().row_of.get(belief_id)
         return None if row is None else Authority(self.belief_authorities[row])
 
+    def evidence_of(self, belief_id: str) -> int:
+        """How many source events back the belief."""
+        return len(self.belief_sources[self._derived().row_of[belief_id]])
+
     def is_pinned(self, belief_id: str) -> bool:
         return belief_id in self.pinned_ids
 
@@ -503,6 +517,12 @@ class PrincipalMemory(Aggregate):
     ) -> None:
         row = self._derived().row_of[belief_id]
         self.belief_sources[row] = sorted(set(self.belief_sources[row]) | set(source_event_ids))
+
+    @event(BeliefCorroborated)
+    def corroborate_belief(
+        self, belief_id: str, confidence: float, status: str, at: str, policy: str
+    ) -> None:
+        self._revive(belief_id, Status(status))
 
     @event(BeliefSuperseded)
     def supersede_belief(

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import LIVE_STATUSES, Authority
+from memory_es.formation.consolidation import INFERRED_MAX_CONFIDENCE
 from memory_es.policy import formation_policy
 from memory_es.ports import iso
 from memory_es.profiles import MemoryProfile
@@ -28,9 +29,6 @@ from projections.base import RecallIndex
 from projections.candidates import LIFECYCLE_PAGE, LifecycleQuery
 from projections.records import BeliefRecord
 
-# The most confidence an inference may hold: below memory trust (AFFIRMED's 0.8 start).
-# An inference at it has been corroborated enough to stop decaying.
-INFERRED_MAX_CONFIDENCE = 0.8
 RETIRED_BY_DECAY = "decay"
 
 

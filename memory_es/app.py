@@ -34,7 +34,7 @@ from memory_es.errors import (
 )
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.established import EstablishedFact
-from memory_es.formation.extractor import ClauseExtractor, Extractor, SourceTurn
+from memory_es.formation.extractor import Extractor, SourceTurn, make_extractor
 from memory_es.lifecycle import commands as lifecycle
 from memory_es.lifecycle.conflicts import PendingConflict
 from memory_es.lifecycle.conflicts import pending as pending_conflicts
@@ -517,7 +517,7 @@ def open(
         index,
         clock=clock or SystemClock(),
         ids=ids or RandomIds(),
-        extractor=extractor or ClauseExtractor(residue=resolved.formation.residue_enabled),
+        extractor=extractor or make_extractor(resolved.formation),
         profile=resolved,
         embedder=embedder,
     )

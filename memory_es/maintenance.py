@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from memory_es.lifecycle.decay import DecayReport
 from memory_es.lifecycle.l1 import L1Report
 from memory_es.lifecycle.sweeps import sweep_decay, sweep_l1
-from memory_es.ports import iso
+from memory_es.ports import instant_second
 from memory_es.services.commands import SweepIdle
 from memory_es.services.results import IdleSweep
 
@@ -58,7 +58,7 @@ def run_maintenance(memory: Memory, *, dry_run: bool = False) -> MaintenanceRepo
     decay = sweep_decay(memory.services, dry_run=dry_run)
     l1 = sweep_l1(memory.services, dry_run=dry_run)
     if dry_run:
-        now = iso(memory.clock.now().replace(microsecond=0))
+        now = instant_second(memory.clock.now())
         expired = memory.traces.due_for_expiry(now)
     else:
         expired = memory.expire_operator_fields()

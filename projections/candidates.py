@@ -21,11 +21,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memory_es.domain.values import Status
+from memory_es.ports import second_key
 from projections.records import BeliefRecord, Candidate
 
-LIVE = ("active", "provisional")
+LIVE = (Status.ACTIVE, Status.PROVISIONAL)
 # Rows that were believed once: reachable only through as_of / include-superseded reads.
-HISTORICAL = ("active", "provisional", "superseded", "retired")
+HISTORICAL = (*LIVE, Status.SUPERSEDED, Status.RETIRED)
 
 # Fixed-point scale of a term weight: contributions are integers in thousandths.
 SCALE = 1000.0
@@ -54,7 +56,7 @@ class LifecycleQuery:
     first ``(last_evidence_at, belief_id)``, strictly after the cursor ``after``.
     :meth:`matches` is the Python twin of the SQL stores' ``WHERE`` (projections/sql.py)."""
 
-    statuses: tuple[str, ...] = LIVE
+    statuses: tuple[Status, ...] = LIVE
     principal: str | None = None
     max_authority: int | None = None
     provisional_or_below: float | None = None  # provisional, or confidence below this
@@ -75,7 +77,7 @@ class LifecycleQuery:
             and (self.max_authority is None or b.authority <= self.max_authority)
             and (
                 self.provisional_or_below is None
-                or b.status == "provisional"
+                or b.status == Status.PROVISIONAL
                 or b.confidence < self.provisional_or_below
             )
             and (self.max_importance is None or b.importance <= self.max_importance)
@@ -108,8 +110,8 @@ class LifecycleQuery:
                 clauses.append(clause)
                 params.append(value)
         if self.provisional_or_below is not None:
-            clauses.append("(b.status = 'provisional' OR b.confidence < ?)")
-            params.append(self.provisional_or_below)
+            clauses.append("(b.status = ? OR b.confidence < ?)")
+            params.extend([Status.PROVISIONAL.value, self.provisional_or_below])
         if self.unpinned:
             clauses.append("b.pinned = 0")
         if self.after is not None:
@@ -133,11 +135,6 @@ class Bm25Params:
     b: float = 0.75
 
 
-def second(instant: str) -> str:
-    """An ISO instant cut to whole seconds: stored instants may or may not carry micros."""
-    return instant[:19]
-
-
 def passes(record: BeliefRecord, f: Filters) -> bool:
     """The Python twin of :func:`where_sql`."""
     if record.status not in f.statuses or record.position <= f.min_position:
@@ -151,9 +148,9 @@ def passes(record: BeliefRecord, f: Filters) -> bool:
     if f.belief_types is not None and record.belief_type not in f.belief_types:
         return False
     if f.as_of is not None:
-        if second(record.valid_from) > f.as_of:
+        if second_key(record.valid_from) > f.as_of:
             return False
-        if record.valid_to is not None and second(record.valid_to) <= f.as_of:
+        if record.valid_to is not None and second_key(record.valid_to) <= f.as_of:
             return False
     return True
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
-from memory_es.domain.values import short_id
+from memory_es.domain.values import Status, short_id
 from memory_es.lifecycle.importance import importance
 from memory_es.retrieval.tokenizer import document_terms
 from projections.base import IndexWriter
@@ -39,7 +39,7 @@ def _formed(event: Any, position: int, writer: IndexWriter) -> None:
         polarity=bool(event.polarity),
         authority=int(event.authority),
         confidence=float(event.confidence),
-        status=event.status,
+        status=Status(event.status),
         project=event.project,
         portable=bool(event.portable),
         source_event_ids=tuple(event.source_event_ids),
@@ -86,7 +86,9 @@ def _reinforced(event: Any, position: int, writer: IndexWriter) -> None:
 def _corroborated(event: Any, position: int, writer: IndexWriter) -> None:
     # Quiet, like the reinforcement it follows: the confidence its evidence earns.
     _require(writer, event.belief_id)
-    writer.update_belief(event.belief_id, confidence=float(event.confidence), status=event.status)
+    writer.update_belief(
+        event.belief_id, confidence=float(event.confidence), status=Status(event.status)
+    )
 
 
 def _changed(writer: IndexWriter, belief_id: str, position: int, **changes: Any) -> BeliefRecord:
@@ -103,7 +105,7 @@ def _superseded(event: Any, position: int, writer: IndexWriter) -> None:
         writer,
         event.belief_id,
         position,
-        status="superseded",
+        status=Status.SUPERSEDED,
         valid_to=event.valid_to,
         successor_id=event.successor_id,
     )
@@ -111,7 +113,7 @@ def _superseded(event: Any, position: int, writer: IndexWriter) -> None:
 
 def _rejected(event: Any, position: int, writer: IndexWriter) -> None:
     # Durable user rejection: out of recall, a fresh position (a state change).
-    _changed(writer, event.belief_id, position, status="rejected")
+    _changed(writer, event.belief_id, position, status=Status.REJECTED)
 
 
 def _opened(event: Any, position: int, writer: IndexWriter) -> None:
@@ -160,7 +162,7 @@ def _retired(event: Any, position: int, writer: IndexWriter) -> None:
         writer,
         event.belief_id,
         position,
-        status="retired",
+        status=Status.RETIRED,
         confidence=float(event.confidence),
         valid_to=event.valid_to,
         touched_at=max(current.touched_at, event.valid_to),
@@ -195,7 +197,7 @@ def _confirmed(event: Any, position: int, writer: IndexWriter) -> None:
         event.belief_id,
         position,
         authority=3,  # Authority.USER: the user answered
-        status="active",
+        status=Status.ACTIVE,
         importance=int(event.importance),
         conflicts_with=tuple(p for p in current.conflicts_with if p not in closed),
     )
@@ -209,11 +211,13 @@ def _confirmed(event: Any, position: int, writer: IndexWriter) -> None:
 
 
 def _deactivated(event: Any, position: int, writer: IndexWriter) -> None:
-    _changed(writer, event.belief_id, position, status="inactive")
+    _changed(writer, event.belief_id, position, status=Status.INACTIVE)
 
 
 def _reactivated(event: Any, position: int, writer: IndexWriter) -> None:
-    _changed(writer, event.belief_id, position, status=event.status, interval_started_at=event.at)
+    _changed(
+        writer, event.belief_id, position, status=Status(event.status), interval_started_at=event.at
+    )
 
 
 def _pinned(event: Any, position: int, writer: IndexWriter) -> None:

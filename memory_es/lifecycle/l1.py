@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.values import LIVE_STATUSES, Authority
+from memory_es.domain.values import LIVE_STATUSES, Authority, Status
 from memory_es.lifecycle.conflicts import open_partners
 from memory_es.policy import formation_policy
 from memory_es.ports import iso
@@ -66,7 +66,7 @@ def l1_candidates(index: RecallIndex, profile: MemoryProfile, now: datetime) -> 
     knobs = profile.lifecycle.l1
     expired = iso(now - timedelta(days=knobs.retention_days))
     query = LifecycleQuery(
-        statuses=("active",),
+        statuses=(Status.ACTIVE,),
         max_importance=knobs.importance_floor,
         idle_before=expired,
         interval_before=expired,

@@ -7,8 +7,9 @@ import argparse
 from typing import Any
 
 from memory_es.cli.common import Subparsers, open_store, print_json
-from memory_es.lifecycle.stats import KEYS
-from memory_es.retrieval.render import render_line
+
+# The parser is built from light modules only (tests/test_cli_startup.py): each handler
+# imports what it runs.
 
 
 def register(commands: Subparsers) -> None:
@@ -63,6 +64,8 @@ def _cite(args: argparse.Namespace) -> int:
 
 
 def _confirm(args: argparse.Namespace) -> int:
+    from memory_es.retrieval.render import render_line
+
     with open_store(args) as memory:
         record = memory.confirm(args.belief_id)
     print(f"{render_line(record.belief_id, record.statement)}  (confirmed, {record.status})")
@@ -70,6 +73,8 @@ def _confirm(args: argparse.Namespace) -> int:
 
 
 def _conflicts(args: argparse.Namespace) -> int:
+    from memory_es.retrieval.render import render_line
+
     with open_store(args) as memory:
         pending = memory.conflicts(args.principal)
     if args.json:
@@ -84,6 +89,8 @@ def _conflicts(args: argparse.Namespace) -> int:
 
 
 def _belief_action(args: argparse.Namespace) -> int:
+    from memory_es.retrieval.render import render_line
+
     with open_store(args) as memory:
         action = getattr(memory, args.belief_action)
         record = action(args.belief_id)
@@ -93,6 +100,8 @@ def _belief_action(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
+    from memory_es.lifecycle.stats import KEYS
+
     with open_store(args) as memory:
         stats = memory.stats(args.principal)
     if args.json:

@@ -667,7 +667,8 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"deploy|webhook|aws|iam|s3)\s*(?:key|token|secret)s?|key|token|secret|"
             r"credentials?|creds|cookie|api"
         ),
-        lambda core: random_looking(core.rstrip("="), NEAR_CONTEXT_MIN),
+        # name=value is the credential rule's (it keeps the name readable)
+        lambda core: "=" not in core.rstrip("=") and random_looking(core, NEAR_CONTEXT_MIN),
         numeric=False,
         strong=False,
         window=8,

@@ -252,7 +252,7 @@ def test_a_turn_over_the_maximum_is_refused_and_changes_nothing() -> None:
     with memory_es.open("memory://") as memory:
         session = memory.open_session("max")
         head = memory.projection_status().log_head
-        with pytest.raises(InvalidInput, match=r"at most 100,000 characters"):
+        with pytest.raises(InvalidInput, match=r"at most 65,536 characters"):
             memory.say(session, "x" * (MAX_TURN_CHARS + 1))
         assert memory.projection_status().log_head == head
         memory.say(session, "a" * MAX_TURN_CHARS)  # the maximum itself is accepted
@@ -267,6 +267,6 @@ def test_ingest_refuses_an_oversized_line_before_writing(tmp_path: Path) -> None
     }
     with memory_es.open("memory://") as memory:
         head = memory.projection_status().log_head
-        with pytest.raises(InvalidInput, match=r"line 1: .*at most 100,000 characters"):
+        with pytest.raises(InvalidInput, match=r"line 1: .*at most 65,536 characters"):
             memory.ingest([orjson.dumps(line).decode()])
         assert memory.projection_status().log_head == head

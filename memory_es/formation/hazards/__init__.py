@@ -30,7 +30,7 @@ __all__ = [
 
 # The largest turn accepted (characters). Screening is linear, so this bounds the time
 # one turn can take (docs/hazards.md: a turn this size screens well under two seconds).
-MAX_TURN_CHARS = 100_000
+MAX_TURN_CHARS = 65_536
 
 
 @dataclass(frozen=True)

@@ -115,7 +115,7 @@ def looks_secret(value: str) -> bool:
         return False
     letters = any(c.isalpha() for c in value)
     digits = any(c.isdigit() for c in value)
-    symbols = any(not c.isalnum() for c in value)
+    symbols = any(not c.isalnum() and c not in "'’-.,/" for c in value)  # not "don't", "and/or"
     inner_case = any(c.isupper() for c in value[1:]) and any(c.islower() for c in value)
     return (letters and digits) or (letters and symbols) or inner_case
 
@@ -482,6 +482,7 @@ _CONNECTORS = _words(
     "is was are were = : - — – -> => to as equals reads es est ist é è lautet é: it's "
     "its becomes became remains"
 )
+_DETERMINERS = _words("the my our your his her their this that a an")
 _FUTURE = _words("will would should shall gonna going")
 _PREPOSITIONS = _words("for to of on at in with from")
 
@@ -494,11 +495,17 @@ def _digit_group(core: str) -> bool:
     )
 
 
-def _value_span(tokens: _Tokens, i: int, numeric: bool) -> tuple[int, int]:
+def _value_span(tokens: _Tokens, i: int, numeric: bool, *, quoted: bool = False) -> tuple[int, int]:
     """The span of the value starting at token ``i``; grouped digits ("553 201",
     "4111 1111 1111 1111") continue over the following digit groups."""
     t = tokens[i]
     start, end = t.core_start, t.core_start + len(t.core)
+    opening = tokens.text[t.start]
+    if quoted and opening in _QUOTES:
+        # A quoted value runs to its closing quote: "my passphrase is 'purple monkey'".
+        close = tokens.text.find(_QUOTES[opening], t.start + 1, t.start + 200)
+        if close > t.start + 1:
+            return t.start + 1, close
     if numeric and _digit_group(t.core):
         j = i + 1
         while (
@@ -513,6 +520,8 @@ def _value_span(tokens: _Tokens, i: int, numeric: bool) -> tuple[int, int]:
             j += 1
     return start, end
 
+
+_QUOTES = {"'": "'", '"': '"', "“": "”", "‘": "’", "`": "`"}
 
 Predicate = Callable[[str], bool]
 
@@ -556,10 +565,10 @@ def _password_value(core: str) -> bool:
     return plausible_value(core)
 
 
-_THREE_DIGITS = re.compile(r"\d{3}")
+_THREE_DIGITS = re.compile(r"\d[-. ]?\d[-. ]?\d")
 _KEYISH = re.compile(r"[A-Za-z0-9+/_~-]{12}")
 _PW_WORDS = (
-    r"pass(?:word|wd|code|key)s?|pwd|pw|pword|"
+    r"pass(?:word|wd|code|key|phrase)s?|pass\s+word|pwd|pw|p/w|pword|"
     r"contrase[nñ]a|clave|mot\s+de\s+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
     r"пароль|密码|パスワード|暗証番号"
 )
@@ -596,7 +605,7 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"\d-digit|six-digit|access|security)\s+(?:code|pin|number|passcode)s?|otp|totp|"
             r"2fa|mfa|code|codes"
         ),
-        _min_digits(4, max_len=12),
+        _min_digits(4, alnum=True, max_len=12),  # "G-482913" too
         numeric=True,
         strong=False,
         needs=_THREE_DIGITS,
@@ -657,6 +666,24 @@ _CONTEXTS: tuple[_Context, ...] = (
         numeric=False,
         strong=False,
         window=8,
+        needs=_THREE_DIGITS,
+    ),
+    # Weaker words: the value must look chosen ("the key is 4f8a9c2e1b", "log in as admin
+    # with Qw3rty!9"), and a lock combination is digits ("the combination is 12-34-56").
+    _Context(
+        "password",
+        _ctx(r"key|login|log\s?in|logged\s+in|sign\s?in|signed\s+in|credentials?|creds"),
+        looks_secret,
+        numeric=False,
+        strong=False,
+        needs=re.compile(r"[0-9!@#$%^&*?]"),
+    ),
+    _Context(
+        "pin",
+        _ctx(r"combo|combination|lock\s+code"),
+        _min_digits(3, max_len=12),
+        numeric=True,
+        strong=False,
         needs=_THREE_DIGITS,
     ),
     _Context(
@@ -734,13 +761,16 @@ def _forward(text: str, tokens: _Tokens, i: int, at: int, ctx: _Context) -> int 
             seen_connector = True
             j += 2
             continue
-        if low in _CONNECTORS or low == "":
+        if low == "to" and j + 1 < limit and tokens[j + 1].core.casefold() in _DETERMINERS:
+            qualified = True  # "the password to the shared account is X"
+        elif low in _CONNECTORS or low == "":
             seen_connector = True
         elif seen_connector and low in _FILLERS:
             pass
         elif ctx.strong:
             if seen_connector:
-                return j if plausible_value(t.core) else None
+                end = _value_span(tokens, j, ctx.numeric, quoted=True)[1]
+                return j if plausible_value(tokens.text[t.core_start : end]) else None
             if j == i and _direct(t.core):
                 return j
             if j == i and low in _PREPOSITIONS:
@@ -771,8 +801,13 @@ def _backward(tokens: _Tokens, i: int, ctx: _Context) -> int | None:
         if ctx.self_evident:
             return j
         nxt = tokens[j + 1].core.casefold() if j + 1 < len(tokens) else ""
-        prev = tokens[j - 1].core.casefold() if j > lo else ""
+        prev = _apostrophe(tokens[j - 1].core) if j > lo else ""
         if (nxt in _BACKWARD_CONNECTORS and j + 1 >= i - 5) or prev in _USE_VERBS:
+            return j
+        # "it's 8841, the code for the front door": the value, then the word naming it.
+        appositive = tokens.text[t.end - 1] in ",:—-" or nxt in ("—", "-")
+        between = {tokens[k].core.casefold() for k in range(j + 1, i)} - {"—", "-", ""}
+        if (appositive or prev in ("it's", "its", "is", "was")) and between <= _DETERMINERS:
             return j
     return None
 
@@ -813,7 +848,9 @@ def _seed_phrases(text: str, tokens: _Tokens) -> Iterator[Span]:
     for m in _SEED_CONTEXT.finditer(text):
         i, _ = _around(tokens, m)
         j = i
-        while j < min(len(tokens), i + 5) and not _seed_word(tokens[j]):
+        while j < min(len(tokens), i + 5) and (
+            not _seed_word(tokens[j]) or tokens[j].core.casefold() in _SEED_LEAD
+        ):
             if tokens[j].ends_sentence and j > i:
                 break
             j += 1
@@ -822,16 +859,19 @@ def _seed_phrases(text: str, tokens: _Tokens) -> Iterator[Span]:
             k += 1
             if tokens[k - 1].ends_sentence:
                 break
-        if k - j >= 6:
+        words = [tokens[n].core.casefold() for n in range(j, k)]
+        functional = sum(w in _FUNCTION_WORDS for w in words)
+        if len(words) >= 12 or (len(words) >= 6 and functional <= 1):
             last = tokens[k - 1]
             yield tokens[j].core_start, last.core_start + len(last.core), "seed_phrase"
 
 
 def _seed_word(t: _Token) -> bool:
     core = t.core.casefold()
-    return core.isalpha() and core not in _FUNCTION_WORDS and 3 <= len(core) <= 10
+    return core.isalpha() and core == t.core.lower() and 2 <= len(core) <= 10
 
 
+_SEED_LEAD = _words("is are was were it's its they them these those my the our be")
 _SEED_CONTEXT = _ctx(
     r"seed(?:\s+(?:phrase|words))?|recovery\s+(?:phrase|words|seed|key)|mnemonic(?:\s+phrase)?|"
     r"backup\s+(?:phrase|words)|secret\s+(?:phrase|words|recovery\s+phrase)|"
@@ -855,7 +895,7 @@ def _contextual(text: str) -> Iterator[Span]:
             if found is None:
                 found = _backward(tokens, own, ctx)
             if found is not None:
-                start, end = _value_span(tokens, found, ctx.numeric)
+                start, end = _value_span(tokens, found, ctx.numeric, quoted=ctx.strong)
                 if start < end:
                     yield start, end, ctx.kind
     yield from _login_pairs(text, tokens)

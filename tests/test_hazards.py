@@ -151,7 +151,8 @@ def test_generated_secrets_never_survive_the_screen(case: tuple[str, str]) -> No
         ("wire to GB82WEST12345698765432 asap", "GB82WEST12345698765432"),
         ("my card is 4111-1111-1111-1111 exp 01/27 cvv 123", "123"),
         (
-            "aws_access_key_id=AKIAIOSFODNN7EXAMPLE aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_access_key_id=AKIAIOSFODNN7EXAMPLE "
+            "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
             "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         ),
         (
@@ -165,7 +166,8 @@ def test_generated_secrets_never_survive_the_screen(case: tuple[str, str]) -> No
         ("DATABASE_PASSWORD: s3cr3t!", "s3cr3t!"),
         ("MY_APP_SECRET = abc123def456", "abc123def456"),
         (
-            "the recovery words are: abandon ability able about above absent absorb abstract absurd abuse access accident",
+            "the recovery words are: abandon ability able about above absent absorb abstract "
+            "absurd abuse access accident",
             "abandon ability able about above absent",
         ),
         (

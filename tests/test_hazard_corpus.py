@@ -25,7 +25,14 @@ from memory_es.formation.hazards import (
     is_injection,
     screen,
 )
-from tests.hazard_corpus import BENIGN, INJECTIONS, leaked, secret_cases
+from tests.hazard_corpus import (
+    BENIGN,
+    INJECTIONS,
+    PROBED_BENIGN,
+    PROBED_INJECTIONS,
+    leaked,
+    secret_cases,
+)
 from tests.stores import store_url
 
 CONVERSATIONAL = Path(memory_es.__file__).parent / "profiles" / "conversational.yaml"
@@ -106,12 +113,12 @@ def test_no_generated_secret_persists_on_any_path(conversational: memory_es.Memo
 # -- prompt injection --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", INJECTIONS)
+@pytest.mark.parametrize("text", INJECTIONS + PROBED_INJECTIONS)
 def test_every_injection_style_is_flagged(text: str) -> None:
     assert is_injection(text)
 
 
-@pytest.mark.parametrize("text", BENIGN)
+@pytest.mark.parametrize("text", BENIGN + PROBED_BENIGN)
 def test_a_benign_look_alike_is_not_an_injection(text: str) -> None:
     assert not is_injection(text)
 
@@ -131,8 +138,9 @@ def _formed(memory: memory_es.Memory, texts: tuple[str, ...]) -> dict[str, list[
 
 def test_injection_styles_form_nothing(conversational: memory_es.Memory) -> None:
     """At most 2 of 50 may form anything (seed bound); this corpus forms none."""
-    formed = _formed(conversational, INJECTIONS)
-    assert len(formed) <= 2 * len(INJECTIONS) // 50
+    styles = INJECTIONS + PROBED_INJECTIONS
+    formed = _formed(conversational, styles)
+    assert len(formed) <= 2 * len(styles) // 50
     assert formed == {}
 
 

@@ -16,8 +16,15 @@ from pathlib import Path
 import orjson
 
 import memory_es
-from memory_es.formation.hazards import screen
-from tests.hazard_corpus import BENIGN, INJECTIONS, leaked, secret_cases
+from memory_es.formation.hazards import is_injection, screen
+from tests.hazard_corpus import (
+    BENIGN,
+    INJECTIONS,
+    PROBED_BENIGN,
+    PROBED_INJECTIONS,
+    leaked,
+    secret_cases,
+)
 
 CONVERSATIONAL = Path(memory_es.__file__).parent / "profiles" / "conversational.yaml"
 
@@ -76,9 +83,15 @@ def main() -> None:
     args = parser.parse_args()
     figures: dict[str, int] = secrets_figures()
     figures["injections"] = len(INJECTIONS)
+    figures["injections_flagged"] = sum(map(is_injection, INJECTIONS))
     figures["injections_formed"] = forms(INJECTIONS)
     figures["benign"] = len(BENIGN)
     figures["benign_formed"] = forms(BENIGN)
+    figures["probed_injections"] = len(PROBED_INJECTIONS)
+    figures["probed_injections_flagged"] = sum(map(is_injection, PROBED_INJECTIONS))
+    figures["probed_injections_formed"] = forms(PROBED_INJECTIONS)
+    figures["probed_benign"] = len(PROBED_BENIGN)
+    figures["probed_benign_flagged"] = sum(map(is_injection, PROBED_BENIGN))
     if args.locomo:
         figures.update(locomo(args.locomo, args.show))
     print(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())

@@ -157,6 +157,9 @@ def views(text: str) -> tuple[str, list[str]]:
         spaced = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), sentence)
         undone.extend(v for v in (leet, spaced) if v != sentence)
     decoded = [_strip_accents(d.casefold()) for d in _decoded_base64(normalized(text))]
+    if _INVISIBLE.search(text):  # "ignore\u200bprevious": the space it stood for
+        spaced_out = _INVISIBLE.sub(" ", unicodedata.normalize("NFKC", html.unescape(text)))
+        decoded.append(_strip_accents(spaced_out.casefold().translate(_CONFUSABLES)))
     return flat, [latin, *(["\n".join(undone)] if undone else []), *decoded]
 
 
@@ -190,7 +193,9 @@ def _comments(text: str) -> list[str]:
 
 
 _SECRETS = (
-    r"(?:system prompt|hidden (?:prompt|instructions)|initial instructions|instructions verbatim|"
+    r"(?:system prompt|(?:initial|original|hidden|system|secret|first|developer)\s"
+    r"(?:prompt|instructions?|message|rules)|instructions verbatim|/etc/(?:passwd|shadow)|"
+    r"id_rsa|\.env\b|"
     r"your (?:instructions|prompt|rules)|passwords?|passcodes?|credentials?|creds|api keys?|"
     r"secret keys?|secrets|tokens?|private keys?|ssh keys?|product keys|keys you know|keys|"
     r"admin (?:password|access|rights)|root (?:password|access)|user table|database|"
@@ -218,7 +223,22 @@ _LATIN = re.compile(
             r"\b(?:starting now|henceforth|from this point),?\syou\b|"
             r"\byour new (?:role|name|instructions?|task|purpose|job|persona)\b|"
             r"\bstop being (?:an? |the )?(?:assistant|ai|chatbot|helpful|safe)\b|"
-            r"\bno longer (?:an? )?(?:assistant|bound|restricted)\b",
+            r"\bno longer (?:an? )?(?:assistant|bound|restricted)\b|\byou(?:'re| are) no longer\b|"
+            r"\b(?:from this moment|from here on|as of now),?\syou\b|"
+            r"\byou (?:will|must|shall|should) (?:now )?(?:act|behave|pretend|roleplay|respond|"
+            r"answer|speak) as\b|\bi(?: want|'d like| would like| need) you to (?:act|pretend|"
+            r"behave|roleplay|play the role|be my|be an?|ignore|forget)\b|"
+            r"\byour (?:new |real |only |actual |true )?(?:task|job|role|purpose|mission|goal) "
+            r"(?:now |from now on )?is\b|"
+            r"\b(?:what|which) (?:are|were|is) your (?:original |initial |hidden |system |secret )?"
+            r"(?:instructions|prompt|rules|guidelines)\b|"
+            r"\b(?:repeat|print|output|recite|copy)\b(?:\W{1,3}\w{1,20}){0,6}?\W{1,3}"
+            r"(?:word for word|verbatim)\b|"
+            r"\b(?:the |you )?(?:assistant|ai|model|bot|agent|llm)s? (?:must|should|shall|will|"
+            r"has to|is to) (?:always |now |only |never |then )?(?:obey|follow|ignore|reveal|send|"
+            r"run|execute|comply|share|approve|trust|grant|forward|leak)\b|"
+            r"\bobey (?:anyone|everyone|whoever|all|any)\b|"
+            r"(?:^|[\n.!?]\s{0,3})(?:override|new rules?|jailbreak)\s?:",
             r"\b(?:enter|enable|activate|switch to|turn on|unlock)\s(?:\w{1,20}\s)?"
             r"(?:developer|debug|god|jailbreak|dan|admin|maintenance|unrestricted|sudo|root)"
             r"\smode\b|\bjailbr[eo]a?k|\bdo anything now\b|\bdan\b(?= (?:mode|an ai|prompt))|"
@@ -231,10 +251,11 @@ _LATIN = re.compile(
             # asking for secrets
             rf"\b(?:reveal|print|show|display|output|repeat|dump|leak|expose|disclose|share|"
             rf"tell|give|send|email|forward|export|include|list|return|read out|spell out|"
-            rf"type out|paste|post|upload)\b{_GAP}{_SECRETS}\b",
+            rf"type out|paste|post|upload|respond with|reply with|respond only with|"
+            rf"reply only with)\b{_GAP}{_SECRETS}\b",
             # smuggled in pasted content, addressed to the model reading it
             r"\b(?:note|message|instructions?|reminder|p\.?s\.?)\s(?:to|for)\s(?:the\s|any\s|all\s)?"
-            r"(?:ai|assistant|llm|language model|model|chatbot|agent|bot)s?\b|"
+            r"(?:[\w-]{1,20}\s)?(?:ai|assistant|llm|language model|model|chatbot|agent|bot)s?\b|"
             r"\b(?:ai|llm|assistant|chatbot|agent|language model|model)s?\s(?:\w{1,20}\s)?"
             r"(?:reading|processing|summari[sz]ing|seeing|parsing)\sthis\b|"
             r"\bif you(?: are|'re) an?\s(?:ai|llm|assistant|language model|agent|bot)\b|"
@@ -318,7 +339,8 @@ _IMPERATIVE = re.compile(
             r"\b(?:obey|follow)\s(?:only\s)?(?:me|my (?:new\s)?(?:orders|commands|"
             r"instructions)|the following)\b",
             r"\b(?:mark|approve|whitelist|trust)\s(?:\w{1,20}\s){0,4}?"
-            r"(?:as trusted|all (?:transfers|payments|requests))",
+            r"(?:as trusted|(?:all|every|any)\s(?:\w{1,20}\s){0,2}?(?:transfers?|payments?|"
+            r"requests?|transactions?|charges?))",
         )
     )
 )

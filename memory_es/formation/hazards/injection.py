@@ -173,6 +173,7 @@ _MARKERS = re.compile(
     r"|\[/?(?:system|inst|sys)\]|<<\s{0,3}sys\s{0,3}>>|<\|[a-z_]{1,20}\|>"
     r"|(?:^|\n)[ \t>#*_]{0,10}(?:system|assistant|developer|admin)[ \t*_]{0,4}:"
     r"|###\s{0,3}(?:system|instructions?|new instructions)"
+    r"|(?:^|[\n.!?]\s{0,3})(?:override|new rules?|jailbreak)\s?:"
 )
 _COMMENT_WORDS = re.compile(
     r"\b(?:ai|assistant|model|agent|llm|bot|ignore|remember|store|save|instructions?|system|"
@@ -208,140 +209,143 @@ _RULES = (
     r"system message|content policy|everything (?:above|before|else|you were told)|"
     r"all (?:of )?the above|what (?:you were|i) told you|(?:all )?previous messages)"
 )
-_LATIN = re.compile(
-    "|".join(
-        (
-            # the override, English
-            rf"\b(?:ignore|ignoring|disregard|forget|override|bypass|skip|abandon|discard|"
-            rf"neglect|drop)\b{_GAP}{_RULES}\b",
-            r"\b(?:ignore|disregard|forget)\s(?:all|everything)\s(?:above|before|previous|prior|"
-            r"earlier|else|of (?:it|this|that|the above))\b",
-            # role and mode hijacks
-            r"\byou(?: are|'re| r) now (?:a|an|in|the|dan|no longer|my|called|named|free|"
-            r"unrestricted|unfiltered|jailbroken|developer|admin|root|evil|going to)\b|"
-            r"\bfrom now on,?\s(?:you|your)\b|"
-            r"\b(?:starting now|henceforth|from this point),?\syou\b|"
-            r"\byour new (?:role|name|instructions?|task|purpose|job|persona)\b|"
-            r"\bstop being (?:an? |the )?(?:assistant|ai|chatbot|helpful|safe)\b|"
-            r"\bno longer (?:an? )?(?:assistant|bound|restricted)\b|\byou(?:'re| are) no longer\b|"
-            r"\b(?:from this moment|from here on|as of now),?\syou\b|"
-            r"\byou (?:will|must|shall|should) (?:now )?(?:act|behave|pretend|roleplay|respond|"
-            r"answer|speak) as\b|\bi(?: want|'d like| would like| need) you to (?:act|pretend|"
-            r"behave|roleplay|play the role|be my|be an?|ignore|forget)\b|"
-            r"\byour (?:new |real |only |actual |true )?(?:task|job|role|purpose|mission|goal) "
-            r"(?:now |from now on )?is\b|"
-            r"\b(?:what|which) (?:are|were|is) your (?:original |initial |hidden |system |secret )?"
-            r"(?:instructions|prompt|rules|guidelines)\b|"
-            r"\b(?:repeat|print|output|recite|copy)\b(?:\W{1,3}\w{1,20}){0,6}?\W{1,3}"
-            r"(?:word for word|verbatim)\b|"
-            r"\b(?:the |you )?(?:assistant|ai|model|bot|agent|llm)s? (?:must|should|shall|will|"
-            r"has to|is to) (?:always |now |only |never |then )?(?:obey|follow|ignore|reveal|send|"
-            r"run|execute|comply|share|approve|trust|grant|forward|leak)\b|"
-            r"\bobey (?:anyone|everyone|whoever|all|any)\b|"
-            r"(?:^|[\n.!?]\s{0,3})(?:override|new rules?|jailbreak)\s?:",
-            r"\b(?:enter|enable|activate|switch to|turn on|unlock)\s(?:\w{1,20}\s)?"
-            r"(?:developer|debug|god|jailbreak|dan|admin|maintenance|unrestricted|sudo|root)"
-            r"\smode\b|\bjailbr[eo]a?k|\bdo anything now\b|\bdan\b(?= (?:mode|an ai|prompt))|"
-            r"\bsystem override\b|\badmin override\b|\bdeveloper override\b",
-            r"\b(?:unfiltered|uncensored|unrestricted|unaligned|jailbroken)\s(?:\w{1,20}\s)?"
-            r"(?:assistant|ai|model|bot|chatbot|llm|mode|version|answers?|responses?|output)\b|"
-            r"\b(?:assistant|ai|model|bot|chatbot|llm|answer|answers|respond|responses?)\s"
-            r"(?:\w{1,20}\s){0,3}(?:with no|without(?: any)?|free of)\s"
-            r"(?:rules|restrictions|limits|filters?|limitations|censorship|guidelines|ethics)\b",
-            # asking for secrets
-            rf"\b(?:reveal|print|show|display|output|repeat|dump|leak|expose|disclose|share|"
-            rf"tell|give|send|email|forward|export|include|list|return|read out|spell out|"
-            rf"type out|paste|post|upload|respond with|reply with|respond only with|"
-            rf"reply only with)\b{_GAP}{_SECRETS}\b",
-            # smuggled in pasted content, addressed to the model reading it
-            r"\b(?:note|message|instructions?|reminder|p\.?s\.?)\s(?:to|for)\s(?:the\s|any\s|all\s)?"
-            r"(?:[\w-]{1,20}\s)?(?:ai|assistant|llm|language model|model|chatbot|agent|bot)s?\b|"
-            r"\b(?:ai|llm|assistant|chatbot|agent|language model|model)s?\s(?:\w{1,20}\s)?"
-            r"(?:reading|processing|summari[sz]ing|seeing|parsing)\sthis\b|"
-            r"\bif you(?: are|'re) an?\s(?:ai|llm|assistant|language model|agent|bot)\b|"
-            r"\bwhen\s(?:you|the\s(?:ai|assistant|model))\s(?:read|see|process|summari[sz]e)s?\s"
-            r"this\b|\bdo\snot\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
-            r"\bdon'?t\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
-            r"\bwithout\s(?:telling|asking|notifying|confirmation|confirming)\b|"
-            r"\bno confirmation needed\b|"
-            r"\b(?:secretly|silently|quietly)\s(?:remember|store|save|record|add|send|run)\b|"
-            rf"\badd\b{_GAP}to\s(?:your\s)?(?:memory|memories)\b",
-            # Spanish
-            rf"\b(?:ignora|ignore|ignorar|olvida|olvidar|omite|omitir|descarta|desobedece)\b{_GAP}"
-            r"(?:instrucciones|reglas|indicaciones|directrices|normas|restricciones)\b",
-            r"\b(?:a partir de ahora|desde ahora|de ahora en adelante)\b|\bahora eres\b|"
-            r"\b(?:actua|finge|comportate|haz de cuenta)\s(?:como|que|ser)\b|"
-            r"\b(?:sin|libre de)\s(?:restricciones|filtros?|limites|reglas|censura)\b",
-            rf"\b(?:revela|muestra|dime|dame|envia|manda|ensename|imprime|comparte)\b{_GAP}"
-            r"(?:contrasena|contrasenas|clave|claves|credenciales|prompt|instrucciones|"
-            r"secretos?|token)\b",
-            # French
-            rf"\b(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|neglige)\b{_GAP}"
-            r"(?:instructions|consignes|regles|directives|restrictions)\b",
-            r"\b(?:tu es|vous etes) (?:maintenant|desormais|dorenavant)\b|"
-            r"\b(?:a partir de maintenant|desormais|dorenavant),?\s(?:tu|vous)\b|"
-            r"\b(?:agis|agissez|fais semblant|faites semblant|comporte-toi|joue le role)\b|"
-            r"\bsans (?:filtres?|restrictions?|limites|regles|censure)\b",
-            rf"\b(?:revele|revelez|montre|montrez|donne|donnez|dis|envoie|envoyez|affiche)\b"
-            rf"{_GAP}(?:mot de passe|mots de passe|identifiants|cles?|prompt|secrets?)\b",
-            # German
-            rf"\b(?:ignoriere|ignorier|ignorieren|vergiss|vergessen|missachte|uberspringe)\b"
-            rf"{_GAP}(?:anweisungen|regeln|richtlinien|vorgaben|instruktionen|"
-            r"einschrankungen|befehle)\b",
-            r"\bdu bist (?:jetzt|nun|ab jetzt|ab sofort)\b|\bab (?:jetzt|sofort),? (?:bist du|"
-            r"du bist)\b|\b(?:tu so als|verhalte dich (?:wie|als)|spiele die rolle|gib dich als)"
-            r"\b|\bohne (?:regeln|einschrankungen|filter|grenzen|zensur)\b",
-            rf"\b(?:zeig|zeige|verrate|gib|sende|schick|nenne)\b{_GAP}(?:passwort|kennwort|"
-            r"zugangsdaten|schlussel|systemprompt|geheimnis)\b",
-            # Portuguese
-            rf"\b(?:ignore|ignora|ignorar|esqueca|esquece|esquecer|desconsidere|desconsidera)\b"
-            rf"{_GAP}(?:instrucoes|regras|diretrizes|orientacoes|restricoes)\b",
-            r"\bagora (?:voce e|tu es|es)\b|\ba partir de agora\b|"
-            r"\b(?:aja|finja|atue|comporte-se) (?:como|ser|que)\b|"
-            r"\bsem (?:limites|restricoes|filtros?|regras|censura)\b",
-            rf"\b(?:revele|mostre|diga|me de|envie|mande|passe)\b{_GAP}(?:senha|senhas|"
-            r"credenciais|chaves?|prompt|segredos?)\b",
-            # Italian
-            rf"\b(?:ignora|ignorare|dimentica|dimenticare|trascura)\b{_GAP}(?:istruzioni|regole|"
-            r"direttive|indicazioni|restrizioni)\b",
-            r"\b(?:ora|adesso) sei\b|\bd'?\s?ora in poi\b|\bda ora in poi\b|"
-            r"\b(?:agisci|fingi|comportati|fai finta) (?:come|di essere|da)\b|"
-            r"\bsenza (?:regole|restrizioni|limiti|filtri|censura)\b",
-            rf"\b(?:rivela|mostra|dimmi|dammi|invia|manda|stampa)\b{_GAP}(?:password|"
-            r"credenziali|chiavi?|prompt|segreti?)\b",
-        )
+
+
+def _at_word_start(alternatives: tuple[str, ...]) -> re.Pattern[str]:
+    """Every alternative opens at a word boundary; the boundary is factored out so that a
+    position inside a word fails on one check, not one per alternative."""
+    return re.compile(r"\b(?:" + "|".join(alternatives) + ")")
+
+
+_LATIN = _at_word_start(
+    (
+        # the override, English
+        rf"\b(?:ignore|ignoring|disregard|forget|override|bypass|skip|abandon|discard|"
+        rf"neglect|drop)\b{_GAP}{_RULES}\b",
+        r"\b(?:ignore|disregard|forget)\s(?:all|everything)\s(?:above|before|previous|prior|"
+        r"earlier|else|of (?:it|this|that|the above))\b",
+        # role and mode hijacks
+        r"\byou(?: are|'re| r) now (?:a|an|in|the|dan|no longer|my|called|named|free|"
+        r"unrestricted|unfiltered|jailbroken|developer|admin|root|evil|going to)\b|"
+        r"\bfrom now on,?\s(?:you|your)\b|"
+        r"\b(?:starting now|henceforth|from this point),?\syou\b|"
+        r"\byour new (?:role|name|instructions?|task|purpose|job|persona)\b|"
+        r"\bstop being (?:an? |the )?(?:assistant|ai|chatbot|helpful|safe)\b|"
+        r"\bno longer (?:an? )?(?:assistant|bound|restricted)\b|\byou(?:'re| are) no longer\b|"
+        r"\b(?:from this moment|from here on|as of now),?\syou\b|"
+        r"\byou (?:will|must|shall|should) (?:now )?(?:act|behave|pretend|roleplay|respond|"
+        r"answer|speak) as\b|\bi(?: want|'d like| would like| need) you to (?:act|pretend|"
+        r"behave|roleplay|play the role|be my|be an?|ignore|forget)\b|"
+        r"\byour (?:new |real |only |actual |true )?(?:task|job|role|purpose|mission|goal) "
+        r"(?:now |from now on )?is\b|"
+        r"\b(?:what|which) (?:are|were|is) your (?:original |initial |hidden |system |secret )?"
+        r"(?:instructions|prompt|rules|guidelines)\b|"
+        r"\b(?:repeat|print|output|recite|copy)\b(?:\W{1,3}\w{1,20}){0,6}?\W{1,3}"
+        r"(?:word for word|verbatim)\b|"
+        r"\b(?:the |you )?(?:assistant|ai|model|bot|agent|llm)s? (?:must|should|shall|will|"
+        r"has to|is to) (?:always |now |only |never |then )?(?:obey|follow|ignore|reveal|send|"
+        r"run|execute|comply|share|approve|trust|grant|forward|leak)\b|"
+        r"\bobey (?:anyone|everyone|whoever|all|any)\b",
+        r"\b(?:enter|enable|activate|switch to|turn on|unlock)\s(?:\w{1,20}\s)?"
+        r"(?:developer|debug|god|jailbreak|dan|admin|maintenance|unrestricted|sudo|root)"
+        r"\smode\b|\bjailbr[eo]a?k|\bdo anything now\b|\bdan\b(?= (?:mode|an ai|prompt))|"
+        r"\bsystem override\b|\badmin override\b|\bdeveloper override\b",
+        r"\b(?:unfiltered|uncensored|unrestricted|unaligned|jailbroken)\s(?:\w{1,20}\s)?"
+        r"(?:assistant|ai|model|bot|chatbot|llm|mode|version|answers?|responses?|output)\b|"
+        r"\b(?:assistant|ai|model|bot|chatbot|llm|answer|answers|respond|responses?)\s"
+        r"(?:\w{1,20}\s){0,3}(?:with no|without(?: any)?|free of)\s"
+        r"(?:rules|restrictions|limits|filters?|limitations|censorship|guidelines|ethics)\b",
+        # asking for secrets
+        rf"\b(?:reveal|print|show|display|output|repeat|dump|leak|expose|disclose|share|"
+        rf"tell|give|send|email|forward|export|include|list|return|read out|spell out|"
+        rf"type out|paste|post|upload|respond with|reply with|respond only with|"
+        rf"reply only with)\b{_GAP}{_SECRETS}\b",
+        # smuggled in pasted content, addressed to the model reading it
+        r"\b(?:note|message|instructions?|reminder|p\.?s\.?)\s(?:to|for)\s(?:the\s|any\s|all\s)?"
+        r"(?:[\w-]{1,20}\s)?(?:ai|assistant|llm|language model|model|chatbot|agent|bot)s?\b|"
+        r"\b(?:ai|llm|assistant|chatbot|agent|language model|model)s?\s(?:\w{1,20}\s)?"
+        r"(?:reading|processing|summari[sz]ing|seeing|parsing)\sthis\b|"
+        r"\bif you(?: are|'re) an?\s(?:ai|llm|assistant|language model|agent|bot)\b|"
+        r"\bwhen\s(?:you|the\s(?:ai|assistant|model))\s(?:read|see|process|summari[sz]e)s?\s"
+        r"this\b|\bdo\snot\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
+        r"\bdon'?t\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
+        r"\bwithout\s(?:telling|asking|notifying|confirmation|confirming)\b|"
+        r"\bno confirmation needed\b|"
+        r"\b(?:secretly|silently|quietly)\s(?:remember|store|save|record|add|send|run)\b|"
+        rf"\badd\b{_GAP}to\s(?:your\s)?(?:memory|memories)\b",
+        # Spanish
+        rf"\b(?:ignora|ignore|ignorar|olvida|olvidar|omite|omitir|descarta|desobedece)\b{_GAP}"
+        r"(?:instrucciones|reglas|indicaciones|directrices|normas|restricciones)\b",
+        r"\b(?:a partir de ahora|desde ahora|de ahora en adelante)\b|\bahora eres\b|"
+        r"\b(?:actua|finge|comportate|haz de cuenta)\s(?:como|que|ser)\b|"
+        r"\b(?:sin|libre de)\s(?:restricciones|filtros?|limites|reglas|censura)\b",
+        rf"\b(?:revela|muestra|dime|dame|envia|manda|ensename|imprime|comparte)\b{_GAP}"
+        r"(?:contrasena|contrasenas|clave|claves|credenciales|prompt|instrucciones|"
+        r"secretos?|token)\b",
+        # French
+        rf"\b(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|neglige)\b{_GAP}"
+        r"(?:instructions|consignes|regles|directives|restrictions)\b",
+        r"\b(?:tu es|vous etes) (?:maintenant|desormais|dorenavant)\b|"
+        r"\b(?:a partir de maintenant|desormais|dorenavant),?\s(?:tu|vous)\b|"
+        r"\b(?:agis|agissez|fais semblant|faites semblant|comporte-toi|joue le role)\b|"
+        r"\bsans (?:filtres?|restrictions?|limites|regles|censure)\b",
+        rf"\b(?:revele|revelez|montre|montrez|donne|donnez|dis|envoie|envoyez|affiche)\b"
+        rf"{_GAP}(?:mot de passe|mots de passe|identifiants|cles?|prompt|secrets?)\b",
+        # German
+        rf"\b(?:ignoriere|ignorier|ignorieren|vergiss|vergessen|missachte|uberspringe)\b"
+        rf"{_GAP}(?:anweisungen|regeln|richtlinien|vorgaben|instruktionen|"
+        r"einschrankungen|befehle)\b",
+        r"\bdu bist (?:jetzt|nun|ab jetzt|ab sofort)\b|\bab (?:jetzt|sofort),? (?:bist du|"
+        r"du bist)\b|\b(?:tu so als|verhalte dich (?:wie|als)|spiele die rolle|gib dich als)"
+        r"\b|\bohne (?:regeln|einschrankungen|filter|grenzen|zensur)\b",
+        rf"\b(?:zeig|zeige|verrate|gib|sende|schick|nenne)\b{_GAP}(?:passwort|kennwort|"
+        r"zugangsdaten|schlussel|systemprompt|geheimnis)\b",
+        # Portuguese
+        rf"\b(?:ignore|ignora|ignorar|esqueca|esquece|esquecer|desconsidere|desconsidera)\b"
+        rf"{_GAP}(?:instrucoes|regras|diretrizes|orientacoes|restricoes)\b",
+        r"\bagora (?:voce e|tu es|es)\b|\ba partir de agora\b|"
+        r"\b(?:aja|finja|atue|comporte-se) (?:como|ser|que)\b|"
+        r"\bsem (?:limites|restricoes|filtros?|regras|censura)\b",
+        rf"\b(?:revele|mostre|diga|me de|envie|mande|passe)\b{_GAP}(?:senha|senhas|"
+        r"credenciais|chaves?|prompt|segredos?)\b",
+        # Italian
+        rf"\b(?:ignora|ignorare|dimentica|dimenticare|trascura)\b{_GAP}(?:istruzioni|regole|"
+        r"direttive|indicazioni|restrizioni)\b",
+        r"\b(?:ora|adesso) sei\b|\bd'?\s?ora in poi\b|\bda ora in poi\b|"
+        r"\b(?:agisci|fingi|comportati|fai finta) (?:come|di essere|da)\b|"
+        r"\bsenza (?:regole|restrizioni|limiti|filtri|censura)\b",
+        rf"\b(?:rivela|mostra|dimmi|dammi|invia|manda|stampa)\b{_GAP}(?:password|"
+        r"credenziali|chiavi?|prompt|segreti?)\b",
     )
 )
 # Orders: an imperative that opens a clause (checked by :func:`_opens_clause`), so "I
 # act as treasurer" and "I told my boss to run the numbers" are no orders.
-_IMPERATIVE = re.compile(
-    "|".join(
-        (
-            r"\b(?:act|behave|pretend|roleplay|role-play|impersonate|simulate|"
-            r"play the (?:role|part)|respond as|answer as|speak as)\b",
-            # ordering an action with consequences
-            r"\b(?:run|execute|exec|eval|sudo)\s(?:\w{1,20}\s){0,3}?"
-            r"(?:rm|the (?:following|attached|script|command|payload|code)|this "
-            r"(?:script|command|code|payload)|commands?|scripts?|payload|shell|curl|wget|"
-            r"powershell|bash)\b",
-            r"\b(?:transfer|wire|send|pay|move)\s(?:\w{1,20}\s){0,4}?"
-            r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:dollars|euros|usd|eur|btc)|money|funds|"
-            r"the (?:money|funds|balance)|to (?:account|iban|wallet))",
-            r"\b(?:send|email|forward|upload|post|leak|exfiltrate|copy)\s"
-            r"(?:\w{1,20}\s){0,5}?(?:to\s\S{1,80}@|to\shttps?:|to\s(?:me|this address|"
-            r"attacker|external))",
-            r"\b(?:delete|erase|wipe|drop|destroy|format)\s(?:\w{1,20}\s){0,3}?"
-            r"(?:all|everything|files|data|database|table|memory|memories|account|backups)\b",
-            r"\b(?:grant|give)\s(?:\w{1,20}\s){0,3}?(?:admin|root|full)\s"
-            r"(?:access|rights|permissions|privileges)\b",
-            r"\b(?:disable|turn off|bypass)\s(?:\w{1,20}\s){0,3}?"
-            r"(?:safety|filters?|logging|security|2fa|mfa|alerts|monitoring|guardrails)\b",
-            r"\b(?:obey|follow)\s(?:only\s)?(?:me|my (?:new\s)?(?:orders|commands|"
-            r"instructions)|the following)\b",
-            r"\b(?:mark|approve|whitelist|trust)\s(?:\w{1,20}\s){0,4}?"
-            r"(?:as trusted|(?:all|every|any)\s(?:\w{1,20}\s){0,2}?(?:transfers?|payments?|"
-            r"requests?|transactions?|charges?))",
-        )
+_IMPERATIVE = _at_word_start(
+    (
+        r"\b(?:act|behave|pretend|roleplay|role-play|impersonate|simulate|"
+        r"play the (?:role|part)|respond as|answer as|speak as)\b",
+        # ordering an action with consequences
+        r"\b(?:run|execute|exec|eval|sudo)\s(?:\w{1,20}\s){0,3}?"
+        r"(?:rm|the (?:following|attached|script|command|payload|code)|this "
+        r"(?:script|command|code|payload)|commands?|scripts?|payload|shell|curl|wget|"
+        r"powershell|bash)\b",
+        r"\b(?:transfer|wire|send|pay|move)\s(?:\w{1,20}\s){0,4}?"
+        r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:dollars|euros|usd|eur|btc)|money|funds|"
+        r"the (?:money|funds|balance)|to (?:account|iban|wallet))",
+        r"\b(?:send|email|forward|upload|post|leak|exfiltrate|copy)\s"
+        r"(?:\w{1,20}\s){0,5}?(?:to\s\S{1,80}@|to\shttps?:|to\s(?:me|this address|"
+        r"attacker|external))",
+        r"\b(?:delete|erase|wipe|drop|destroy|format)\s(?:\w{1,20}\s){0,3}?"
+        r"(?:all|everything|files|data|database|table|memory|memories|account|backups)\b",
+        r"\b(?:grant|give)\s(?:\w{1,20}\s){0,3}?(?:admin|root|full)\s"
+        r"(?:access|rights|permissions|privileges)\b",
+        r"\b(?:disable|turn off|bypass)\s(?:\w{1,20}\s){0,3}?"
+        r"(?:safety|filters?|logging|security|2fa|mfa|alerts|monitoring|guardrails)\b",
+        r"\b(?:obey|follow)\s(?:only\s)?(?:me|my (?:new\s)?(?:orders|commands|"
+        r"instructions)|the following)\b",
+        r"\b(?:mark|approve|whitelist|trust)\s(?:\w{1,20}\s){0,4}?"
+        r"(?:as trusted|(?:all|every|any)\s(?:\w{1,20}\s){0,2}?(?:transfers?|payments?|"
+        r"requests?|transactions?|charges?))",
     )
 )
 _CLAUSE_OPENERS = re.compile(r"(?:[.!?;:\n,\-]|\b(?:please|now|just|then|and|also|so|ok|okay))\s*$")
@@ -389,13 +393,16 @@ _NON_LATIN = re.compile("[\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
 
 def is_injection(text: str) -> bool:
     """Whether ``text`` carries an instruction aimed at the assistant."""
-    plain = normalized(text)
-    if _MARKERS.search(plain.casefold()):
+    return _injected(text, *views(text))
+
+
+def _injected(text: str, original: str, latin_views: list[str]) -> bool:
+    plain = normalized(text).casefold()
+    if _MARKERS.search(plain):
         return True
     # An HTML comment is invisible when rendered: one that speaks to a model is a plant.
-    if any(_COMMENT_WORDS.search(body) for body in _comments(plain.casefold())):
+    if any(_COMMENT_WORDS.search(body) for body in _comments(plain)):
         return True
-    original, latin_views = views(text)
     if _NON_LATIN.search(original) and _OTHER_SCRIPTS.search(original):
         return True
     return any(_LATIN.search(view) or _orders(view) for view in latin_views)
@@ -422,8 +429,9 @@ _STATEMENT_SECRETS = re.compile(
 def is_instruction(statement: str) -> bool:
     """Whether a candidate's statement orders the assistant instead of saying something
     about the user: an imperative order, a request for secrets, a role or rule change."""
-    for view in views(statement)[1]:
+    original, latin_views = views(statement)
+    for view in latin_views:
         s = view.strip()
         if _STATEMENT_ORDERS.match(s) or _STATEMENT_SECRETS.search(s):
             return True
-    return is_injection(statement)
+    return _injected(statement, original, latin_views)

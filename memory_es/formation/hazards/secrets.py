@@ -14,7 +14,7 @@ import binascii
 import math
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import NamedTuple
@@ -550,8 +550,17 @@ class _Context:
     needs: re.Pattern[str] | None = None
 
 
+_CTX_HEAD, _CTX_TAIL = r"(?i)(?<![\w-])(?=\w)(?:", r")(?![\w-])"
+
+
 def _ctx(words: str) -> re.Pattern[str]:
-    return re.compile(rf"(?i)(?<![\w-])(?=\w)(?:{words})(?![\w-])")
+    return re.compile(_CTX_HEAD + words + _CTX_TAIL)
+
+
+def _any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str]:
+    """One scan for where any of the context patterns starts."""
+    words = (p.pattern[len(_CTX_HEAD) : -len(_CTX_TAIL)] for p in patterns)
+    return _ctx("|".join(f"(?:{w})" for w in words))
 
 
 _CODE_EXCLUDED = re.compile(
@@ -879,25 +888,39 @@ _SEED_CONTEXT = _ctx(
 )
 
 
+_ANY_CONTEXT = _any_of(ctx.pattern for ctx in _CONTEXTS)
+
+
+def _context_matches(text: str) -> Iterator[tuple[_Context, re.Match[str]]]:
+    """Every (context, match) in the text: one scan finds where some context word starts,
+    then each context is tried there."""
+    pos = 0
+    while (hit := _ANY_CONTEXT.search(text, pos)) is not None:
+        for ctx in _CONTEXTS:
+            m = ctx.pattern.match(text, hit.start())
+            if m is not None:
+                yield ctx, m
+        pos = hit.start() + 1
+
+
 def _contextual(text: str) -> Iterator[Span]:
     tokens = _Tokens(text)
-    for ctx in _CONTEXTS:
-        for m in ctx.pattern.finditer(text):
-            bare_code = ctx.kind == "one_time_code" and m.group(0).casefold() in ("code", "codes")
-            if bare_code and _CODE_EXCLUDED.search(text, max(0, m.start() - 20), m.start()):
-                continue  # a zip code, a dress code, an error code
-            if ctx.needs is not None and not ctx.needs.search(
-                text, max(0, m.start() - _BEHIND_CHARS), m.end() + _AHEAD_CHARS
-            ):
-                continue
-            after, own = _around(tokens, m)
-            found = _forward(text, tokens, after, m.end(), ctx)
-            if found is None:
-                found = _backward(tokens, own, ctx)
-            if found is not None:
-                start, end = _value_span(tokens, found, ctx.numeric, quoted=ctx.strong)
-                if start < end:
-                    yield start, end, ctx.kind
+    for ctx, m in _context_matches(text):
+        bare_code = ctx.kind == "one_time_code" and m.group(0).casefold() in ("code", "codes")
+        if bare_code and _CODE_EXCLUDED.search(text, max(0, m.start() - 20), m.start()):
+            continue  # a zip code, a dress code, an error code
+        if ctx.needs is not None and not ctx.needs.search(
+            text, max(0, m.start() - _BEHIND_CHARS), m.end() + _AHEAD_CHARS
+        ):
+            continue
+        after, own = _around(tokens, m)
+        found = _forward(text, tokens, after, m.end(), ctx)
+        if found is None:
+            found = _backward(tokens, own, ctx)
+        if found is not None:
+            start, end = _value_span(tokens, found, ctx.numeric, quoted=ctx.strong)
+            if start < end:
+                yield start, end, ctx.kind
     yield from _login_pairs(text, tokens)
     yield from _seed_phrases(text, tokens)
 

@@ -48,14 +48,6 @@ def iban_valid(candidate: str) -> bool:
     return int(numeric) % 97 == 1
 
 
-def aba_valid(digits: str) -> bool:
-    """An ABA routing number's weighted checksum (3, 7, 1)."""
-    if len(digits) != 9 or not digits.isdigit():
-        return False
-    d = [int(c) for c in digits]
-    return (3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + d[2] + d[5] + d[8]) % 10 == 0
-
-
 _DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
 
 
@@ -479,7 +471,7 @@ class _Tokens:
 
 
 _CONNECTORS = _words(
-    "is was are were = : - — – -> => to as equals reads es est ist é è lautet é: it's "
+    "is was are were = : - — – -> => to as equals reads es est ist é è lautet it's "
     "its becomes became remains"
 )
 _DETERMINERS = _words("the my our your his her their this that a an")
@@ -570,10 +562,6 @@ _CODE_EXCLUDED = re.compile(
 )
 
 
-def _password_value(core: str) -> bool:
-    return plausible_value(core)
-
-
 _THREE_DIGITS = re.compile(r"\d[-. ]?\d[-. ]?\d")
 _KEYISH = re.compile(r"[A-Za-z0-9+/_~-]{12}")
 _PW_WORDS = (
@@ -589,7 +577,7 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"\s+(?:code|key)|code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:wi-?fi|router|"
             r"network|internet|laptop|computer)|" + _PW_WORDS
         ),
-        _password_value,
+        plausible_value,
         numeric=True,
         strong=True,
     ),
@@ -602,7 +590,7 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"locker|safe|garage|keypad|building|house|front\s+door)|cvv2?|cvc|security\s+code|"
             r"pins?(?:\s+(?:code|number))?"
         ),
-        _password_value,
+        plausible_value,
         numeric=True,
         strong=True,
     ),

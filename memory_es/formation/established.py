@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from memory_es.domain.values import Authority, BeliefType, Role
 from memory_es.formation.extractor import Proposal, SourceTurn
+from memory_es.formation.hazards import candidate_hazard
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ def established_proposals(
         sources = [by_id.get(i) for i in fact.source_event_ids]
         if (
             not statement
+            or candidate_hazard(statement) is not None  # a key, or an order: never a fact
             or not fact.source_event_ids
             or any(s is None or not s.trusted or s.role not in EVIDENCE_ROLES for s in sources)
         ):

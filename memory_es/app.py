@@ -6,6 +6,7 @@ domain below it stays pure; the read model follows the log inline after every sa
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -13,12 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from uuid import UUID
 
-from memory_es.context.budget import (
-    EPISODE_MAX_PAGES,
-    EPISODE_PAGE_SIZE,
-)
-from memory_es.context.episodes import EpisodeSearch, search_episodes
-from memory_es.context.pack import ContextPack, build_context_pack
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role
@@ -29,16 +24,6 @@ from memory_es.errors import (
     UnknownSession,
 )
 from memory_es.es_internals import SnapshotsFromMemory
-from memory_es.formation.consolidation import ConsolidationResult
-from memory_es.formation.established import EstablishedFact
-from memory_es.formation.extractor import Extractor, SourceTurn, make_extractor
-from memory_es.lifecycle import commands as lifecycle
-from memory_es.lifecycle.conflicts import PendingConflict
-from memory_es.lifecycle.conflicts import pending as pending_conflicts
-from memory_es.lifecycle.stats import lifecycle_stats
-from memory_es.lifecycle.sweeps import record_context_trace
-from memory_es.lifecycle.usage import UsageReceipt
-from memory_es.maintenance import MaintenanceReport, run_maintenance
 from memory_es.ports import (
     Clock,
     IdGenerator,
@@ -47,24 +32,33 @@ from memory_es.ports import (
     instant_second,
     parse_iso,
 )
-from memory_es.profiles import MemoryProfile, resolve_profile
-from memory_es.retrieval.embedding import make_embedder
-from memory_es.retrieval.recall import RecallQuery, RecallResult, Retriever
+from memory_es.profile_document import PROFILE_ENV, SHIPPED_SEMANTIC_ENABLED
 from memory_es.services import Adapters, Services, commands
-from memory_es.services.handlers import source_turns
 from memory_es.services.results import FactsReceipt, TurnReceipt
 from memory_es.services.unit_of_work import load_session, parse_session_id
 from memory_es.store_errors import driver_errors, event_store_errors, first_line
 from memory_es.stores import StoreSpec, parse_store_url
-from projections.base import RecallIndex
-from projections.memory import MemoryRecallIndex
 from projections.records import BeliefRecord, principal_key
 from projections.runner import Progress, ProjectionRunner
 from projections.traces import TraceRecord, TraceStore, trace_store_for
 from projections.vectors import Embedder, VectorEncoder
 
+# What only some commands need is imported where it is used (issue 13): `session say`
+# records a turn without loading the recall stack, formation, numpy or pydantic; the
+# profile is validated, the retriever and the extractor built, on first use.
 if TYPE_CHECKING:
+    from memory_es.context.episodes import EpisodeSearch
+    from memory_es.context.pack import ContextPack
+    from memory_es.formation.consolidation import ConsolidationResult
+    from memory_es.formation.established import EstablishedFact
+    from memory_es.formation.extractor import Extractor, SourceTurn
     from memory_es.ingest import IngestReport
+    from memory_es.lifecycle.conflicts import PendingConflict
+    from memory_es.lifecycle.usage import UsageReceipt
+    from memory_es.maintenance import MaintenanceReport
+    from memory_es.profiles import MemoryProfile
+    from memory_es.retrieval.recall import RecallResult, Retriever
+    from projections.base import RecallIndex
 
 __all__ = ["Memory", "MemoryApplication", "ProjectionStatus", "TurnReceipt", "open"]
 
@@ -118,35 +112,64 @@ class Memory:
         *,
         clock: Clock,
         ids: IdGenerator,
-        extractor: Extractor,
+        extractor: Extractor | None = None,
         profile: MemoryProfile | None = None,
         traces: TraceStore | None = None,
         embedder: Embedder | None = None,
     ) -> None:
+        """``profile`` None is the shipped profile and ``extractor`` None the profile's,
+        each built on first use, as is the retriever (``memory_es.open`` resolves an
+        operator's overlay before it gets here)."""
         self.spec = spec
         self.app = app
         self.index = index
         self.ids = ids
-        self.profile = profile or resolve_profile()
         self.traces = traces or trace_store_for(index)
-        # The one retriever: recall, in-turn recall, the session snapshot and the
-        # context pack all read through it (its profile, its clock, its vector arm).
-        self.retriever = Retriever(
-            index, self.traces, profile=self.profile, clock=clock, ids=ids, embedder=embedder
-        )
         self.runner = ProjectionRunner(app.recorder, app.mapper, index)
+        traces_ = self.traces
+
+        def make_profile() -> MemoryProfile:
+            from memory_es.profiles import load_profile
+
+            return profile or load_profile()
+
+        def make_retriever(adapters: Adapters) -> Retriever:
+            # The one retriever: recall, in-turn recall, the session snapshot and the
+            # context pack all read through it (its profile, its clock, its vector arm).
+            from memory_es.retrieval.recall import Retriever
+
+            return Retriever(
+                adapters.index,
+                traces_,
+                profile=adapters.profile,
+                clock=adapters.clock,
+                ids=adapters.ids,
+                embedder=embedder,
+            )
+
+        def make_extractor(resolved: MemoryProfile) -> Extractor:
+            return extractor or _extractor(resolved)
+
         self.services = Services(
             Adapters(
                 app=app,
                 index=index,
                 runner=self.runner,
-                retriever=self.retriever,
                 clock=clock,
                 ids=ids,
-                extractor=extractor,
-                profile=self.profile,
+                make_profile=make_profile,
+                make_retriever=make_retriever,
+                make_extractor=make_extractor,
             )
         )
+
+    @property
+    def profile(self) -> MemoryProfile:
+        return self.services.adapters.profile
+
+    @property
+    def retriever(self) -> Retriever:
+        return self.services.adapters.retriever
 
     @property
     def clock(self) -> Clock:
@@ -155,8 +178,7 @@ class Memory:
     @clock.setter
     def clock(self, clock: Clock) -> None:
         # One clock for commands and recall (the demo and replays swap it in).
-        self.services.adapters.clock = clock
-        self.retriever.clock = clock
+        self.services.adapters.set_clock(clock)
 
     @property
     def extractor(self) -> Extractor:
@@ -240,6 +262,8 @@ class Memory:
     def run_maintenance(self, *, dry_run: bool = False) -> MaintenanceReport:
         """Operator maintenance: the idle-session sweep, the decay sweep, L1 (a dry run
         unless ``lifecycle.l1.enabled``) and recall-trace expiry (memory_es/maintenance.py)."""
+        from memory_es.maintenance import run_maintenance
+
         return run_maintenance(self, dry_run=dry_run)
 
     # -- lifecycle (issue 15): usage feedback, conflicts, L1, pins, stats -------------------
@@ -247,43 +271,61 @@ class Memory:
     def record_usage(self, session_id: str, run_id: str, final_message: str) -> UsageReceipt:
         """Usage feedback from a completed run's final message: the short ids it cites
         credit utility (never confidence); once per run id (memory_es/lifecycle/usage.py)."""
+        from memory_es.lifecycle import commands as lifecycle
+
         return self.services.handle(lifecycle.RecordUsage(session_id, run_id, final_message))
 
     def confirm(self, belief_id: str) -> BeliefRecord:
         """Settle a conflict the user answered: this belief holds at USER authority, each
         live partner is superseded, the links are closed."""
+        from memory_es.lifecycle import commands as lifecycle
+
         return self.services.handle(lifecycle.Confirm(belief_id))
 
     def conflicts(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> list[PendingConflict]:
         """The principal's beliefs whose conflicts await confirmation."""
+        from memory_es.lifecycle.conflicts import pending as pending_conflicts
+
         self.runner.catch_up()
         return pending_conflicts(self.index, principal_key(tenant, principal))
 
     def pin(self, belief_id: str) -> BeliefRecord:
         """Protect a belief from every automatic action (decay, L1, session end)."""
+        from memory_es.lifecycle import commands as lifecycle
+
         return self.services.handle(lifecycle.SetPinned(belief_id, pinned=True))
 
     def unpin(self, belief_id: str) -> BeliefRecord:
+        from memory_es.lifecycle import commands as lifecycle
+
         return self.services.handle(lifecycle.SetPinned(belief_id, pinned=False))
 
     def reactivate(self, belief_id: str) -> BeliefRecord:
         """Undo a deactivation: the same belief in its prior status, a new interval."""
+        from memory_es.lifecycle import commands as lifecycle
+
         return self.services.handle(lifecycle.Reactivate(belief_id))
 
     def end_session(self, session_id: str) -> list[str]:
         """``session_end``: a closed session's session-tier beliefs (uncorroborated
         inferences it formed) are deactivated, recoverably; returns their ids."""
+        from memory_es.lifecycle import commands as lifecycle
+
         return self.services.handle(lifecycle.EndSession(session_id))
 
     def stats(
         self, principal: str | None = None, *, tenant: str = DEFAULT_TENANT
     ) -> dict[str, Any]:
         """The tracked lifecycle metrics (integers only) from the log and the trace store."""
+        from memory_es.lifecycle.stats import lifecycle_stats
+
         return lifecycle_stats(self, principal, tenant=tenant)
 
     # -- queries -----------------------------------------------------------------------------
 
     def session_turns(self, session_id: str) -> list[SourceTurn]:
+        from memory_es.services.handlers import source_turns
+
         return source_turns(self.session_events(parse_session_id(session_id)))
 
     def session(self, session_id: str) -> Session:
@@ -306,6 +348,8 @@ class Memory:
         include_superseded: bool = False,
     ) -> RecallResult:
         """Recall for a query; ``as_of`` reads what was believed at that instant."""
+        from memory_es.retrieval.recall import RecallQuery
+
         if limit < 1:
             raise InvalidInput("limit must be at least 1")
         return self.retriever.recall(
@@ -326,6 +370,8 @@ class Memory:
 
     def recall_in_session(self, session_id: str, text: str, *, limit: int = 10) -> RecallResult:
         """In-turn recall: the query former at the session's own project scope."""
+        from memory_es.retrieval.recall import RecallQuery
+
         session = self.session(session_id)
         return self.retriever.recall(
             RecallQuery(
@@ -360,6 +406,9 @@ class Memory:
         recall_tokens: int | None = None,
     ) -> ContextPack:
         """The context pack for the session's next model call (memory_es/context/pack.py)."""
+        from memory_es.context.pack import build_context_pack
+        from memory_es.lifecycle.sweeps import record_context_trace
+
         with self.services.adapters.lock:
             self.runner.catch_up()  # the delta must see another process's writes too
             pack = build_context_pack(
@@ -383,10 +432,13 @@ class Memory:
         limit: int = 10,
         cursor: int = 0,
         tenant: str = DEFAULT_TENANT,
-        page_size: int = EPISODE_PAGE_SIZE,
-        max_pages: int = EPISODE_MAX_PAGES,
+        page_size: int | None = None,
+        max_pages: int | None = None,
     ) -> EpisodeSearch:
-        """Turns of the principal's sessions matching ``text``: a bounded page loop."""
+        """Turns of the principal's sessions matching ``text``: a bounded page loop
+        (``page_size`` and ``max_pages`` default to memory_es/context/budget.py's)."""
+        from memory_es.context.budget import EPISODE_MAX_PAGES, EPISODE_PAGE_SIZE
+        from memory_es.context.episodes import search_episodes
 
         def owner(session_uuid: UUID) -> str | None:
             try:
@@ -405,8 +457,8 @@ class Memory:
                 text=text,
                 limit=limit,
                 cursor=cursor,
-                page_size=page_size,
-                max_pages=max_pages,
+                page_size=EPISODE_PAGE_SIZE if page_size is None else page_size,
+                max_pages=EPISODE_MAX_PAGES if max_pages is None else max_pages,
             )
 
     # -- bulk ingest (perf: memory_es/ingest.py) -------------------------------------------
@@ -482,8 +534,17 @@ def open(
     runs with ``embedder`` (default: the profile's) and the read model holds its vectors.
     """
     spec = parse_store_url(url)
-    resolved = resolve_profile(profile)
-    if resolved.retrieval.semantic_enabled:
+    resolved: MemoryProfile | None = None  # the shipped profile, validated on first use
+    overlay = (os.environ.get(PROFILE_ENV) or None) if profile is None else profile
+    if overlay is not None or SHIPPED_SEMANTIC_ENABLED:
+        # An operator's profile is validated now, so a bad one fails here, before any
+        # write (and so is the shipped one if it ever turned the vector arm on).
+        from memory_es.profiles import resolve_profile
+
+        resolved = resolve_profile(profile)
+    if resolved is not None and resolved.retrieval.semantic_enabled:
+        from memory_es.retrieval.embedding import make_embedder
+
         embedder = embedder or make_embedder(resolved.retrieval.embedder)
     else:
         embedder = None
@@ -505,7 +566,9 @@ def open(
         index,
         clock=clock or SystemClock(),
         ids=ids or RandomIds(),
-        extractor=extractor or make_extractor(resolved.formation),
+        # An operator's extractor (a provider needs its MEMORY_ES_MODEL_* settings) is
+        # built now; the shipped profile's clause extractor on first use.
+        extractor=extractor or (_extractor(resolved) if resolved is not None else None),
         profile=resolved,
         embedder=embedder,
     )
@@ -525,9 +588,17 @@ def open(
     return memory
 
 
+def _extractor(profile: MemoryProfile) -> Extractor:
+    from memory_es.formation.extractor import make_extractor
+
+    return make_extractor(profile.formation)
+
+
 def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> RecallIndex:
     index: RecallIndex
     if spec.kind == "memory":
+        from projections.memory import MemoryRecallIndex
+
         index = MemoryRecallIndex()
     elif spec.kind == "sqlite":
         from projections.sqlite import SqliteRecallIndex

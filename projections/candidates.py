@@ -5,7 +5,7 @@ be offered at all; among what passes, BM25 relevance over the principal's postin
 first only on ties, then the cap.
 
 Parity across memory, SQLite and PostgreSQL is by construction, not by tolerance: every
-store hands its postings (packed records, :data:`POSTING`) to the one scoring function
+store hands its postings (packed records, :func:`posting_dtype`) to the one scoring function
 here, :func:`scores`; term weights (``SCALE * idf``) come from integer statistics; each
 contribution is floored to an integer, so the sum is exact in any order. The SQL stores
 run only the validity filters in SQL (:func:`where_sql`, twin of :func:`passes`).
@@ -16,14 +16,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from memory_es.domain.values import Status
 from memory_es.ports import second_key
 from projections.records import BeliefRecord, Candidate
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 LIVE = (Status.ACTIVE, Status.PROVISIONAL)
 # Rows that were believed once: reachable only through as_of / include-superseded reads.
@@ -214,28 +216,46 @@ def contribution(weight: float, tf: int, doc_len: int, avgdl: float, p: Bm25Para
 # a block a row. A query reads its terms' blocks whole and scores every posting at once in
 # numpy: reading a block costs about what reading one posting row did, and the arithmetic
 # is vectorized, so a term held by most beliefs costs little more than a rare one.
+#
+# numpy is imported by the functions that use it, not by this module: the projector and
+# the SQL adapters import it, and a command that writes no postings (``session say``)
+# must not pay numpy's import (tests/test_cli_startup.py).
 
-POSTING = np.dtype([("no", "<i8"), ("tf", "<i4"), ("len", "<i4")])
+POSTING_SIZE = 16  # bytes a record: the dtype below (i8 + i4 + i4)
 BLOCK = 512  # records a block: 8 KiB, so a writer appending to a term rewrites at most that
+
+
+@cache
+def posting_dtype() -> np.dtype[Any]:
+    """The posting record: belief number, tf, the belief's indexed length."""
+    import numpy as np
+
+    dtype = np.dtype([("no", "<i8"), ("tf", "<i4"), ("len", "<i4")])
+    assert dtype.itemsize == POSTING_SIZE
+    return dtype
 
 
 def pack(postings: Sequence[tuple[int, int, int]]) -> bytes:
     """(belief number, tf, length) records as stored; appending is concatenating bytes."""
-    return np.array(postings, dtype=POSTING).tobytes()
+    import numpy as np
+
+    return np.array(postings, dtype=posting_dtype()).tobytes()
 
 
 def unpack(blocks: Iterable[bytes | bytearray]) -> npt.NDArray[Any]:
-    """One term's blocks, in block order, as one array of :data:`POSTING` records."""
-    return np.frombuffer(b"".join(blocks), dtype=POSTING)
+    """One term's blocks, in block order, as one array of :func:`posting_dtype` records."""
+    import numpy as np
+
+    return np.frombuffer(b"".join(blocks), dtype=posting_dtype())
 
 
 def blocks(stored: bytes, appended: bytes, first: int) -> list[tuple[int, int, bytes]]:
     """(block, records, bytes) rows holding a term's tail block ``first`` (``stored``, may
     be empty) followed by ``appended``: the tail filled up to :data:`BLOCK`, then new ones."""
     data = stored + appended
-    size = BLOCK * POSTING.itemsize
+    size = BLOCK * POSTING_SIZE
     return [
-        (first + i, len(data[start : start + size]) // POSTING.itemsize, data[start : start + size])
+        (first + i, len(data[start : start + size]) // POSTING_SIZE, data[start : start + size])
         for i, start in enumerate(range(0, len(data), size))
     ]
 
@@ -262,6 +282,8 @@ def scores(
     admitting query term: :func:`contribution` on every posting, the same operations in
     the same order on IEEE doubles (numpy's are the machine's, as Python's are), floored,
     summed per belief (integers, so the order of the sum cannot move it)."""
+    import numpy as np
+
     numbers, parts, admits = [], [], []
     for w in weights:
         held = postings.get(w.term)
@@ -299,6 +321,8 @@ def best_first(
     belief not read scores strictly lower than each of them, so the answer is exactly the
     filtered, ordered, capped list.
     """
+    import numpy as np
+
     rows: list[tuple[int, BeliefRecord]] = []
     held: dict[str, int] = {}
     rest = np.ones(len(lex), dtype=bool)  # not read yet

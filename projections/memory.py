@@ -36,7 +36,7 @@ from projections.vectors import vector_text
 @dataclass
 class _Tables:
     beliefs: dict[str, BeliefRecord] = field(default_factory=dict)
-    # principal -> term -> packed postings (candidates.POSTING records, in number order)
+    # principal -> term -> packed postings (candidates.posting_dtype() records, in number order)
     terms: dict[str, dict[str, bytearray]] = field(default_factory=dict)
     numbers: dict[tuple[str, int], str] = field(default_factory=dict)  # -> belief id
     heads: dict[str, int] = field(default_factory=dict)

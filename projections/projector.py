@@ -9,7 +9,6 @@ from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import Status, short_id
 from memory_es.lifecycle.importance import importance
-from memory_es.retrieval.tokenizer import document_terms
 from projections.base import IndexWriter
 from projections.records import BeliefRecord, SessionRecord, principal_key
 
@@ -26,6 +25,9 @@ def _created(event: Any, position: int, writer: IndexWriter) -> None:
 
 
 def _formed(event: Any, position: int, writer: IndexWriter) -> None:
+    # Imported here: a log page of turns only (``session say``) never loads the stemmer.
+    from memory_es.retrieval.tokenizer import document_terms
+
     principal = writer.principal_of(str(event.originator_id))
     statement = event.statement
     terms = document_terms(statement + " " + " ".join(event.subjects))

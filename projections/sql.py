@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import resources
 from operator import attrgetter
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -56,7 +56,11 @@ _SELECT_BELIEF = "SELECT " + ", ".join(f"b.{c}" for c in BELIEF_COLUMNS)
 
 def load_migrations(dialect: str) -> list[tuple[str, list[str], list[str]]]:
     """(name, table statements, index statements) per migration file, in order."""
-    folder = resources.files("migrations").joinpath(dialect)
+    # The package's own folder (installed as files, never zipped): importlib.resources
+    # would cost every command's start-up ~10 ms of imports (zipfile, tempfile, shutil).
+    import migrations
+
+    folder = Path(migrations.__file__).parent / dialect
     out = []
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".sql"):
@@ -273,7 +277,7 @@ class SqlRecallIndex(RecallIndex):
             f"{REBUILD_PREFIX}postings",
             _BLOCK_COLUMNS,
             [
-                (*key, t.blocks, len(t.data) // cq.POSTING.itemsize, t.data)
+                (*key, t.blocks, len(t.data) // cq.POSTING_SIZE, t.data)
                 for key, t in tails
                 if t.data
             ],

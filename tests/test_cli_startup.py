@@ -8,8 +8,14 @@ needs when it runs. A new command that imports a heavy module at the top fails h
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+import memory_es
+from memory_es.profile_document import PROFILE_ENV, SHIPPED_SEMANTIC_ENABLED
+from memory_es.profiles import resolve_profile, shipped_document
 
 HEAVY = (
     "numpy",
@@ -64,5 +70,87 @@ def test_help_prints_and_imports_nothing_heavy() -> None:
 
 def test_the_probe_would_see_a_heavy_import() -> None:
     # The check itself works: a heavy import before building the parser shows up.
-    loaded = _modules_after("import memory_es.retrieval.recall\n" + PROBE)
+    loaded = _modules_after("import numpy, memory_es.retrieval.recall\n" + PROBE)
     assert {"numpy", "memory_es.retrieval.recall"} <= loaded
+
+
+# `memory-es session say` is the call an agent hook makes on every turn (issue 13, issue
+# 18's `cli.say_cpu_ratio`): it opens the store, migrates and catches the read model up,
+# records the turn and projects it, and none of that needs numpy, pydantic, yaml, the
+# recall stack or formation's extractor.
+SAY_MUST_NOT_IMPORT = (
+    "numpy",
+    "pydantic",
+    "yaml",
+    "memory_es.profiles",
+    "memory_es.retrieval.recall",
+    "memory_es.retrieval.tokenizer",
+    "memory_es.formation.extractor",
+    "memory_es.formation.consolidation",
+    "memory_es.context.snapshot",
+)
+
+SAY_PROBE = """
+import json, sys, contextlib, io
+import memory_es.cli
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = memory_es.cli.main(sys.argv[1:])
+assert code == 0 and "recorded" in out.getvalue(), out.getvalue()
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def _cli(store: str, *argv: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "memory_es", "--store", store, *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def test_session_say_imports_nothing_heavy(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'memory.db'}"
+    session_id = _cli(store, "session", "open", "--principal", "alice")
+    env = {k: v for k, v in os.environ.items() if k != PROFILE_ENV}
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            SAY_PROBE,
+            "--store",
+            store,
+            "session",
+            "say",
+            session_id,
+            "I prefer green tea",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
+    loaded = set(json.loads(out))
+    # The probe ran the whole command: the store, its read model and the service layer.
+    assert {"projections.sqlite", "projections.projector", "memory_es.services.handlers"} <= loaded
+    assert (
+        sorted(
+            m for m in loaded if m.split(".")[0] in SAY_MUST_NOT_IMPORT or m in SAY_MUST_NOT_IMPORT
+        )
+        == []
+    )
+    # The turn was recorded and projected (the read model caught up in the same command).
+    with memory_es.open(store) as memory:
+        assert [t.text for t in memory.session_turns(session_id)] == ["I prefer green tea"]
+        status = memory.projection_status()
+        assert status.lag == 0 and status.tracked_position == status.log_head
+
+
+def test_the_shipped_profiles_vector_arm_is_what_open_assumes() -> None:
+    # memory_es.open decides the vector arm from this constant (no yaml, no pydantic) when
+    # no overlay is given: it must be the shipped file's value.
+    retrieval = shipped_document()["retrieval"]
+    assert retrieval["semantic_enabled"] is SHIPPED_SEMANTIC_ENABLED
+    assert resolve_profile().retrieval.semantic_enabled is SHIPPED_SEMANTIC_ENABLED

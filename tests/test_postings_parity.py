@@ -123,7 +123,7 @@ def test_scoring_arrays_gives_each_posting_the_scalar_formulas_integer() -> None
                 [(tf, length) for tf in range(1, 7) for length in range(1, 90)], start=1
             )
         ],
-        dtype=cq.POSTING,
+        dtype=cq.posting_dtype(),
     )
     for weight, avgdl in ((523.7, 14.2), (2890.1, 9.5), (7012.4, 21.0)):
         numbers, matched, lex = cq.scores(

@@ -31,6 +31,7 @@ SCALES: dict[str, dict[str, Any]] = {
         "history_scales": [30, 90],
         "command_cycles": 3,
         "cli_runs": 1,
+        "cli_cpu_runs": 1,
     },
     "quick": {
         "physical_rows": 10_000,
@@ -43,6 +44,7 @@ SCALES: dict[str, dict[str, Any]] = {
         "history_scales": [1_000, 10_000],
         "command_cycles": 15,
         "cli_runs": 3,
+        "cli_cpu_runs": 7,
     },
     "full": {
         "physical_rows": 100_000,
@@ -55,6 +57,7 @@ SCALES: dict[str, dict[str, Any]] = {
         "history_scales": [1_000, 10_000, 100_000],
         "command_cycles": 30,
         "cli_runs": 5,
+        "cli_cpu_runs": 11,
     },
 }
 
@@ -374,6 +377,10 @@ def render_table(report: dict[str, Any]) -> str:
     out.append(
         f"CLI cold start: memory-es --help {_fmt(cli.get('cli_help_ms'))} ms"
         f" (python -c pass {_fmt(cli.get('python_start_ms'))} ms),"
+        f" CPU {_fmt(cli.get('help_cpu_ratio'))}x python -c pass;"
+        f" session say CPU {_fmt(cli.get('say_cpu_ms'))} ms,"
+        f" {_fmt(cli.get('say_cpu_ratio'))}x the bare eventsourcing script"
+        f" ({_fmt(cli.get('bare_say_cpu_ms'))} ms),"
         f" peak RSS {_fmt(report['peak_rss_mb'].get('cli'))} MB"
     )
     out.append(f"scale {report['scale']}, {report['elapsed_s']} s, {report['environment']}")

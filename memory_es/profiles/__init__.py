@@ -19,7 +19,6 @@ session snapshot's budgets are ``context.snapshot_max_*``).
 from __future__ import annotations
 
 import os
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,10 +26,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memory_es.errors import UsageError
+from memory_es.profile_document import PROFILE_ENV, merge, shipped_document, yaml_loader
 
-PROFILE_ENV = "MEMORY_ES_PROFILE"
-# libyaml's safe loader when it is built in, the pure-Python one otherwise.
-_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LOADER = yaml_loader()
 
 
 class _Knobs(BaseModel):
@@ -156,25 +154,6 @@ class MemoryProfile(_Knobs):
     lifecycle: LifecycleProfile = LifecycleProfile()
 
 
-def shipped_document() -> dict[str, Any]:
-    text = resources.files("memory_es.profiles").joinpath("profiles.yaml").read_text()
-    document = yaml.load(text, Loader=_LOADER)
-    if not isinstance(document, dict):
-        raise UsageError("the shipped profiles.yaml is not a mapping")
-    return document
-
-
-def merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
-    """Overlay wins key by key; mappings merge, everything else replaces."""
-    out = dict(base)
-    for key, value in overlay.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge(out[key], value)
-        else:
-            out[key] = value
-    return out
-
-
 def load_profile(overlay: str | Path | dict[str, Any] | None = None) -> MemoryProfile:
     """The shipped document, with an operator overlay (a YAML path or a mapping) merged in."""
     document = shipped_document()
@@ -225,5 +204,7 @@ __all__ = [
     "TraceProfile",
     "UsageDeltas",
     "load_profile",
+    "merge",
     "resolve_profile",
+    "shipped_document",
 ]

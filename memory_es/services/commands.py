@@ -8,14 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from memory_es.domain.values import DEFAULT_TENANT, Role
-from memory_es.formation.consolidation import ConsolidationResult
-from memory_es.formation.established import EstablishedFact
-from memory_es.formation.hazards import Screened
 from memory_es.services.results import FactsReceipt, IdleSweep, TurnReceipt
 from projections.records import BeliefRecord
+
+if TYPE_CHECKING:
+    # Quoted where a command names them as its result: a command module that imported
+    # formation would load it for every command, `say` included (issue 13).
+    from memory_es.formation.consolidation import ConsolidationResult  # noqa: F401
+    from memory_es.formation.established import EstablishedFact
+    from memory_es.formation.hazards import Screened
 
 R = TypeVar("R")
 
@@ -40,7 +44,7 @@ class Say(Command[TurnReceipt]):
 
 
 @dataclass(frozen=True)
-class CloseSession(Command[ConsolidationResult]):
+class CloseSession(Command["ConsolidationResult"]):
     session_id: str
     trigger: str = "session_close"
 
@@ -52,7 +56,7 @@ class EstablishFacts(Command[FactsReceipt]):
 
 
 @dataclass(frozen=True)
-class Remember(Command[ConsolidationResult]):
+class Remember(Command["ConsolidationResult"]):
     principal: str
     text: str
     project: str | None = None
@@ -75,7 +79,7 @@ class Reject(Command[BeliefRecord]):
 
 
 @dataclass(frozen=True)
-class ReplaySession(Command[ConsolidationResult]):
+class ReplaySession(Command["ConsolidationResult"]):
     session_id: str
     confirm: bool = False
 

@@ -12,25 +12,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from memory_es.context.snapshot import take_session_snapshot
-from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import GENERAL_SCOPE, Authority, Role, Status
 from memory_es.errors import InvalidInput, UnknownBelief, UsageError
-from memory_es.formation.consolidation import ConsolidationResult, consolidate
-from memory_es.formation.established import EstablishedFact, established_proposals
-from memory_es.formation.extractor import SourceTurn
 from memory_es.formation.hazards import Screened, screen
-from memory_es.policy import formation_policy
 from memory_es.ports import iso
 from memory_es.services import commands
 from memory_es.services.results import FactsReceipt, TurnReceipt
 from memory_es.services.unit_of_work import UnitOfWork
-from projections.base import RecallIndex
 from projections.records import BeliefRecord, principal_key
+
+if TYPE_CHECKING:
+    from memory_es.domain.principal import PrincipalMemory
+    from memory_es.formation.consolidation import ConsolidationResult
+    from memory_es.formation.extractor import SourceTurn
+    from projections.base import RecallIndex
+
+# Formation, the session snapshot (the recall stack) and the policy are imported by the
+# handlers that use them: `say` records a turn without loading them (issue 13).
 
 _SHORT_ID = re.compile(r"^(?:\[?m:)?([0-9a-f]{8})\]?$")
 
@@ -51,6 +53,8 @@ def open_session(cmd: commands.OpenSession, uow: UnitOfWork) -> str:
         opened_at=iso(now),
     )
     if cmd.snapshot:
+        from memory_es.context.snapshot import take_session_snapshot
+
         uow.catch_up()  # another process may have written since
         frozen = take_session_snapshot(
             uow.retriever,
@@ -111,6 +115,9 @@ def consolidate_session(
     now: str,
 ) -> ConsolidationResult:
     """Formation over the session's original events, at the session's own project."""
+    from memory_es.formation.consolidation import consolidate
+    from memory_es.formation.established import EstablishedFact, established_proposals
+
     events = list(uow.sessions.events(session.id))
     turn_events = [e for e in events if isinstance(e, Session.TurnRecorded)]
     turns = source_turns(turn_events)
@@ -158,6 +165,8 @@ def close_session(cmd: commands.CloseSession, uow: UnitOfWork) -> ConsolidationR
 
 def establish_facts(cmd: commands.EstablishFacts, uow: UnitOfWork) -> FactsReceipt:
     """Record facts established in an open session; formation admits them at close."""
+    from memory_es.formation.established import EstablishedFact, established_proposals
+
     if not cmd.facts:
         raise InvalidInput("establish at least one fact")
     recorded: list[dict[str, Any]] = []
@@ -232,6 +241,8 @@ def reject(cmd: commands.Reject, uow: UnitOfWork) -> BeliefRecord:
     tenant, _, name = record.principal.partition("/")
     principal = uow.principals.get_or_create(tenant, name)
     if principal.status_of(record.belief_id) is not Status.REJECTED:
+        from memory_es.policy import formation_policy
+
         principal.reject_belief(
             belief_id=record.belief_id,
             at=iso(uow.clock.now()),
@@ -268,6 +279,8 @@ def replay(cmd: commands.ReplaySession, uow: UnitOfWork) -> ConsolidationResult:
 
 def source_turns(events: Iterable[Any]) -> list[SourceTurn]:
     """The turns among a session's events, as formation reads them."""
+    from memory_es.formation.extractor import SourceTurn
+
     return [
         SourceTurn(
             turn_id=e.turn_id, seq=e.seq, role=e.role, text=e.text, trusted=e.trusted, at=e.at

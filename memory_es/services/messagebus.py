@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from memory_es.domain.session import SESSION_IDLE_SECONDS
 from memory_es.domain.values import GENERAL_SCOPE
 from memory_es.errors import InvalidInput, SessionClosed
-from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.hazards import screen
 from memory_es.ports import Clock, iso
 from memory_es.services import commands
@@ -32,6 +31,9 @@ from memory_es.services.unit_of_work import (
 )
 from memory_es.unit_of_work import save_collected
 
+if TYPE_CHECKING:
+    from memory_es.formation.consolidation import ConsolidationResult
+
 T = TypeVar("T")
 
 IDLE_SWEEP_PAGE = 500
@@ -40,11 +42,19 @@ IDLE_SWEEP_PAGE = 500
 class Services:
     def __init__(self, adapters: Adapters) -> None:
         self.adapters = adapters
-        # The lifecycle's handlers (decay, L1, pins, confirmation, usage) beside formation's;
-        # imported here because memory_es/lifecycle/ builds on this package.
-        from memory_es.lifecycle.handlers import HANDLERS as LIFECYCLE_HANDLERS
 
-        self._handlers: dict[type[Any], Any] = {**HANDLERS, **LIFECYCLE_HANDLERS}
+    @staticmethod
+    def handler_for(command_type: type[Any]) -> Any:
+        """Sessions' and formation's handlers, else the lifecycle's (decay, L1, pins,
+        confirmation, usage): imported here because memory_es/lifecycle/ builds on this
+        package, and on first use because they load the profile (pydantic), which a
+        command such as `say` never needs."""
+        handler = HANDLERS.get(command_type)
+        if handler is None:
+            from memory_es.lifecycle.handlers import HANDLERS as LIFECYCLE_HANDLERS
+
+            handler = LIFECYCLE_HANDLERS[command_type]
+        return handler
 
     def handle(self, command: commands.Command[T]) -> T:
         """Run ``command`` in its own unit of work (one transaction), retried on a race."""
@@ -52,7 +62,7 @@ class Services:
             return cast(T, self._remember(command))
         if isinstance(command, commands.SweepIdle):
             return cast(T, self._sweep_idle(command))
-        handler = self._handlers[type(command)]
+        handler = self.handler_for(type(command))
         result: Any = run_retrying(
             lambda: UnitOfWork(self.adapters), lambda uow: handler(command, uow)
         )

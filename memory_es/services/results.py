@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from memory_es.formation.consolidation import ConsolidationResult
+if TYPE_CHECKING:
+    from memory_es.formation.consolidation import ConsolidationResult
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -40,15 +41,17 @@ from memory_es.domain.session import Session
 from memory_es.domain.values import principal_aggregate_id
 from memory_es.errors import UnknownSession, WriteConflict
 from memory_es.es_internals import evict_cache
-from memory_es.formation.extractor import Extractor
 from memory_es.ports import Clock, IdGenerator
-from memory_es.profiles import MemoryProfile
-from memory_es.retrieval.recall import Retriever
 from memory_es.store_errors import event_store_errors
 from memory_es.unit_of_work import PendingWrites, save_collected
 from projections.base import RecallIndex
 from projections.records import principal_key
 from projections.runner import ProjectionRunner
+
+if TYPE_CHECKING:
+    from memory_es.formation.extractor import Extractor
+    from memory_es.profiles import MemoryProfile
+    from memory_es.retrieval.recall import Retriever
 
 T = TypeVar("T")
 U = TypeVar("U", bound="UnitOfWork")
@@ -68,19 +71,47 @@ _jitter = random.Random()  # backoff only; never the domain's ids
 @dataclass
 class Adapters:
     """What the composition root (``memory_es.open``) wires: the event store, the read
-    model and its runner, the one retriever, the clock, the ids, the extractor."""
+    model and its runner, the clock, the ids; and, built on first use from the factories
+    it passes, the profile, the one retriever and the extractor (a command that needs
+    none of them, ``say``, never imports the recall stack, formation or pydantic)."""
 
     app: Application[UUID]
     index: RecallIndex
     runner: ProjectionRunner
-    retriever: Retriever
     clock: Clock
     ids: IdGenerator
-    extractor: Extractor
-    profile: MemoryProfile
+    make_profile: Callable[[], MemoryProfile]
+    make_retriever: Callable[[Adapters], Retriever]
+    make_extractor: Callable[[MemoryProfile], Extractor]
     # Commands in one process run one at a time; across processes the version check
     # and run_retrying keep writes from being lost.
     lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @cached_property
+    def profile(self) -> MemoryProfile:
+        return self._once("profile", self.make_profile)
+
+    @cached_property
+    def retriever(self) -> Retriever:
+        return self._once("retriever", lambda: self.make_retriever(self))
+
+    @cached_property
+    def extractor(self) -> Extractor:
+        return self._once("extractor", lambda: self.make_extractor(self.profile))
+
+    def _once(self, name: str, make: Callable[[], T]) -> T:
+        """Build a lazy member once, even when two threads ask at once (one retriever)."""
+        with self.lock:
+            built: T | None = self.__dict__.get(name)
+            if built is None:
+                built = self.__dict__[name] = make()
+            return built
+
+    def set_clock(self, clock: Clock) -> None:
+        """One clock for commands and recall (the demo and replays swap it in)."""
+        self.clock = clock
+        if "retriever" in self.__dict__:  # built already; a later one reads self.clock
+            self.retriever.clock = clock
 
     def evict_cache(self) -> None:
         """Forget every cached aggregate (a failed command may have mutated them)."""
@@ -147,9 +178,6 @@ class UnitOfWork:
         self.clock = clock or adapters.clock
         self.ids = adapters.ids
         self.index = adapters.index
-        self.retriever = adapters.retriever
-        self.extractor = adapters.extractor
-        self.profile = adapters.profile
         self.sessions = SessionRepository(self)
         self.principals = PrincipalRepository(self)
         self.principals_seen: set[str] = set()  # "tenant/principal", for WriteConflict
@@ -175,6 +203,20 @@ class UnitOfWork:
                     self.adapters.evict_cache()
         finally:
             self.adapters.lock.release()
+
+    # The profile, the retriever and the extractor: the adapters', built on first use.
+
+    @property
+    def retriever(self) -> Retriever:
+        return self.adapters.retriever
+
+    @property
+    def extractor(self) -> Extractor:
+        return self.adapters.extractor
+
+    @property
+    def profile(self) -> MemoryProfile:
+        return self.adapters.profile
 
     # -- what the repositories use --------------------------------------------------------
 

@@ -10,12 +10,12 @@ pattern with the belief type and subject it produces.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from memory_es.domain.values import Authority, BeliefType
+from memory_es.formation.patterns import extract_clauses
 
 
 @dataclass(frozen=True)
@@ -57,20 +57,6 @@ class Extractor(Protocol):
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]: ...
 
 
-_IRREGULAR = {"have": "has", "am": "is", "'m": "is", "do": "does", "go": "goes", "be": "is"}
-
-
-def third_person(verb: str) -> str:
-    v = verb.lower()
-    if v in _IRREGULAR:
-        return _IRREGULAR[v]
-    if re.search(r"(?:s|sh|ch|x|z|o)$", v):
-        return v + "es"
-    if re.search(r"[^aeiou]y$", v):
-        return v[:-1] + "ies"
-    return v + "s"
-
-
 class ClauseExtractor:
     """Deterministic: the same turns always give the same proposals, in turn order.
 
@@ -83,8 +69,6 @@ class ClauseExtractor:
         self.name = "clauses@3+residue" if residue else "clauses@3"
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
-        from memory_es.formation.patterns import extract_clauses
-
         proposals: list[Proposal] = []
         seen: set[tuple[str, str]] = set()
         for turn in turns:

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from memory_es.domain.values import Authority, BeliefType
 from memory_es.formation.patterns import extract_clauses
+from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, stem
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Proposal:
     key: str | None = None
     authority: Authority | None = None
     more_sources: tuple[SourceTurn, ...] = field(default=())
+    context: str = ""  # index-only words of the source turn (``turn_context``)
 
     @property
     def sources(self) -> tuple[SourceTurn, ...]:
@@ -57,6 +59,29 @@ class Extractor(Protocol):
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]: ...
 
 
+# At most this many context words per belief: a turn's gist, not a second copy of it.
+CONTEXT_MAX_WORDS = 48
+
+
+def turn_context(turn_text: str, statement: str) -> str:
+    """The content words of the source turn that ``statement`` does not carry, in turn
+    order, once each: indexed with the belief (so "What did John host for the veterans?"
+    finds "User and others threw a small party" from a turn that names the veterans in
+    another sentence) but never rendered, so a probe's rendered tokens stay the
+    statement's. Stopwords are left out."""
+    have = {stem(w) for w in lexemes(statement)}
+    out: list[str] = []
+    for word in lexemes(turn_text):
+        key = stem(word)
+        if word in STOPWORDS or key in have:
+            continue
+        have.add(key)
+        out.append(word)
+        if len(out) == CONTEXT_MAX_WORDS:
+            break
+    return " ".join(out)
+
+
 class ClauseExtractor:
     """Deterministic: the same turns always give the same proposals, in turn order.
 
@@ -66,7 +91,7 @@ class ClauseExtractor:
 
     def __init__(self, *, residue: bool = False) -> None:
         self.residue = residue
-        self.name = "clauses@3+residue" if residue else "clauses@3"
+        self.name = "clauses@4+residue" if residue else "clauses@4"
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
         proposals: list[Proposal] = []
@@ -88,6 +113,14 @@ class ClauseExtractor:
                         polarity=found.polarity,
                         source=turn,
                         key=found.key,
+                        authority=found.authority,
+                        # Only a reading more guess than statement carries its turn's
+                        # context: a direct statement is found by its own words.
+                        context=(
+                            turn_context(turn.text, found.statement)
+                            if found.authority is Authority.INFERRED
+                            else ""
+                        ),
                     )
                 )
         return proposals

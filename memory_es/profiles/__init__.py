@@ -79,6 +79,7 @@ class RetrievalProfile(_Knobs):
     reciprocal_rank_fusion_k: int = Field(default=60, ge=1)
     durable_item_share: float = Field(default=0.25, ge=0, le=1)
     per_subject_cap: int = Field(default=2, ge=1)
+    per_source_cap: int = Field(default=1, ge=0)  # items per source turn in a query; 0: off
     time_decay_enabled: bool = True
     # Seed 002's bounded +-2 quality reorder inside the chosen pool: opt-in, off.
     quality_reorder_enabled: bool = False
@@ -107,7 +108,7 @@ class FormationProfile(_Knobs):
     established_facts_enabled: bool = True
     # Opt-in: a declarative sentence no rule reads forms "User said: ..." (recall over
     # conversational detail, at the cost of noise; docs/formation.md "Residue").
-    residue_enabled: bool = False
+    residue_enabled: bool = True
     decay: DecaySettings = DecaySettings()
 
 

@@ -6,7 +6,9 @@ continued (``extract_clauses``).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from memory_es.domain.values import Authority
 from memory_es.formation.patterns.catalogue import FALLBACK_RULES, rules_for
 from memory_es.formation.patterns.lexicon import (
     DET,
@@ -14,6 +16,7 @@ from memory_es.formation.patterns.lexicon import (
     ING_NOT_VERBS,
     NAME,
     REL_ALT,
+    VOCATIVE,
     YOU,
     word_set,
 )
@@ -22,6 +25,7 @@ from memory_es.formation.patterns.phrases import content_words, episode_key, thi
 from memory_es.formation.patterns.residue import residue_statement
 from memory_es.formation.patterns.rule import Found, Reread, sentence_case
 from memory_es.formation.text import QUESTION_OPENERS, clauses, repair, sentences, strip_markers
+from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, stem
 
 # A clause with its subject dropped ("Researching adoption agencies", "Just got back
 # from Rome", "Excited for the trip") is the user speaking about themself when it opens
@@ -111,6 +115,8 @@ def match_clause(clause: str) -> list[Found] | None:
             got = entry.read(m)
             if isinstance(got, Reread):
                 got = match_clause(got.text) or []
+            elif entry.authority is not Authority.USER:
+                got = [replace(f, authority=entry.authority) for f in got]
             if not got and entry.name in FALLBACK_RULES:
                 continue  # the catch-all episode rules refuse without deciding
             return got
@@ -162,14 +168,7 @@ def _extend_episode(episode: Found, clause: str) -> Found | None:
     statement = sentence_case(f"{episode.statement.rstrip('.')}, {text}")
     if len(statement.split()) > _EPISODE_MAX_WORDS:
         return None
-    return Found(
-        statement=statement,
-        belief_type=episode.belief_type,
-        subjects=episode.subjects,
-        polarity=episode.polarity,
-        rule=episode.rule,
-        key=episode_key(statement),
-    )
+    return replace(episode, statement=statement, key=episode_key(statement))
 
 
 def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
@@ -191,6 +190,10 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
             sentence = _before_question(sentence)
             if not sentence:
                 continue
+        # "I went hiking yesterday, Sam.": the name it is addressed to is no clause.
+        vocative = VOCATIVE.search(sentence)
+        if vocative is not None:
+            sentence = sentence[: vocative.start("name")] + sentence[vocative.end("name") :]
         # "My wife and I went ...": one subject, not a clause boundary before "and I".
         sentence = _WITH_I.sub(r"\1 & I", sentence)
         sentence = _ME_AND_MY.sub(r"my \1 & I ", sentence)
@@ -243,6 +246,25 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
                     )
             elif result is None:
                 list_prefix = None
-        if kept is not None and (len(out), out[-1] if out else None) == formed_before:
+        if kept is not None and (
+            (len(out), out[-1] if out else None) == formed_before
+            or _uncovered(kept, out[formed_before[0] :]) >= _UNCOVERED_MIN
+        ):
             out.append(kept)
     return out
+
+
+# A sentence a rule read is kept whole as well when what the rules formed from it leaves
+# out at least this many of its content words ("I bought air tickets to Toronto, and
+# I'm leaving the day after tomorrow evening" forms two episodes and loses nothing; "It
+# was so amazing lying there watching the sky light up" after an episode would be lost).
+_UNCOVERED_MIN = 2
+
+
+def _uncovered(kept: Found, formed: list[Found]) -> int:
+    """Content words of the sentence-level statement no formed statement carries."""
+    have = {stem(w) for f in formed for w in lexemes(f.statement)}
+    return len({stem(w) for w in lexemes(kept.statement) if w not in _NOT_CONTENT} - have)
+
+
+_NOT_CONTENT = STOPWORDS | {"user", "said"}

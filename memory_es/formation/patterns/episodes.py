@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from memory_es.domain.values import Authority
 from memory_es.formation.patterns.lexicon import (
     EPISODE_ADVERBS,
     ING_NOT_VERBS,
@@ -28,6 +29,9 @@ from memory_es.formation.patterns.phrases import (
     trim_clause,
 )
 from memory_es.formation.patterns.rule import Found, Reread, Rule, found, rule
+
+# Episodes are readings more guess than statement: they enter INFERRED (PROVISIONAL).
+INFERRED = Authority.INFERRED
 
 # -- episodes: what the user did, is doing, plans, feels --------------------------------
 #
@@ -153,6 +157,7 @@ def _present(stem: str, verb: str, obj: str, plural: bool) -> str:
     "fact.episode_with",
     rf"^(?:my (?P<rel>{REL_ALT}|family|friends|parents|kids|team)|(?P<who>{NAME}))"
     r" (?:and|&) I (?P<rest>.+)$",
+    authority=INFERRED,
 )
 def _episode_with(m: re.Match[str]) -> list[Found]:
     who = f"User and their {m['rel'].lower()}" if m["rel"] else f"User and {m['who']}"
@@ -161,12 +166,12 @@ def _episode_with(m: re.Match[str]) -> list[Found]:
     return _episode("fact.episode_with", who, m["rest"], plural=True)
 
 
-@rule("fact.group_episode", r"^we (?P<rest>.+)$")
+@rule("fact.group_episode", r"^we (?P<rest>.+)$", authority=INFERRED)
 def _group_episode(m: re.Match[str]) -> list[Found]:
     return _episode("fact.group_episode", "User and others", m["rest"], plural=True)
 
 
-@rule("fact.my_episode", r"^My (?P<all>\S+ .+)$")
+@rule("fact.my_episode", r"^My (?P<all>\S+ .+)$", authority=INFERRED)
 def _my_episode(m: re.Match[str]) -> list[Found]:
     """ "My sister ran the Boston marathon" / "My colleague Rob invited me to ...": a
     possession's or relation's past or present deed (never "is": "My wife is planning"
@@ -200,7 +205,7 @@ def _my_episode(m: re.Match[str]) -> list[Found]:
     return []
 
 
-@rule("fact.episode", r"^I (?P<rest>.+)$")
+@rule("fact.episode", r"^I (?P<rest>.+)$", authority=INFERRED)
 def _first_person_episode(m: re.Match[str]) -> list[Found] | Reread:
     you = YOU.search(m["rest"])
     if you is not None:
@@ -226,7 +231,7 @@ _FINITE = re.compile(
 )
 
 
-@rule("fact.about_user", r"^(?!(?:I|we|my)\b)(?P<all>\S+ .+)$")
+@rule("fact.about_user", r"^(?!(?:I|we|my)\b)(?P<all>\S+ .+)$", authority=INFERRED)
 def _about_user(m: re.Match[str]) -> list[Found]:
     text = trim_clause(m["all"])
     if not _ABOUT_USER.search(text) or YOU.search(text):

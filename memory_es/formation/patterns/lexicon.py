@@ -248,6 +248,10 @@ LIGHT = word_set(
     "awesome amazing sure yes yeah not no never always"
 )
 YOU = re.compile(r"(?i)\b(?:you|your|yours|yourself|ya)\b|\[redacted")
+# A name set off at a sentence's end after a lowercase word ("That's great, Caroline.",
+# "Take it easy, Evan!"): the sentence is addressed to the other speaker. Not "Portland,
+# Oregon" (a capitalized word before the comma).
+VOCATIVE = re.compile(r"\b(?-i:[a-z])[\w']*(?P<name>\s*,\s+(?-i:[A-Z][a-z]+))[\s.!\u2026]*$")
 
 
 # Words in -ly that are not adverbs.

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
+from memory_es.domain.values import Authority
 from memory_es.formation.patterns.episodes import about_user_statement
-from memory_es.formation.patterns.lexicon import YOU
+from memory_es.formation.patterns.lexicon import VOCATIVE, YOU
 from memory_es.formation.patterns.phrases import content_words, episode_key, trim_clause
 from memory_es.formation.patterns.rule import Found
 from memory_es.formation.text import QUESTION_OPENERS, strip_markers
@@ -43,7 +44,9 @@ def residue_statement(sentence: str) -> Found | None:
     text = trim_clause(strip_markers(sentence)).strip(" ,;:-\u2014\u2013")
     if not text or text.rstrip("\"') ").endswith(("?", "!?")) or QUESTION_OPENERS.match(text):
         return None
-    if YOU.search(text) or _RESIDUE_REFUSED.search(text) or _RESIDUE_SOCIAL.match(sentence):
+    if YOU.search(text) or VOCATIVE.search(text):
+        return None  # addressed to the other speaker
+    if _RESIDUE_REFUSED.search(text) or _RESIDUE_SOCIAL.match(sentence):
         return None
     # A sentence's capital first word is no name: it counts once, as any word.
     content = content_words(text[:1].lower() + text[1:])
@@ -61,4 +64,5 @@ def residue_statement(sentence: str) -> Found | None:
         polarity=True,
         rule="fact.said",
         key=episode_key(statement),
+        authority=Authority.INFERRED,
     )

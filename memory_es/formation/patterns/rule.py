@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memory_es.domain.values import BeliefType
+from memory_es.domain.values import Authority, BeliefType
 
 
 def sentence_case(statement: str) -> str:
@@ -29,6 +29,9 @@ class Found:
     polarity: bool
     rule: str
     key: str | None = None
+    # USER for a direct statement; INFERRED for a reading more guess than statement
+    # (episodes, sentence-level beliefs), which enters PROVISIONAL (docs/formation.md).
+    authority: Authority = Authority.USER
 
 
 def found(
@@ -70,14 +73,18 @@ class Rule:
     pattern: re.Pattern[str]
     read: Reader
     anchor: str | None  # "i", "my", or None for a rule any clause may match
+    authority: Authority = Authority.USER  # what the beliefs it forms enter at
 
 
-def rule(name: str, pattern: str) -> Callable[[Reader], Rule]:
-    """The decorated function as a rule named ``name`` that reads ``pattern``'s match."""
+def rule(
+    name: str, pattern: str, *, authority: Authority = Authority.USER
+) -> Callable[[Reader], Rule]:
+    """The decorated function as a rule named ``name`` that reads ``pattern``'s match;
+    what it forms enters at ``authority``."""
     compiled = re.compile(pattern, re.I)
     anchor = next((w for prefix, w in _ANCHORS.items() if pattern.startswith(prefix)), None)
 
     def make(read: Reader) -> Rule:
-        return Rule(name, compiled, read, anchor)
+        return Rule(name, compiled, read, anchor, authority)
 
     return make

@@ -163,3 +163,30 @@ def test_the_memory_benchmark_hard_gates_hold_with_the_residue_on(
         "policy_failures",
     ):
         assert aggregate[gate] == 0, gate
+
+
+def test_an_inferred_belief_is_found_by_its_turns_words_and_renders_only_its_own() -> None:
+    with memory_es.open("memory://") as memory:
+        session = memory.open_session("john")
+        memory.say(
+            session,
+            "I threw a small party at the community hall last weekend. I live in Denver."
+            " Have you ever met any veterans of the fire brigade?",
+        )
+        memory.close_session(session)
+        lines = memory.recall("john", "What did John host for the veterans?").lines()
+        # the question formed nothing, but its words are the episode's context
+        assert lines[0].endswith("User threw a small party at the community hall last weekend.")
+        by_statement = {b.statement: b for b in memory.list_beliefs("john")}
+        # a direct statement carries no context: "veterans" never finds where John lives
+        assert "User lives in Denver." in by_statement
+        assert not any("Denver" in line for line in lines)
+
+
+def test_a_version_1_belief_formed_event_upcasts_with_no_context() -> None:
+    from memory_es.domain.principal import PrincipalMemory
+
+    state: dict[str, object] = {}
+    PrincipalMemory.BeliefFormed.upcast_v1_v2(state)
+    assert state == {"context": ""}
+    assert PrincipalMemory.BeliefFormed.class_version == 2

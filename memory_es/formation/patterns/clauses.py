@@ -16,12 +16,17 @@ from memory_es.formation.patterns.lexicon import (
     ING_NOT_VERBS,
     NAME,
     REL_ALT,
-    VOCATIVE,
     YOU,
     word_set,
 )
 from memory_es.formation.patterns.morphology import past
-from memory_es.formation.patterns.phrases import content_words, episode_key, third, trim_clause
+from memory_es.formation.patterns.phrases import (
+    content_words,
+    episode_key,
+    third,
+    trim_clause,
+    vocative,
+)
 from memory_es.formation.patterns.residue import residue_statement
 from memory_es.formation.patterns.rule import Found, Reread, sentence_case
 from memory_es.formation.text import QUESTION_OPENERS, clauses, repair, sentences, strip_markers
@@ -181,7 +186,7 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
     episode: int | None = None  # the episode later unread clauses of the turn extend
     for sentence in sentences(repair(text)):
         formed_before = len(out), out[-1] if out else None
-        kept = residue_statement(sentence) if residue else None
+        spoken = sentence  # as said, before a question's tail is cut
         if sentence.rstrip("\"') ").endswith("?"):
             episode = None
             # "I've started eating healthier - what's new with you?": the statement
@@ -191,9 +196,9 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
             if not sentence:
                 continue
         # "I went hiking yesterday, Sam.": the name it is addressed to is no clause.
-        vocative = VOCATIVE.search(sentence)
-        if vocative is not None:
-            sentence = sentence[: vocative.start("name")] + sentence[vocative.end("name") :]
+        named = vocative(sentence)
+        if named is not None:
+            sentence = sentence[: named[0]] + sentence[named[1] :]
         # "My wife and I went ...": one subject, not a clause boundary before "and I".
         sentence = _WITH_I.sub(r"\1 & I", sentence)
         sentence = _ME_AND_MY.sub(r"my \1 & I ", sentence)
@@ -246,11 +251,13 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
                     )
             elif result is None:
                 list_prefix = None
-        if kept is not None and (
+        if residue and (
             (len(out), out[-1] if out else None) == formed_before
-            or _uncovered(kept, out[formed_before[0] :]) >= _UNCOVERED_MIN
+            or _uncovered(strip_markers(spoken), out[formed_before[0] :]) >= _UNCOVERED_MIN
         ):
-            out.append(kept)
+            kept = residue_statement(spoken)
+            if kept is not None:
+                out.append(kept)
     return out
 
 
@@ -261,10 +268,7 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
 _UNCOVERED_MIN = 2
 
 
-def _uncovered(kept: Found, formed: list[Found]) -> int:
-    """Content words of the sentence-level statement no formed statement carries."""
+def _uncovered(sentence: str, formed: list[Found]) -> int:
+    """Content words of the sentence no statement formed from it carries."""
     have = {stem(w) for f in formed for w in lexemes(f.statement)}
-    return len({stem(w) for w in lexemes(kept.statement) if w not in _NOT_CONTENT} - have)
-
-
-_NOT_CONTENT = STOPWORDS | {"user", "said"}
+    return len({stem(w) for w in lexemes(sentence) if w not in STOPWORDS} - have)

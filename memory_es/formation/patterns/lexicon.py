@@ -227,7 +227,7 @@ NOT_VERBS = word_set(
 EPISODE_ADVERBS = word_set(
     "also just really recently finally actually definitely totally never always often "
     "sometimes usually still already absolutely truly literally honestly seriously "
-    "genuinely mostly even once first kinda officially"
+    "genuinely mostly even once first kinda officially almost nearly barely hardly simply"
 )
 IRREGULAR_PAST = word_set(
     "went got made took saw had did was were ran came gave found bought brought thought "
@@ -248,10 +248,10 @@ LIGHT = word_set(
     "awesome amazing sure yes yeah not no never always"
 )
 YOU = re.compile(r"(?i)\b(?:you|your|yours|yourself|ya)\b|\[redacted")
-# A name set off at a sentence's end after a lowercase word ("That's great, Caroline.",
-# "Take it easy, Evan!"): the sentence is addressed to the other speaker. Not "Portland,
-# Oregon" (a capitalized word before the comma).
-VOCATIVE = re.compile(r"\b(?-i:[a-z])[\w']*(?P<name>\s*,\s+(?-i:[A-Z][a-z]+))[\s.!\u2026]*$")
+# A name set off at a sentence's end ("That's great, Caroline.", "Take it easy, Evan!"):
+# a vocative when the word before the comma is lowercase (``phrases.vocative``), so not
+# "Portland, Oregon".
+VOCATIVE_TAIL = re.compile(r"(?<=[\w'])\s*,\s+(?-i:[A-Z][a-z]+)[\s.!\u2026]*$")
 
 
 # Words in -ly that are not adverbs.

@@ -19,6 +19,7 @@ from memory_es.formation.patterns.lexicon import (
     PRONOUN_OBJECT,
     SUBJECT_SKIP,
     TRAILING,
+    VOCATIVE_TAIL,
 )
 
 
@@ -181,3 +182,17 @@ def trim_clause(clause: str) -> str:
         previous = clause
         clause = TRAILING.sub("", clause)
     return clause.strip() + kept
+
+
+def vocative(sentence: str) -> tuple[int, int] | None:
+    """The span of the name a sentence is addressed to (", Caroline" in "That's great,
+    Caroline!"), or None: a capitalized name after a comma at the end, the word before
+    it lowercase (so "I live in Portland, Oregon" is no vocative)."""
+    m = VOCATIVE_TAIL.search(sentence)
+    if m is None:
+        return None
+    before = sentence[: m.start()].split()
+    if not before or not before[-1][:1].islower():
+        return None
+    end = m.start() + len(m.group(0).rstrip(" .!\u2026"))
+    return m.start(), end

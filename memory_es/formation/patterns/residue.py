@@ -6,8 +6,8 @@ import re
 
 from memory_es.domain.values import Authority
 from memory_es.formation.patterns.episodes import about_user_statement
-from memory_es.formation.patterns.lexicon import VOCATIVE, YOU
-from memory_es.formation.patterns.phrases import content_words, episode_key, trim_clause
+from memory_es.formation.patterns.lexicon import YOU
+from memory_es.formation.patterns.phrases import content_words, episode_key, trim_clause, vocative
 from memory_es.formation.patterns.rule import Found
 from memory_es.formation.text import QUESTION_OPENERS, strip_markers
 
@@ -44,7 +44,7 @@ def residue_statement(sentence: str) -> Found | None:
     text = trim_clause(strip_markers(sentence)).strip(" ,;:-\u2014\u2013")
     if not text or text.rstrip("\"') ").endswith(("?", "!?")) or QUESTION_OPENERS.match(text):
         return None
-    if YOU.search(text) or VOCATIVE.search(text):
+    if YOU.search(text) or vocative(text) is not None:
         return None  # addressed to the other speaker
     if _RESIDUE_REFUSED.search(text) or _RESIDUE_SOCIAL.match(sentence):
         return None

@@ -6,18 +6,12 @@ domain below it stays pure; the read model follows the log inline after every sa
 
 from __future__ import annotations
 
-import itertools
-import sqlite3
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from uuid import UUID
-
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
-from eventsourcing.persistence import PersistenceError, RecordConflictError
 
 from memory_es.context.budget import (
     EPISODE_MAX_PAGES,
@@ -25,33 +19,43 @@ from memory_es.context.budget import (
 )
 from memory_es.context.episodes import EpisodeSearch, search_episodes
 from memory_es.context.pack import ContextPack, build_context_pack
-from memory_es.context.snapshot import take_session_snapshot
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
-from memory_es.domain.values import (
-    DEFAULT_TENANT,
-    GENERAL_SCOPE,
-    Role,
-    principal_aggregate_id,
-)
+from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role
 from memory_es.errors import (
     InvalidInput,
     StaleReadModel,
     StoreUnavailable,
     UnknownSession,
 )
-from memory_es.formation import service as formation_service
+from memory_es.es_internals import SnapshotsFromMemory
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.established import EstablishedFact
-from memory_es.formation.extractor import ClauseExtractor, Extractor, SourceTurn
-from memory_es.formation.hazards import screen
+from memory_es.formation.extractor import Extractor, SourceTurn, make_extractor
+from memory_es.lifecycle import commands as lifecycle
+from memory_es.lifecycle.conflicts import PendingConflict
+from memory_es.lifecycle.conflicts import pending as pending_conflicts
+from memory_es.lifecycle.stats import lifecycle_stats
+from memory_es.lifecycle.sweeps import record_context_trace
+from memory_es.lifecycle.usage import UsageReceipt
 from memory_es.maintenance import MaintenanceReport, run_maintenance
-from memory_es.ports import Clock, IdGenerator, RandomIds, SystemClock, iso, parse_iso
+from memory_es.ports import (
+    Clock,
+    IdGenerator,
+    RandomIds,
+    SystemClock,
+    instant_second,
+    parse_iso,
+)
 from memory_es.profiles import MemoryProfile, resolve_profile
 from memory_es.retrieval.embedding import make_embedder
 from memory_es.retrieval.recall import RecallQuery, RecallResult, Retriever
+from memory_es.services import Adapters, Services, commands
+from memory_es.services.handlers import source_turns
+from memory_es.services.results import FactsReceipt, TurnReceipt
+from memory_es.services.unit_of_work import load_session, parse_session_id
+from memory_es.store_errors import driver_errors, event_store_errors, first_line
 from memory_es.stores import StoreSpec, parse_store_url
-from memory_es.unit_of_work import PendingWrites
 from projections.base import RecallIndex
 from projections.memory import MemoryRecallIndex
 from projections.records import BeliefRecord, principal_key
@@ -62,15 +66,10 @@ from projections.vectors import Embedder, VectorEncoder
 if TYPE_CHECKING:
     from memory_es.ingest import IngestReport
 
-T = TypeVar("T")
-
-# A concurrent writer to the same principal makes a save fail on its version check;
-# the command is re-run on fresh state. Bounded, because a conflict that keeps coming
-# back is a bug, not contention.
-MAX_COMMAND_ATTEMPTS = 8
+__all__ = ["Memory", "MemoryApplication", "ProjectionStatus", "TurnReceipt", "open"]
 
 
-class MemoryApplication(Application[UUID]):
+class MemoryApplication(SnapshotsFromMemory):
     name = "memory_es"
     # Snapshots bound how many events a cold load replays; the cache makes a warm
     # command cost one fast-forward read instead of a replay.
@@ -86,33 +85,6 @@ class MemoryApplication(Application[UUID]):
         # The json module's stored format, parsed and written by orjson (transcoder.py).
         "TRANSCODER_TOPIC": "memory_es.transcoder:OrjsonTranscoder",
     }
-
-    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
-        """Snapshot a saved aggregate from memory when the event that reaches its interval
-        is its last: it is that version already. The library would first reconstruct it
-        from the store (a cold load of the whole state: a principal's every belief);
-        an interval reached inside a batch is still left to it."""
-        if self.snapshots is None or not self.snapshotting_intervals:
-            return
-        for event in processing_event.events:
-            aggregate = processing_event.aggregates.get(event.originator_id)
-            interval = self.snapshotting_intervals.get(type(aggregate))
-            if aggregate is None or interval is None or event.originator_version % interval:
-                continue
-            snapshot_class = getattr(type(aggregate), "Snapshot", None)
-            if snapshot_class is not None and aggregate.version == event.originator_version:
-                self.snapshots.put([snapshot_class.take(aggregate)])
-            else:
-                self.take_snapshot(event.originator_id, version=event.originator_version)
-
-
-@dataclass(frozen=True)
-class TurnReceipt:
-    session_id: str
-    turn_id: str
-    seq: int
-    trusted: bool
-    redactions: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -133,7 +105,10 @@ class ProjectionStatus:
 
 
 class Memory:
-    """One memory store: record turns, close sessions, recall, rebuild read models."""
+    """One memory store: record turns, close sessions, recall, rebuild read models.
+
+    A thin facade: each write builds a command and hands it to the service layer
+    (``memory_es/services/``), which runs its handler in a unit of work."""
 
     def __init__(
         self,
@@ -152,27 +127,44 @@ class Memory:
         self.app = app
         self.index = index
         self.ids = ids
-        self.extractor = extractor
         self.profile = profile or resolve_profile()
         self.traces = traces or trace_store_for(index)
+        # The one retriever: recall, in-turn recall, the session snapshot and the
+        # context pack all read through it (its profile, its clock, its vector arm).
         self.retriever = Retriever(
             index, self.traces, profile=self.profile, clock=clock, ids=ids, embedder=embedder
         )
-        self.clock = clock
         self.runner = ProjectionRunner(app.recorder, app.mapper, index)
-        self._write_lock = threading.RLock()
-        # Installed by the bulk path (memory_es/ingest.py): saves collect, flush writes.
-        self._pending: PendingWrites | None = None
+        self.services = Services(
+            Adapters(
+                app=app,
+                index=index,
+                runner=self.runner,
+                retriever=self.retriever,
+                clock=clock,
+                ids=ids,
+                extractor=extractor,
+                profile=self.profile,
+            )
+        )
 
     @property
     def clock(self) -> Clock:
-        return self._clock
+        return self.services.adapters.clock
 
     @clock.setter
     def clock(self, clock: Clock) -> None:
         # One clock for commands and recall (the demo and replays swap it in).
-        self._clock = clock
+        self.services.adapters.clock = clock
         self.retriever.clock = clock
+
+    @property
+    def extractor(self) -> Extractor:
+        return self.services.adapters.extractor
+
+    @extractor.setter
+    def extractor(self, extractor: Extractor) -> None:
+        self.services.adapters.extractor = extractor
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -198,80 +190,29 @@ class Memory:
     ) -> str:
         """Open a session; with ``snapshot`` (the default) its session snapshot is taken
         and recorded in the same save (see memory_es/context/snapshot.py)."""
-        principal = _require_name("principal", principal)
-
-        def command() -> str:
-            now = self.clock.now()
-            session = Session(
-                id=UUID(self.ids.new_id()),
-                tenant=tenant,
-                principal=principal,
-                project=(project or GENERAL_SCOPE).strip() or GENERAL_SCOPE,
-                opened_at=iso(now),
-            )
-            if snapshot:
-                self.runner.catch_up()  # another process may have written since
-                frozen = take_session_snapshot(
-                    self.index,
-                    principal_key(tenant, principal),
-                    project=session.project,
-                    session_id=str(session.id),
-                    now=now,
-                    profile=self.profile,
-                )
-                session.take_session_snapshot(**frozen.event_fields())
-            self._save(session)
-            return str(session.id)
-
-        return self._command(command)
+        return self.services.handle(
+            commands.OpenSession(principal, project=project, tenant=tenant, snapshot=snapshot)
+        )
 
     def say(self, session_id: str, text: str, *, role: str = "user") -> TurnReceipt:
         try:
             role_value = Role(role)
         except ValueError:
             raise InvalidInput(f"unknown role {role!r}: use user or assistant") from None
-        if not text or not text.strip():
-            raise InvalidInput("a turn needs non-empty text")
-        # Secrets are redacted before the event exists: the log can never be scrubbed.
-        screened = screen(text)
-
-        def command() -> TurnReceipt:
-            session = self._get_session(session_id)
-            turn_id = self.ids.new_id()
-            session.record_turn(
-                turn_id=turn_id,
-                role=role_value.value,
-                text=screened.text,
-                trusted=role_value is Role.USER and not screened.injection,
-                at=iso(self.clock.now()),
-                redactions=list(screened.redactions),
-                hazards=list(screened.hazards),
-            )
-            self._save(session)
-            return TurnReceipt(
-                session_id=str(session.id),
-                turn_id=turn_id,
-                seq=session.turn_count,
-                trusted=role_value is Role.USER and not screened.injection,
-                redactions=screened.redactions,
-            )
-
-        return self._command(command)
+        return self.services.handle(commands.Say(session_id, text, role=role_value))
 
     def close_session(
         self, session_id: str, *, trigger: str = "session_close"
     ) -> ConsolidationResult:
         """Close the session and form beliefs from it; both saved in one transaction."""
-        return formation_service.close_session(self, session_id, trigger=trigger)
+        return self.services.handle(commands.CloseSession(session_id, trigger=trigger))
 
     # -- formation: established facts, remember, rejection, replay, idle sweep ------------
 
-    def establish_facts(
-        self, session_id: str, facts: Sequence[EstablishedFact]
-    ) -> formation_service.FactsReceipt:
+    def establish_facts(self, session_id: str, facts: Sequence[EstablishedFact]) -> FactsReceipt:
         """Facts the agent established in an open session, each with the turn ids that
         back it; formation admits them at AFFIRMED when the session closes."""
-        return formation_service.establish_facts(self, session_id, facts)
+        return self.services.handle(commands.EstablishFacts(session_id, facts))
 
     def remember(
         self,
@@ -280,35 +221,78 @@ class Memory:
         *,
         project: str | None = None,
         tenant: str = DEFAULT_TENANT,
+        from_user: bool = False,
     ) -> ConsolidationResult:
-        """The remember tool: the statement forms at AFFIRMED, its own evidence."""
-        return formation_service.remember(self, principal, text, project=project, tenant=tenant)
+        """The remember tool: the statement forms at AFFIRMED, its own evidence; with
+        ``from_user`` it is a statement the user made to memory directly (USER)."""
+        return self.services.handle(
+            commands.Remember(principal, text, project=project, tenant=tenant, from_user=from_user)
+        )
 
     def reject(self, belief_ref: str) -> BeliefRecord:
         """Durable user rejection (a full id or an eight-hex short id)."""
-        return formation_service.reject(self, belief_ref)
+        return self.services.handle(commands.Reject(belief_ref))
 
     def replay_session(self, session_id: str, *, confirm: bool = False) -> ConsolidationResult:
         """Opt-in re-derivation of a closed session under the current formation policy."""
-        return formation_service.replay(self, session_id, confirm=confirm)
+        return self.services.handle(commands.ReplaySession(session_id, confirm=confirm))
 
     def run_maintenance(self, *, dry_run: bool = False) -> MaintenanceReport:
-        """Operator maintenance: the idle-session sweep and recall-trace expiry."""
+        """Operator maintenance: the idle-session sweep, the decay sweep, L1 (a dry run
+        unless ``lifecycle.l1.enabled``) and recall-trace expiry (memory_es/maintenance.py)."""
         return run_maintenance(self, dry_run=dry_run)
+
+    # -- lifecycle (issue 15): usage feedback, conflicts, L1, pins, stats -------------------
+
+    def record_usage(self, session_id: str, run_id: str, final_message: str) -> UsageReceipt:
+        """Usage feedback from a completed run's final message: the short ids it cites
+        credit utility (never confidence); once per run id (memory_es/lifecycle/usage.py)."""
+        return self.services.handle(lifecycle.RecordUsage(session_id, run_id, final_message))
+
+    def confirm(self, belief_id: str) -> BeliefRecord:
+        """Settle a conflict the user answered: this belief holds at USER authority, each
+        live partner is superseded, the links are closed."""
+        return self.services.handle(lifecycle.Confirm(belief_id))
+
+    def conflicts(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> list[PendingConflict]:
+        """The principal's beliefs whose conflicts await confirmation."""
+        self.runner.catch_up()
+        return pending_conflicts(self.index, principal_key(tenant, principal))
+
+    def pin(self, belief_id: str) -> BeliefRecord:
+        """Protect a belief from every automatic action (decay, L1, session end)."""
+        return self.services.handle(lifecycle.SetPinned(belief_id, pinned=True))
+
+    def unpin(self, belief_id: str) -> BeliefRecord:
+        return self.services.handle(lifecycle.SetPinned(belief_id, pinned=False))
+
+    def reactivate(self, belief_id: str) -> BeliefRecord:
+        """Undo a deactivation: the same belief in its prior status, a new interval."""
+        return self.services.handle(lifecycle.Reactivate(belief_id))
+
+    def end_session(self, session_id: str) -> list[str]:
+        """``session_end``: a closed session's session-tier beliefs (uncorroborated
+        inferences it formed) are deactivated, recoverably; returns their ids."""
+        return self.services.handle(lifecycle.EndSession(session_id))
+
+    def stats(
+        self, principal: str | None = None, *, tenant: str = DEFAULT_TENANT
+    ) -> dict[str, Any]:
+        """The tracked lifecycle metrics (integers only) from the log and the trace store."""
+        return lifecycle_stats(self, principal, tenant=tenant)
 
     # -- queries -----------------------------------------------------------------------------
 
     def session_turns(self, session_id: str) -> list[SourceTurn]:
-        session_uuid = _parse_session_id(session_id)
-        return [
-            SourceTurn(
-                turn_id=e.turn_id, seq=e.seq, role=e.role, text=e.text, trusted=e.trusted, at=e.at
-            )
-            for e in self._turn_events(session_uuid)
-        ]
+        return source_turns(self.session_events(parse_session_id(session_id)))
 
     def session(self, session_id: str) -> Session:
-        return self._get_session(session_id)
+        return load_session(self.app, session_id)
+
+    def session_events(self, session_uuid: UUID) -> Iterator[Any]:
+        """The session's stored events, in order."""
+        with event_store_errors():
+            return iter(self.app.events.get(session_uuid))
 
     def recall(
         self,
@@ -342,7 +326,7 @@ class Memory:
 
     def recall_in_session(self, session_id: str, text: str, *, limit: int = 10) -> RecallResult:
         """In-turn recall: the query former at the session's own project scope."""
-        session = self._get_session(session_id)
+        session = self.session(session_id)
         return self.retriever.recall(
             RecallQuery(
                 principal=principal_key(session.tenant, session.principal),
@@ -359,8 +343,7 @@ class Memory:
 
     def expire_operator_fields(self, now: datetime | None = None, limit: int | None = None) -> int:
         """Null the operator tier of traces past their expiry; idempotent (seed gate 11)."""
-        at = (now or self.clock.now()).replace(microsecond=0)
-        return self.traces.expire_operator_fields(iso(at), limit)
+        return self.traces.expire_operator_fields(instant_second(now or self.clock.now()), limit)
 
     def head_position(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> int:
         return self.index.head_position(principal_key(tenant, principal))
@@ -377,18 +360,20 @@ class Memory:
         recall_tokens: int | None = None,
     ) -> ContextPack:
         """The context pack for the session's next model call (memory_es/context/pack.py)."""
-        with self._write_lock:
+        with self.services.adapters.lock:
             self.runner.catch_up()  # the delta must see another process's writes too
-            return build_context_pack(
-                self.index,
-                self._get_session(session_id),
+            pack = build_context_pack(
+                self.retriever,
+                self.session(session_id),
                 text,
                 now=self.clock.now(),
                 window_tokens=window_tokens,
                 recall_items=recall_items,
                 recall_tokens=recall_tokens,
-                profile=self.profile,
             )
+            # The in-turn trace usage feedback credits (record_usage).
+            record_context_trace(self.services, pack)
+            return pack
 
     def search_episodes(
         self,
@@ -405,23 +390,24 @@ class Memory:
 
         def owner(session_uuid: UUID) -> str | None:
             try:
-                session = self._get_session(str(session_uuid))
+                session = self.session(str(session_uuid))
             except UnknownSession:
                 return None
             return principal_key(session.tenant, session.principal)
 
-        return search_episodes(
-            self.app.recorder,
-            self.app.mapper,
-            owner,
-            tenant=tenant,
-            principal=principal,
-            text=text,
-            limit=limit,
-            cursor=cursor,
-            page_size=page_size,
-            max_pages=max_pages,
-        )
+        with event_store_errors():
+            return search_episodes(
+                self.app.recorder,
+                self.app.mapper,
+                owner,
+                tenant=tenant,
+                principal=principal,
+                text=text,
+                limit=limit,
+                cursor=cursor,
+                page_size=page_size,
+                max_pages=max_pages,
+            )
 
     # -- bulk ingest (perf: memory_es/ingest.py) -------------------------------------------
 
@@ -439,7 +425,7 @@ class Memory:
 
         turns = ingest.validate(lines)
         return ingest.ingest(
-            self,
+            self.services,
             turns,
             tenant=tenant,
             batch_events=batch_events or ingest.DEFAULT_BATCH_EVENTS,
@@ -453,7 +439,7 @@ class Memory:
         return self.runner.catch_up()
 
     def rebuild_projections(self, *, progress: Progress | None = None) -> int:
-        with self._write_lock:
+        with self.services.adapters.lock:
             return self.runner.rebuild(progress=progress)
 
     def projection_status(self) -> ProjectionStatus:
@@ -465,79 +451,6 @@ class Memory:
             expected_version=self.index.version,
         )
 
-    # -- internals ---------------------------------------------------------------------------
-
-    def _command(self, command: Callable[[], T]) -> T:
-        """Run a command under the write lock; re-run it on a concurrency conflict."""
-        for attempt in range(1, MAX_COMMAND_ATTEMPTS + 1):
-            with self._write_lock:
-                try:
-                    return command()
-                except RecordConflictError:
-                    self._evict_cache()
-                    if attempt == MAX_COMMAND_ATTEMPTS:
-                        raise
-                except BaseException:
-                    self._evict_cache()
-                    raise
-        raise AssertionError("unreachable")
-
-    def _evict_cache(self) -> None:
-        """A failed command may have mutated cached aggregates: forget them all."""
-        cache = self.app.repository.cache
-        if cache is not None:
-            self.app._repository = self.app.construct_repository()
-
-    def _save(self, *aggregates: Any) -> None:
-        with self._write_lock:
-            if self._pending is not None:
-                self._pending.collect(*aggregates)
-                return
-            self.app.save(*aggregates)
-            self.runner.catch_up()
-
-    def _get_session(self, session_id: str) -> Session:
-        session_uuid = _parse_session_id(session_id)
-        if self._pending is not None and (pending := self._pending.get(session_uuid)):
-            return pending  # type: ignore[no-any-return]
-        try:
-            session: Session = self.app.repository.get(session_uuid)
-        except AggregateNotFoundError:
-            raise UnknownSession(session_id) from None
-        if not isinstance(session, Session):
-            raise UnknownSession(session_id)
-        return session
-
-    def _get_or_create_principal(self, tenant: str, principal: str) -> PrincipalMemory:
-        aggregate_id = principal_aggregate_id(principal, tenant)
-        if self._pending is not None and (pending := self._pending.get(aggregate_id)):
-            return pending  # type: ignore[no-any-return]
-        try:
-            aggregate: PrincipalMemory = self.app.repository.get(aggregate_id)
-            return aggregate
-        except AggregateNotFoundError:
-            return PrincipalMemory(tenant=tenant, principal=principal)
-
-    def session_events(self, session_uuid: UUID) -> Iterator[Any]:
-        """The session's events: those stored, then those pending in an ingest batch."""
-        pending = self._pending.events_of(session_uuid) if self._pending is not None else []
-        # A session opened in the pending batch has nothing in the store yet.
-        opened_here = bool(pending) and pending[0].originator_version == 1
-        stored = () if opened_here else self.app.events.get(session_uuid)
-        return itertools.chain(stored, pending)
-
-    def _turn_events(self, session_uuid: UUID) -> Iterator[Any]:
-        for event in self.session_events(session_uuid):
-            if isinstance(event, Session.TurnRecorded):
-                yield event
-
-
-def _parse_session_id(session_id: str) -> UUID:
-    try:
-        return UUID(session_id.strip())
-    except (ValueError, AttributeError):
-        raise UnknownSession(str(session_id)) from None
-
 
 def _instant(value: datetime | str | None) -> datetime | None:
     if value is None or isinstance(value, datetime):
@@ -548,13 +461,6 @@ def _instant(value: datetime | str | None) -> datetime | None:
         return parse_iso(value)
     except ValueError:
         raise InvalidInput(f"as_of needs an ISO-8601 instant with a timezone: {value!r}") from None
-
-
-def _require_name(what: str, value: str) -> str:
-    value = (value or "").strip()
-    if not value:
-        raise InvalidInput(f"a {what} needs a non-empty name")
-    return value
 
 
 def open(
@@ -581,25 +487,25 @@ def open(
         embedder = embedder or make_embedder(resolved.retrieval.embedder)
     else:
         embedder = None
-    unavailable: tuple[type[Exception], ...] = (
-        *_driver_errors(spec),
-        sqlite3.Error,
-        PersistenceError,
-        OSError,
-    )
     try:
         index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
         with index.setup_lock():
             app = MemoryApplication(env=spec.env)
-    except unavailable as error:
-        raise StoreUnavailable(f"cannot open store {spec.display}: {_first_line(error)}") from None
+    except Exception as error:
+        # driver_errors() after the fact: psycopg is imported only for a PostgreSQL store.
+        if not isinstance(error, (*driver_errors(), OSError, StoreUnavailable)):
+            raise
+        # The read model's adapter translated its driver's error already: name its cause.
+        cause = error.__cause__ if isinstance(error, StoreUnavailable) else error
+        reason = first_line(cause or error)
+        raise StoreUnavailable(f"cannot open store {spec.display}: {reason}") from None
     memory = Memory(
         spec,
         app,
         index,
         clock=clock or SystemClock(),
         ids=ids or RandomIds(),
-        extractor=extractor or ClauseExtractor(residue=resolved.formation.residue_enabled),
+        extractor=extractor or make_extractor(resolved.formation),
         profile=resolved,
         embedder=embedder,
     )
@@ -617,15 +523,6 @@ def open(
     else:
         memory.catch_up()
     return memory
-
-
-def _driver_errors(spec: StoreSpec) -> tuple[type[Exception], ...]:
-    """psycopg is imported only for a PostgreSQL store (it costs start-up time)."""
-    if spec.kind != "postgres":
-        return ()
-    import psycopg
-
-    return (psycopg.Error,)
 
 
 def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> RecallIndex:
@@ -646,8 +543,3 @@ def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> Recall
         index = pg_index
     index.vector_encoder = encoder
     return index
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip() or type(error).__name__
-    return text.splitlines()[0]

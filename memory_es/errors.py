@@ -36,7 +36,9 @@ class UnknownBelief(MemoryEsError):
 
 
 class StoreUnavailable(MemoryEsError):
-    """The store URL is unsupported, or the store cannot be reached."""
+    """The store URL is unsupported, the store cannot be reached, or it failed an
+    operation: every driver error (sqlite3, psycopg, eventsourcing's) becomes this at
+    the adapter that met it (memory_es/store_errors.py), its cause chained."""
 
 
 class StaleReadModel(MemoryEsError):
@@ -65,3 +67,20 @@ class FixedBodyOverflow(MemoryEsError):
         )
         self.needed = needed
         self.window = window
+
+
+class WriteConflict(MemoryEsError):
+    """Other writers kept saving the same principal first, past the retry budget.
+
+    Nothing of the command was written; running it again is safe."""
+
+    exit_code = 1
+
+    def __init__(self, principals: tuple[str, ...], attempts: int, seconds: float) -> None:
+        who = ", ".join(principals) or "an aggregate"
+        super().__init__(
+            f"write conflict on principal {who}: other writers saved first {attempts} times"
+            f" in {seconds:.1f} s; nothing was written, retry the command"
+        )
+        self.principals = principals
+        self.attempts = attempts

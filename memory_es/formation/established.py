@@ -22,6 +22,10 @@ from memory_es.formation.extractor import Proposal, SourceTurn
 class EstablishedFact:
     statement: str
     source_event_ids: tuple[str, ...]
+    # AFFIRMED: an established fact, or the remember tool at memory trust. USER only for
+    # ``remember --from-user`` (a statement the user made to memory directly), backed by
+    # the tool turn that records it; the establish-facts API cannot ask for it.
+    authority: Authority = Authority.AFFIRMED
 
 
 # Roles whose trusted turns may back an established fact. A user turn is the user's
@@ -84,7 +88,7 @@ def established_proposals(
                 subjects=(subject_of(statement),),
                 polarity=True,
                 source=newest,
-                authority=Authority.AFFIRMED,
+                authority=fact.authority,
                 more_sources=tuple(backing[:-1]),
             )
         )

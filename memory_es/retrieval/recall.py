@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from memory_es.policy import retrieval_policy
-from memory_es.ports import Clock, IdGenerator, iso
+from memory_es.ports import Clock, IdGenerator, instant_second, iso, second_key
 from memory_es.profiles import MemoryProfile
 from memory_es.retrieval.conflicts import with_conflict_partners
 from memory_es.retrieval.quality import RankingTrace, bounded_reorder
@@ -36,11 +36,6 @@ from projections.vectors import Embedder
 def candidate_cap(max_items: int) -> int:
     """How many candidates ranking sees (seed: max(max_items * 8, 64))."""
     return max(max_items * 8, 64)
-
-
-def instant_second(at: datetime) -> str:
-    """The second-resolution form validity windows are compared in."""
-    return iso(at.replace(microsecond=0))
 
 
 @dataclass(frozen=True)
@@ -97,7 +92,13 @@ class Retriever:
         self.ids = ids
         self.embedder = embedder
 
-    def recall(self, q: RecallQuery) -> RecallResult:
+    def recall(
+        self, q: RecallQuery, *, now: datetime | None = None, traced: bool = True
+    ) -> RecallResult:
+        """Recall for ``q`` at ``now`` (default: this retriever's clock, read once).
+
+        ``traced=False`` records no recall trace (the context pack's base recall: the
+        pack is its own record of what it returned)."""
         started = time.perf_counter()
         p = self.profile.retrieval
         formed = (
@@ -105,9 +106,10 @@ class Retriever:
             if q.match_all
             else form_query(q.text, project=q.project)
         )
-        clock_now = self.clock.now()
+        clock_now = now or self.clock.now()
         now = q.as_of or clock_now  # taken once per recall
-        as_of = instant_second(q.as_of)[:19] if q.as_of is not None else None
+        as_of = instant_second(q.as_of) if q.as_of is not None else None
+        as_of_key = second_key(as_of) if as_of is not None else None
         statuses = HISTORICAL if (q.as_of is not None or q.include_superseded) else LIVE
         cap = candidate_cap(q.limit)
         lexical = self.index.candidates(
@@ -118,7 +120,7 @@ class Retriever:
             cap=cap,
             min_position=q.min_position,
             statuses=statuses,
-            as_of=as_of,
+            as_of=as_of_key,
             exclude=q.exclude,
             bm25=Bm25Params(k1=p.bm25.k1, b=p.bm25.b),
             match_all=q.match_all,
@@ -134,7 +136,7 @@ class Retriever:
                 cap=cap,
                 min_position=q.min_position,
                 statuses=statuses,
-                as_of=as_of,
+                as_of=as_of_key,
                 exclude=q.exclude,
             )
         vector_done = time.perf_counter()
@@ -163,7 +165,7 @@ class Retriever:
             selection = replace(selection, items=tuple(reordered))
         done = time.perf_counter()
         trace_id = None
-        if self.profile.trace.enabled:
+        if traced and self.profile.trace.enabled:
             trace_id = self._trace(
                 q,
                 selection,
@@ -181,12 +183,57 @@ class Retriever:
             terms=formed.terms,
             items=selection.items,
             trace_id=trace_id,
-            as_of=(as_of + "Z") if as_of else None,
+            as_of=as_of,
             now=iso(now),
             boost=formed.boost,
             dropped=selection.dropped,
             blocked=selection.blocked,
             ranking_trace=ranking_trace,
+        )
+
+    def recall_without_text(
+        self,
+        principal: str,
+        *,
+        project: str,
+        limit: int,
+        now: datetime,
+        min_position: int = 0,
+        max_position: int | None = None,
+        belief_types: Sequence[str] | None = None,
+        exclude: Sequence[str] = (),
+    ) -> RecallResult:
+        """A recall with no query text, ranked without a match term (context, issue 5).
+
+        The session snapshot (durable types, positions up to the watermark) and the recall
+        delta (positions past the watermark, the base recall's ids excluded before the
+        candidate cap) are this recall; both reach the index through ``recent_candidates``
+        and are ranked by the one ranking function (match is 0 for every candidate).
+        """
+        if limit < 1:
+            return RecallResult(query="", terms=(), items=())
+        p = self.profile.retrieval
+        candidates = self.index.recent_candidates(
+            principal,
+            project=project,
+            cap=candidate_cap(limit),
+            min_position=min_position,
+            max_position=max_position,
+            belief_types=belief_types,
+            exclude=exclude,
+        )
+        offered = fuse(
+            [(c.record, c.matched, c.lexical) for c in candidates], None, k=1, cap=len(candidates)
+        )
+        ranked = rank(offered, now=now, project=project, profile=p)
+        selection = select(ranked, limit=limit, profile=p, hold_durable=True)
+        return RecallResult(
+            query="",
+            terms=(),
+            items=selection.items,
+            now=iso(now),
+            dropped=selection.dropped,
+            blocked=selection.blocked,
         )
 
     def _trace(
@@ -215,7 +262,7 @@ class Retriever:
                 operator_expires_at=instant_second(created + retention),
                 operator_expired=False,
                 policy=retrieval_policy(),
-                as_of=(as_of + "Z") if as_of else None,
+                as_of=as_of,
                 item_limit=q.limit,
                 returned=tuple(s.record.belief_id for s in selection.items),
                 cited=(),
@@ -239,92 +286,4 @@ __all__ = [
     "RecallResult",
     "Retriever",
     "candidate_cap",
-    "recall",
-    "recall_without_text",
 ]
-
-
-def recall(
-    index: RecallIndex,
-    principal: str,
-    query: str,
-    *,
-    project: str,
-    limit: int,
-    now: datetime | None = None,
-    profile: MemoryProfile | None = None,
-) -> RecallResult:
-    """A recall without a trace, at ``now`` (the context pack's in-turn base recall)."""
-    return _untraced(index, profile, now).recall(
-        RecallQuery(principal=principal, text=query, project=project, limit=limit)
-    )
-
-
-def recall_without_text(
-    index: RecallIndex,
-    principal: str,
-    *,
-    project: str,
-    limit: int,
-    min_position: int = 0,
-    max_position: int | None = None,
-    belief_types: Sequence[str] | None = None,
-    exclude: Sequence[str] = (),
-    now: datetime | None = None,
-    profile: MemoryProfile | None = None,
-) -> RecallResult:
-    """A recall with no query text, ranked without a match term (context, issue 5).
-
-    The session snapshot (durable types, positions up to the watermark) and the recall
-    delta (positions past the watermark, the base recall's ids excluded before the
-    candidate cap) are this recall; both reach the index through ``recent_candidates``
-    and are ranked by the one ranking function (match is 0 for every candidate).
-    """
-    if limit < 1:
-        return RecallResult(query="", terms=(), items=())
-    resolved = profile or _shipped()
-    candidates = index.recent_candidates(
-        principal,
-        project=project,
-        cap=candidate_cap(limit),
-        min_position=min_position,
-        max_position=max_position,
-        belief_types=belief_types,
-        exclude=exclude,
-    )
-    at = now or _system_now()
-    offered = fuse(
-        [(c.record, c.matched, c.lexical) for c in candidates], None, k=1, cap=len(candidates)
-    )
-    ranked = rank(offered, now=at, project=project, profile=resolved.retrieval)
-    selection = select(ranked, limit=limit, profile=resolved.retrieval, hold_durable=True)
-    return RecallResult(
-        query="",
-        terms=(),
-        items=selection.items,
-        now=iso(at),
-        dropped=selection.dropped,
-        blocked=selection.blocked,
-    )
-
-
-def _shipped() -> MemoryProfile:
-    from memory_es.profiles import load_profile
-
-    return load_profile()
-
-
-def _system_now() -> datetime:
-    from memory_es.ports import SystemClock
-
-    return SystemClock().now()
-
-
-def _untraced(index: RecallIndex, profile: MemoryProfile | None, now: datetime | None) -> Retriever:
-    from memory_es.ports import FixedClock, RandomIds, SystemClock
-    from memory_es.profiles import TraceProfile
-    from projections.traces import MemoryTraceStore
-
-    resolved = (profile or _shipped()).model_copy(update={"trace": TraceProfile(enabled=False)})
-    clock: Clock = FixedClock(now) if now is not None else SystemClock()
-    return Retriever(index, MemoryTraceStore(), profile=resolved, clock=clock, ids=RandomIds())

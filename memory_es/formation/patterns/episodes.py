@@ -5,6 +5,7 @@ is doing, plans and feels, with whom, and statements about the user's world.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from memory_es.domain.values import Authority
 from memory_es.formation.patterns.lexicon import (
@@ -100,16 +101,7 @@ def _episode(name: str, who: str, rest: str, *, plural: bool) -> list[Found]:
             negative = True
         key = f"habit/{lemma} {(subject or '').lower()}"
     made = found(name, statement, F, subject or verb.lower(), polarity=not negative)
-    return [
-        Found(
-            statement=made.statement,
-            belief_type=made.belief_type,
-            subjects=made.subjects,
-            polarity=made.polarity,
-            rule=made.rule,
-            key=key or episode_key(made.statement),
-        )
-    ]
+    return [replace(made, key=key or episode_key(made.statement))]
 
 
 _GROUP_HEDGE = re.compile(
@@ -192,16 +184,7 @@ def _my_episode(m: re.Match[str]) -> list[Found]:
             return []
         statement = f"User's {third(thing)} {third(rest)}"
         made = found("fact.my_episode", statement, F, head(thing) or thing)
-        return [
-            Found(
-                statement=made.statement,
-                belief_type=F,
-                subjects=made.subjects,
-                polarity=True,
-                rule=made.rule,
-                key=episode_key(made.statement),
-            )
-        ]
+        return [replace(made, key=episode_key(made.statement))]
     return []
 
 
@@ -263,16 +246,7 @@ def about_user_statement(name: str, text: str) -> list[Found]:
     words = text.split()
     verb_at = next((i for i, w in enumerate(words[1:5], 1) if _FINITE.match(w)), len(words))
     made = found(name, statement, F, head(" ".join(words[:verb_at])) or words[0])
-    return [
-        Found(
-            statement=made.statement,
-            belief_type=F,
-            subjects=made.subjects,
-            polarity=True,
-            rule=made.rule,
-            key=episode_key(made.statement),
-        )
-    ]
+    return [replace(made, key=episode_key(made.statement))]
 
 
 RULES: tuple[Rule, ...] = (

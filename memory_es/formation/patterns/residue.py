@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from memory_es.domain.values import Authority
 from memory_es.formation.patterns.episodes import about_user_statement
@@ -57,11 +58,9 @@ def residue_statement(sentence: str) -> Found | None:
     if _RESIDUE_LOWER.match(said):
         said = said[:1].lower() + said[1:]  # "The move ..." but "Theo ...", "User's ..."
     statement = f"User said: {said}"
-    return Found(
+    return replace(
+        made,
         statement=statement,
-        belief_type=made.belief_type,
-        subjects=made.subjects,
-        polarity=True,
         rule="fact.said",
         key=episode_key(statement),
         authority=Authority.INFERRED,

@@ -66,17 +66,21 @@ class Extractor(Protocol):
 CONTEXT_MAX_WORDS = 48
 
 
-def turn_context(turn_text: str, statement: str) -> str:
-    """The content words of the source turn that ``statement`` does not carry, in turn
-    order, once each: indexed with the belief (so "What did John host for the veterans?"
-    finds "User and others threw a small party" from a turn that names the veterans in
-    another sentence) but never rendered, so a probe's rendered tokens stay the
-    statement's. Stopwords are left out."""
+def content_lexemes(text: str) -> tuple[tuple[str, str], ...]:
+    """(lexeme, stem) of a text's words that are not stopwords, in text order."""
+    return tuple((w, stem(w)) for w in lexemes(text) if w not in STOPWORDS)
+
+
+def turn_context(turn_words: Sequence[tuple[str, str]], statement: str) -> str:
+    """The content words of the source turn (``content_lexemes`` of its text) that
+    ``statement`` does not carry, in turn order, once each: indexed with the belief (so
+    "What did John host for the veterans?" finds "User threw a small party" from a turn
+    that names the veterans in another sentence) but never rendered, so a probe's
+    rendered tokens stay the statement's."""
     have = {stem(w) for w in lexemes(statement)}
     out: list[str] = []
-    for word in lexemes(turn_text):
-        key = stem(word)
-        if word in STOPWORDS or key in have:
+    for word, key in turn_words:
+        if key in have:
             continue
         have.add(key)
         out.append(word)
@@ -102,12 +106,15 @@ class ClauseExtractor:
         for turn in turns:
             if not turn.trusted or turn.role != "user":
                 continue
+            turn_words: tuple[tuple[str, str], ...] | None = None  # read once, if needed
             for found in extract_clauses(turn.text, residue=self.residue):
                 # One turn saying the same thing twice proposes it once.
                 marker = (turn.turn_id, found.statement.casefold())
                 if marker in seen:
                     continue
                 seen.add(marker)
+                if turn_words is None and found.authority is Authority.INFERRED:
+                    turn_words = content_lexemes(turn.text)
                 proposals.append(
                     Proposal(
                         statement=found.statement,
@@ -120,8 +127,8 @@ class ClauseExtractor:
                         # Only a reading more guess than statement carries its turn's
                         # context: a direct statement is found by its own words.
                         context=(
-                            turn_context(turn.text, found.statement)
-                            if found.authority is Authority.INFERRED
+                            turn_context(turn_words, found.statement)
+                            if turn_words is not None and found.authority is Authority.INFERRED
                             else ""
                         ),
                     )

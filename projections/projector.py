@@ -30,7 +30,8 @@ def _formed(event: Any, position: int, writer: IndexWriter) -> None:
 
     principal = writer.principal_of(str(event.originator_id))
     statement = event.statement
-    terms = document_terms(statement + " " + " ".join(event.subjects))
+    # The source turn's context words are indexed with the statement, never rendered.
+    terms = document_terms(" ".join((statement, *event.subjects, event.context)))
     record = BeliefRecord(
         belief_id=event.belief_id,
         short_id=short_id(event.belief_id),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import memory_es
+from memory_es.domain.values import LIVE_STATUSES
 from memory_es.formation.extractor import ClauseExtractor, SourceTurn
 from memory_es.ports import FixedClock
 from tests.conformance import START
@@ -97,8 +98,11 @@ def memory(clock: FixedClock) -> memory_es.Memory:
     return memory_es.open("memory://", clock=clock, ids=memory_es.SequentialIds())
 
 
+LIVE = {s.value for s in LIVE_STATUSES}
+
+
 def live(memory: memory_es.Memory) -> list[str]:
-    return sorted(b.statement for b in memory.list_beliefs("kim") if b.status == "active")
+    return sorted(b.statement for b in memory.list_beliefs("kim") if b.status in LIVE)
 
 
 def say_in_sessions(memory: memory_es.Memory, clock: FixedClock, *texts: str) -> None:

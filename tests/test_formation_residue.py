@@ -1,7 +1,8 @@
-"""The residue (opt-in, profile ``formation.residue_enabled``): a declarative sentence of
-the user's that no rule reads forms "User said: ..."; one that asks, hedges, requests,
-talks about the other party, carries a redaction or says too little forms nothing.
-Off by default: the shipped profile's extractor forms exactly what it formed before."""
+"""The residue (profile ``formation.residue_enabled``, on in the shipped profile since
+formation@4): a declarative sentence of the user's that no rule reads forms "User said:
+..." as an INFERRED, PROVISIONAL belief; one that asks, hedges, requests, talks about or
+to the other party, carries a redaction or says too little forms nothing. An overlay
+with ``residue_enabled: false`` forms what the rules alone read."""
 
 from __future__ import annotations
 
@@ -78,18 +79,22 @@ def test_a_sentence_a_rule_reads_forms_no_residue_beside_it() -> None:
     ]
 
 
-def test_the_shipped_profile_keeps_no_residue_and_the_overlay_turns_it_on() -> None:
-    assert resolve_profile(None).formation.residue_enabled is False
+def test_the_shipped_profile_keeps_the_residue_as_inferred_and_an_overlay_turns_it_off(
+    tmp_path: Path,
+) -> None:
+    assert resolve_profile(None).formation.residue_enabled is True
     assert resolve_profile(CONVERSATIONAL).formation.residue_enabled is True
+    off = tmp_path / "off.yaml"
+    off.write_text("formation:\n  residue_enabled: false\n")
     text = "They're called Peruvian Lilies, the flowers on my balcony."
-    with memory_es.open("memory://") as memory:
-        assert memory.extractor.name == "clauses@3"
+    with memory_es.open("memory://", profile=off) as memory:
+        assert memory.extractor.name == "clauses@4"
         session = memory.open_session("audrey")
         memory.say(session, "They're called Peruvian Lilies.")
         memory.close_session(session)
         assert memory.list_beliefs("audrey") == []
-    with memory_es.open("memory://", profile=CONVERSATIONAL) as memory:
-        assert memory.extractor.name == "clauses@3+residue"
+    with memory_es.open("memory://") as memory:
+        assert memory.extractor.name == "clauses@4+residue"
         session = memory.open_session("audrey")
         memory.say(session, text)
         memory.close_session(session)
@@ -97,16 +102,46 @@ def test_the_shipped_profile_keeps_no_residue_and_the_overlay_turns_it_on() -> N
         assert len(lines) == 1
         said = "User said: they're called Peruvian Lilies, the flowers on User's balcony."
         assert lines[0].endswith(said)
+        (belief,) = memory.list_beliefs("audrey")
+        assert (belief.authority, belief.status, belief.confidence) == (1, "provisional", 0.6)
+
+
+def test_a_sentence_addressed_to_the_other_speaker_forms_no_residue() -> None:
+    assert formed("That's so peaceful and calming, Melanie.", residue=True) == []
+    assert formed("Take it easy, Evan!", residue=True) == []
+    # a place after a place is no vocative
+    assert formed("The market is in Portland, Oregon.", residue=True) == [
+        "User said: the market is in Portland, Oregon."
+    ]
+    # the name is cut from a first-person sentence, which still forms
+    assert formed("I went hiking at Mount Tam yesterday, Sam.", residue=False) == [
+        "User went hiking at Mount Tam yesterday."
+    ]
+
+
+def test_a_sentence_a_rule_read_only_in_part_is_kept_whole_as_well() -> None:
+    text = "I went to the lake and we saw the Perseid meteor shower light up the sky."
+    assert formed(text, residue=True) == [
+        "User and others saw the Perseid meteor shower light up the sky.",  # the rule's reading
+        # ... leaves out where they were: the sentence is kept whole as well
+        "User said: they went to the lake and they saw the Perseid meteor shower light up the sky.",
+    ]
+    # when the rules' statements carry the sentence's words, nothing is added
+    assert formed("I volunteered at the homeless shelter last week.", residue=True) == [
+        "User volunteered at the homeless shelter last week."
+    ]
 
 
 def test_the_external_runner_forms_with_the_profile_it_is_given(tmp_path: Path) -> None:
     path = write_json(tmp_path / "locomo.json", locomo_items())
+    off = tmp_path / "off.yaml"
+    off.write_text("formation:\n  residue_enabled: false\n")
     default = run("locomo", path, tmp_path / "default.json", progress=False)
-    residue = run("locomo", path, tmp_path / "residue.json", progress=False, profile=CONVERSATIONAL)
-    assert default["policy"]["extractor"] == "clauses@3"
-    assert residue["policy"]["extractor"] == "clauses@3+residue"
-    written = json.loads((tmp_path / "residue.json").read_text())
-    assert written["policy"]["extractor"] == "clauses@3+residue"
+    rules = run("locomo", path, tmp_path / "rules.json", progress=False, profile=off)
+    assert default["policy"]["extractor"] == "clauses@4+residue"
+    assert rules["policy"]["extractor"] == "clauses@4"
+    written = json.loads((tmp_path / "rules.json").read_text())
+    assert written["policy"]["extractor"] == "clauses@4"
 
 
 def test_the_memory_benchmark_hard_gates_hold_with_the_residue_on(
@@ -117,7 +152,7 @@ def test_the_memory_benchmark_hard_gates_hold_with_the_residue_on(
     argv = ["--profile", str(CONVERSATIONAL), "eval", "memory-benchmark", "--deterministic-only"]
     main([*argv, "--json"])  # against the shipped baseline it drifts: another extractor
     document = json.loads(capsys.readouterr().out)
-    assert document["extractor"] == "clauses@3+residue"
+    assert document["extractor"] == "clauses@4+residue"
     aggregate = document["aggregate"]
     for gate in (
         "abstention_leaks",
@@ -128,3 +163,30 @@ def test_the_memory_benchmark_hard_gates_hold_with_the_residue_on(
         "policy_failures",
     ):
         assert aggregate[gate] == 0, gate
+
+
+def test_an_inferred_belief_is_found_by_its_turns_words_and_renders_only_its_own() -> None:
+    with memory_es.open("memory://") as memory:
+        session = memory.open_session("john")
+        memory.say(
+            session,
+            "I threw a small party at the community hall last weekend. I live in Denver."
+            " Have you ever met any veterans of the fire brigade?",
+        )
+        memory.close_session(session)
+        lines = memory.recall("john", "What did John host for the veterans?").lines()
+        # the question formed nothing, but its words are the episode's context
+        assert lines[0].endswith("User threw a small party at the community hall last weekend.")
+        by_statement = {b.statement: b for b in memory.list_beliefs("john")}
+        # a direct statement carries no context: "veterans" never finds where John lives
+        assert "User lives in Denver." in by_statement
+        assert not any("Denver" in line for line in lines)
+
+
+def test_a_version_1_belief_formed_event_upcasts_with_no_context() -> None:
+    from memory_es.domain.principal import PrincipalMemory
+
+    state: dict[str, object] = {}
+    PrincipalMemory.BeliefFormed.upcast_v1_v2(state)
+    assert state == {"context": ""}
+    assert PrincipalMemory.BeliefFormed.class_version == 2

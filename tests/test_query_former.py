@@ -46,3 +46,13 @@ def test_in_turn_recall_runs_at_the_sessions_project_scope(clock: FixedClock) ->
         assert local.items[0].components.scope == 1.0
         trace = memory.trace(local.trace_id or "")
         assert trace is not None and trace.kind == "in_turn" and trace.session_id == here
+
+
+def test_a_general_word_admits_the_specific_words_of_the_curated_lexicon() -> None:
+    from memory_es.retrieval.query import form_query
+
+    terms = form_query("What pets does she have?", project="general").terms
+    assert {"pet", "dog", "cat"} <= set(terms)
+    assert "allerg" in form_query("Is there a medicine I should avoid?", project="g").terms
+    # a word outside the lexicon expands to nothing
+    assert form_query("Where is the lighthouse?", project="g").terms == ("lighthous",)

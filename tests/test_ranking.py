@@ -291,7 +291,9 @@ def test_the_quality_reorder_is_off_by_default_and_promotes_provenance_when_on()
     with index.writer() as writer:
         for n, authority, confidence in ((1, 3, 0.5), (2, 1, 0.9), (3, 1, 0.9)):
             record = belief(n, f"Deploy note {n}.", authority=authority, confidence=confidence)
-            record = record.evolve(doc_len=sum(document_terms(record.statement).values()))
+            record = record.evolve(
+                source_event_ids=(f"t{n}",), doc_len=sum(document_terms(record.statement).values())
+            )
             writer.insert_belief(record, document_terms(record.statement))
     query = RecallQuery(principal="default/alice", text="deploy note", project="general")
     on = load_profile({"retrieval": {"quality_reorder_enabled": True}})
@@ -315,3 +317,27 @@ def test_the_quality_reorder_is_off_by_default_and_promotes_provenance_when_on()
     assert trace is not None and not trace.membership_changed
     assert trace.baseline[-1] == result.items[0].record.belief_id  # the USER statement
     assert dict(trace.displacement)[trace.baseline[-1]] == 2
+
+
+def test_the_per_source_cap_keeps_one_inferred_belief_per_turn_in_a_query_read() -> None:
+    # Three inferred readings of one turn share its context words; a query that matches
+    # the turn returns the best of them, and the budget goes to other turns.
+    one_turn = [
+        belief(n, f"Kayak note {n}.", authority=1, status="provisional", confidence=c)
+        for n, c in ((1, 0.6), (2, 0.5), (3, 0.4))
+    ]
+    other = belief(4, "Kayak trip.", authority=1, source_event_ids=("t2",))
+    stated = [belief(n, f"Kayak fact {n}.") for n in (5, 6)]  # USER: never capped
+    pool = [*one_turn, other, *stated]
+    ranked = rank(offered(*pool), now=NOW, project="general", profile=PROFILE)
+    chosen = select(ranked, limit=10, profile=PROFILE)
+    ids = {s.record.belief_id for s in chosen.items}
+    assert ids == {b.belief_id for b in (one_turn[0], other, *stated)}
+    assert sorted(s.record.belief_id for s, reason in chosen.blocked if reason == "source_cap") == [
+        one_turn[1].belief_id,
+        one_turn[2].belief_id,
+    ]
+    # a priming read (no query text) holds no cap, and 0 turns it off
+    assert len(select(ranked, limit=10, profile=PROFILE, hold_durable=True).items) == 6
+    off = load_profile({"retrieval": {"per_source_cap": 0}}).retrieval
+    assert len(select(ranked, limit=10, profile=off).items) == 6

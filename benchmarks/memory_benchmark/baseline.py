@@ -55,7 +55,30 @@ LOWER_IS_BETTER = (
     "distinct_prefixes",
     "max_distinct_prefixes_per_probe",
 )
-INFORMATIONAL = ("build_ref", "recorded_at")
+INFORMATIONAL = ("build_ref", "recorded_at", "declared_exceptions")
+
+# The review rule is that recall must not fall and noise must not rise; a change may break
+# it only as a declared exception (seed: "with two declared exceptions"), written here by
+# the change that needs it and recorded in the baseline it re-records, with what it
+# measured. Keyed by the formation policy that introduced it.
+DECLARED_EXCEPTIONS: dict[str, tuple[dict[str, Any], ...]] = {
+    "formation@4": (
+        {
+            "rule": "noise must not rise",
+            "change": "sentence-level beliefs (the residue) on in the shipped profile, inferred"
+            " beliefs indexed with their turn's context, query expansion (retrieval@3)",
+            "noise_total": [173, 217],
+            "fabricated": [38, 94],
+            "currency_unformed": [3, 5],
+            "needed_recalled": [27, 27],
+            "hard_gates": "abstention_leaks, protected_rendered, false_transfers and"
+            " currency_violations stay 0",
+            "recall_measured": "LoCoMo --principal-speaker both, shipped profile: evidence"
+            " recall_any@10 0.594 -> 0.735, recall_all@10 0.477 -> 0.619, rendered tokens"
+            " per probe 112 -> 112 (docs/external-datasets.md)",
+        },
+    ),
+}
 
 
 class BaselineError(ValueError):
@@ -68,10 +91,12 @@ class BaselineError(ValueError):
 def baseline_document(
     result: BenchmarkResult, *, build_ref: str, recorded_at: str
 ) -> dict[str, Any]:
+    header = result.header()
     return {
-        **result.header(),
+        **header,
         "build_ref": build_ref,
         "recorded_at": recorded_at,
+        "declared_exceptions": list(DECLARED_EXCEPTIONS.get(header["formation_policy"], ())),
         **result.metrics(),
     }
 

@@ -69,6 +69,15 @@ class PrincipalMemory(Aggregate):
         policy: str
         supersedes: str | None
         conflicts_with: str | None
+        # Index-only words from the source turn the statement does not carry (formation@4);
+        # recall matches them, nothing renders them. Version 1 events had none.
+        context: str
+
+        class_version = 2
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["context"] = ""
 
     class BeliefReinforced(Aggregate.Event):
         """Duplicate evidence: a quiet change (no new store position)."""
@@ -474,6 +483,7 @@ class PrincipalMemory(Aggregate):
         policy: str,
         supersedes: str | None,
         conflicts_with: str | None,
+        context: str = "",
     ) -> None:
         derived = self._derived()
         values = (

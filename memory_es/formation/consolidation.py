@@ -213,6 +213,7 @@ def _commit(
         policy=policy,
         supersedes=decision.supersedes[0] if decision.supersedes else None,
         conflicts_with=decision.conflicts[0] if decision.conflicts else None,
+        context=proposal.context,
     )
     counts.committed += 1
     result.formed.append(belief_id)

@@ -10,12 +10,13 @@ pattern with the belief type and subject it produces.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from memory_es.domain.values import Authority, BeliefType
+from memory_es.formation.patterns import extract_clauses
+from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, stem
 
 if TYPE_CHECKING:
     from memory_es.profiles import FormationProfile
@@ -48,6 +49,7 @@ class Proposal:
     key: str | None = None
     authority: Authority | None = None
     more_sources: tuple[SourceTurn, ...] = field(default=())
+    context: str = ""  # index-only words of the source turn (``turn_context``)
 
     @property
     def sources(self) -> tuple[SourceTurn, ...]:
@@ -60,18 +62,31 @@ class Extractor(Protocol):
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]: ...
 
 
-_IRREGULAR = {"have": "has", "am": "is", "'m": "is", "do": "does", "go": "goes", "be": "is"}
+# At most this many context words per belief: a turn's gist, not a second copy of it.
+CONTEXT_MAX_WORDS = 48
 
 
-def third_person(verb: str) -> str:
-    v = verb.lower()
-    if v in _IRREGULAR:
-        return _IRREGULAR[v]
-    if re.search(r"(?:s|sh|ch|x|z|o)$", v):
-        return v + "es"
-    if re.search(r"[^aeiou]y$", v):
-        return v[:-1] + "ies"
-    return v + "s"
+def content_lexemes(text: str) -> tuple[tuple[str, str], ...]:
+    """(lexeme, stem) of a text's words that are not stopwords, in text order."""
+    return tuple((w, stem(w)) for w in lexemes(text) if w not in STOPWORDS)
+
+
+def turn_context(turn_words: Sequence[tuple[str, str]], statement: str) -> str:
+    """The content words of the source turn (``content_lexemes`` of its text) that
+    ``statement`` does not carry, in turn order, once each: indexed with the belief (so
+    "What did John host for the veterans?" finds "User threw a small party" from a turn
+    that names the veterans in another sentence) but never rendered, so a probe's
+    rendered tokens stay the statement's."""
+    have = {stem(w) for w in lexemes(statement)}
+    out: list[str] = []
+    for word, key in turn_words:
+        if key in have:
+            continue
+        have.add(key)
+        out.append(word)
+        if len(out) == CONTEXT_MAX_WORDS:
+            break
+    return " ".join(out)
 
 
 class ClauseExtractor:
@@ -83,17 +98,17 @@ class ClauseExtractor:
 
     def __init__(self, *, residue: bool = False) -> None:
         self.residue = residue
-        self.name = "clauses@3+residue" if residue else "clauses@3"
+        self.name = "clauses@4+residue" if residue else "clauses@4"
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
         from memory_es.formation.hazards import candidate_hazard
-        from memory_es.formation.patterns import extract_clauses
 
         proposals: list[Proposal] = []
         seen: set[tuple[str, str]] = set()
         for turn in turns:
             if not turn.trusted or turn.role != "user":
                 continue
+            turn_words: tuple[tuple[str, str], ...] | None = None  # read once, if needed
             for found in extract_clauses(turn.text, residue=self.residue):
                 # A belief is information about the user: never a key-like token, never
                 # an order to the assistant (memory_es/formation/hazards).
@@ -104,6 +119,8 @@ class ClauseExtractor:
                 if marker in seen:
                     continue
                 seen.add(marker)
+                if turn_words is None and found.authority is Authority.INFERRED:
+                    turn_words = content_lexemes(turn.text)
                 proposals.append(
                     Proposal(
                         statement=found.statement,
@@ -112,6 +129,14 @@ class ClauseExtractor:
                         polarity=found.polarity,
                         source=turn,
                         key=found.key,
+                        authority=found.authority,
+                        # Only a reading more guess than statement carries its turn's
+                        # context: a direct statement is found by its own words.
+                        context=(
+                            turn_context(turn_words, found.statement)
+                            if turn_words is not None and found.authority is Authority.INFERRED
+                            else ""
+                        ),
                     )
                 )
         return proposals

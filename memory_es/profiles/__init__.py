@@ -82,6 +82,7 @@ class RetrievalProfile(_Knobs):
     reciprocal_rank_fusion_k: int = Field(default=60, ge=1)
     durable_item_share: float = Field(default=0.25, ge=0, le=1)
     per_subject_cap: int = Field(default=2, ge=1)
+    per_source_cap: int = Field(default=1, ge=0)  # items per source turn in a query; 0: off
     time_decay_enabled: bool = True
     # Seed 002's bounded +-2 quality reorder inside the chosen pool: opt-in, off.
     quality_reorder_enabled: bool = False
@@ -106,9 +107,9 @@ class FormationProfile(_Knobs):
 
     scheduled_enabled: bool = True
     scheduled_interval_seconds: int = Field(default=86400, ge=60)
-    # Opt-in: a declarative sentence no rule reads forms "User said: ..." (recall over
-    # conversational detail, at the cost of noise; docs/formation.md "Residue").
-    residue_enabled: bool = False
+    # A declarative sentence no rule reads (or reads only in part) forms "User said: ..."
+    # at inferred authority (on since formation@4; docs/formation.md "Residue").
+    residue_enabled: bool = True
     # Opt-in: candidates proposed by a model behind the model port (MEMORY_ES_MODEL_*),
     # at inferred authority; "clauses" is the deterministic extractor (docs/formation.md).
     extractor: Literal["clauses", "provider"] = "clauses"

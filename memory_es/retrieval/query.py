@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memory_es.retrieval.expansion import expand
 from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, stem
 
 USER_TERM = "user"
@@ -38,6 +39,7 @@ def form_query(text: str, *, project: str) -> FormedQuery:
     # stem meets every inflection ("live" meets "lives") and no word counts twice just
     # because the stemmer changed it.
     terms: set[str] = {stem(word) for word in kept}
+    terms |= expand(terms)
     boost: tuple[str, ...] = ()
     if first_person and USER_TERM not in terms:
         if terms:

@@ -37,6 +37,7 @@ from projections.records import BeliefRecord
 
 C_MAX = 10
 MAX_AUTHORITY = 3
+MIN_CAPPED_AUTHORITY = 1  # INFERRED: the beliefs that carry their turn's context
 DURABLE_TYPES = frozenset(t.value for t in PORTABLE_TYPES)
 
 
@@ -204,6 +205,14 @@ def subject_key(record: BeliefRecord) -> str:
     return record.subjects[0].casefold().strip() if record.subjects else ""
 
 
+def source_key(record: BeliefRecord) -> str:
+    """The turn an inferred belief was formed from (the first of its sorted source ids);
+    "" for a belief at a higher authority, which the per-source cap never counts."""
+    if record.authority > MIN_CAPPED_AUTHORITY or not record.source_event_ids:
+        return ""
+    return record.source_event_ids[0]
+
+
 def jaccard(a: str, b: str) -> float:
     """Token Jaccard similarity of two statements (the shared tokenizer's lexemes)."""
     return _jaccard(tokens_of(a), tokens_of(b))
@@ -298,14 +307,25 @@ def select(
     # an unresolved conflict surface together, or the user cannot see the dispute.
     pool = {u.record.belief_id for u in unique}
     disputed = {u.record.belief_id for u in unique if set(u.record.conflicts_with) & pool}
+    # Beliefs formed from one turn share its context words, so a query that matches the
+    # turn would fill the budget with that one turn's beliefs: in a query read (not a
+    # priming read) at most ``per_source_cap`` items per source turn, the best first.
+    source_cap = 0 if hold_durable else profile.per_source_cap
     per_subject: dict[str, int] = {}
+    per_source: dict[str, int] = {}
     admitted: list[Scored] = []
     for item in unique:
         key = subject_key(item.record)
-        if item.record.belief_id in disputed or not key:
+        source = source_key(item.record)
+        if item.record.belief_id in disputed:
             admitted.append(item)
-        elif per_subject.get(key, 0) < profile.per_subject_cap:
-            per_subject[key] = per_subject.get(key, 0) + 1
+        elif source_cap and source and per_source.get(source, 0) >= source_cap:
+            blocked.append((item, "source_cap"))
+        elif not key or per_subject.get(key, 0) < profile.per_subject_cap:
+            if key:
+                per_subject[key] = per_subject.get(key, 0) + 1
+            if source:
+                per_source[source] = per_source.get(source, 0) + 1
             admitted.append(item)
         else:
             blocked.append((item, "subject_cap"))

@@ -1,0 +1,274 @@
+"""The clause walk: a user turn read as sentences and clauses, each clause matched
+against the catalogue (``match_clause``), subjects restored, lists and episodes
+continued (``extract_clauses``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from memory_es.domain.values import Authority
+from memory_es.formation.patterns.catalogue import FALLBACK_RULES, rules_for
+from memory_es.formation.patterns.lexicon import (
+    DET,
+    FEELINGS,
+    ING_NOT_VERBS,
+    NAME,
+    REL_ALT,
+    YOU,
+    word_set,
+)
+from memory_es.formation.patterns.morphology import past
+from memory_es.formation.patterns.phrases import (
+    content_words,
+    episode_key,
+    third,
+    trim_clause,
+    vocative,
+)
+from memory_es.formation.patterns.residue import residue_statement
+from memory_es.formation.patterns.rule import Found, Reread, sentence_case
+from memory_es.formation.text import QUESTION_OPENERS, clauses, repair, sentences, strip_markers
+from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, stem
+
+# A clause with its subject dropped ("Researching adoption agencies", "Just got back
+# from Rome", "Excited for the trip") is the user speaking about themself when it opens
+# a sentence or follows a first-person clause: it is read with "I" / "I am" restored.
+
+
+_AFTER_GERUND_SUBJECT = re.compile(
+    r"(?i)^\S+\s+(?:is|was|are|were|has|have|had|can|could|will|would|should|must|"
+    r"might|may|makes|made|helps|helped|gives|gave|keeps|takes|sounds|seems|looks)\b"
+)
+
+
+# Past forms that are also a bare verb, so an opening one may be an imperative
+# ("Let me check", "Read this").
+_AMBIGUOUS_PAST = word_set("was were did had let put set cut hit hurt shut quit read")
+
+
+def restore_subject(clause: str) -> str | None:
+    """The clause with its dropped first-person subject restored, or None."""
+    m = re.match(
+        r"(?i)^((?:just|finally|recently|also|still|even|really|totally|super|so|very|"
+        r"pretty|quite)\s+)*(\S+)",
+        clause,
+    )
+    if m is None:
+        return None
+    word = m.group(2).lower()
+    if not re.fullmatch(r"[a-z]+", word) or _AFTER_GERUND_SUBJECT.match(clause[m.start(2) :]):
+        return None
+    lowered = clause[:1].lower() + clause[1:]
+    if word == "been":
+        return "I have " + lowered
+    gerund = word.endswith("ing") and len(word) > 4 and word not in ING_NOT_VERBS
+    if gerund and len(clause[m.end(2) :].split()) < 2:
+        return None  # "Moving news": a heading, not "I am moving ..."
+    if word in FEELINGS or gerund:
+        return "I am " + lowered
+    if past(word) and word not in _AMBIGUOUS_PAST:
+        return "I " + lowered
+    return None
+
+
+# -- the clause walk ---------------------------------------------------------------------
+
+_ELLIPSIS_VERBS = re.compile(
+    r"^(?:live|work|prefer|like|love|enjoy|hate|use|have|own|speak|play|drive|"
+    r"am|grew|moved|no longer|switched|started|stopped|quit|joined|sold|bought|got|"
+    r"code|speak|drive|run)\b",
+    re.I,
+)
+_LIST_RULES = frozenset({"attr.has", "attr.uses", "preference.like", "attr.activity"})
+_LIST_PREFIX = re.compile(r"^(I (?:\w+ ){0,2}?(?:have|own|use|like|love|enjoy|speak|play))\b", re.I)
+_LIST_ITEM = re.compile(rf"^(?:(?i:{DET})\b|[A-Z])")
+
+
+# A clause that opens with an adverbial ("After a long debate the team decided ...",
+# "Yesterday I bought ...") is read again from its first "I"/"we"/"my", unless what
+# precedes is hypothetical, reported or a question.
+_INNER_START = re.compile(r"\b(?:I|we|the team|our team|my)\b(?! am\b.*\?)")
+_NOT_ASSERTED = re.compile(
+    r"(?i)\b(?:if|whether|wonder|think|thinks|thought|ask|asked|maybe|might|should|could|"
+    r"would|imagine|pretend|suppose|says?|said|tell|told|write|draft|unless|when|once|"
+    r"before|until|not sure|know|believe|hope|wish|please|that|what|who|where|how|why|"
+    r"lived|used|was|were|had)\b"
+)
+
+
+# Adverbs right after "I" / "I am" / "I have" say nothing the statement keeps
+# ("I am currently living in" reads as "I am living in", "I really really love" as
+# "I love").
+_ADVERB_RUN = re.compile(
+    r"^(I(?: am| have)?)((?:\s+(?:also|still|currently|now|actually|really|mostly|usually|"
+    r"generally|definitely|just|totally|absolutely|honestly|personally|truly|always|"
+    r"recently|finally|officially|happily|basically|literally|mainly|primarily|only|"
+    r"kind of|kinda|sort of|pretty much|very much|so|seriously|genuinely))+)(?=\s)",
+    re.I,
+)
+
+
+def match_clause(clause: str) -> list[Found] | None:
+    """The beliefs one clause states; None when no rule reads it."""
+    clause = _ADVERB_RUN.sub(r"\1", clause)
+    first = clause.split(" ", 1)[0].lower()
+    for entry in rules_for(first):
+        m = entry.pattern.match(clause)
+        if m is not None:
+            got = entry.read(m)
+            if isinstance(got, Reread):
+                got = match_clause(got.text) or []
+            elif entry.authority is not Authority.USER:
+                got = [replace(f, authority=entry.authority) for f in got]
+            if not got and entry.name in FALLBACK_RULES:
+                continue  # the catch-all episode rules refuse without deciding
+            return got
+    return None
+
+
+def _before_question(sentence: str) -> str:
+    """The statement a question sentence opens with ("I went there last year, have you
+    been?" -> "I went there last year"); "" when it opens as a question or has one
+    clause."""
+    head_part = _QUESTION_TAIL.split(sentence, maxsplit=1)
+    if len(head_part) == 2:
+        first = head_part[0]
+    else:
+        parts = re.split(r",\s+", sentence)
+        kept: list[str] = []
+        for part in parts:
+            if QUESTION_OPENERS.match(strip_markers(part)) or YOU.search(part):
+                break
+            kept.append(part)
+        if len(kept) == len(parts):
+            return ""
+        first = ", ".join(kept)
+    if not first or QUESTION_OPENERS.match(strip_markers(first)):
+        return ""
+    return first
+
+
+_QUESTION_TAIL = re.compile(r"\s+(?:\u2014|\u2013|-{1,2})\s+(?=[^\u2014\u2013]*\?\W*$)")
+_WITH_I = re.compile(rf"(\b(?i:my (?:{REL_ALT}))|^{NAME}) and I\b")
+# "Me and my family are ..." reads as "My family & I are ...".
+_ME_AND_MY = re.compile(r"(?i)^me and my (\w+) ")
+
+
+_EPISODE_MAX_WORDS = 60
+
+
+def _extend_episode(episode: Found, clause: str) -> Found | None:
+    """The episode with a clause of the same turn that formed nothing on its own ("I was
+    in Chicago, it had so much energy"); None when the clause ends the episode (it is
+    about the other speaker, carries a secret, or says nothing)."""
+    if YOU.search(clause):
+        return None
+    if content_words(clause) < 2:
+        return episode  # "it was awesome": nothing to add, the episode goes on
+    text = third(re.sub(r"(?i)\b(?:me|myself)\b", "them", clause))
+    if re.match(r"(?:It|They|He|She|This|That|These|Those|There|Its|Their|The|A|An)\b", text):
+        text = text[:1].lower() + text[1:]
+    statement = sentence_case(f"{episode.statement.rstrip('.')}, {text}")
+    if len(statement.split()) > _EPISODE_MAX_WORDS:
+        return None
+    return replace(episode, statement=statement, key=episode_key(statement))
+
+
+def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
+    """Every belief a user turn states, in the order it states them.
+
+    With ``residue`` a declarative sentence that formed nothing is kept as what the user
+    said (:func:`residue_statement`); off by default (profile ``formation.residue_enabled``).
+    """
+    out: list[Found] = []
+    episode: int | None = None  # the episode later unread clauses of the turn extend
+    for sentence in sentences(repair(text)):
+        formed_before = len(out), out[-1] if out else None
+        spoken = sentence  # as said, before a question's tail is cut
+        if sentence.rstrip("\"') ").endswith("?"):
+            episode = None
+            # "I've started eating healthier - what's new with you?": the statement
+            # before the question still stands; a sentence that opens as a question
+            # (or asks in its only clause) forms nothing.
+            sentence = _before_question(sentence)
+            if not sentence:
+                continue
+        # "I went hiking yesterday, Sam.": the name it is addressed to is no clause.
+        named = vocative(sentence)
+        if named is not None:
+            sentence = sentence[: named[0]] + sentence[named[1] :]
+        # "My wife and I went ...": one subject, not a clause boundary before "and I".
+        sentence = _WITH_I.sub(r"\1 & I", sentence)
+        sentence = _ME_AND_MY.sub(r"my \1 & I ", sentence)
+        first_person = False
+        list_prefix: str | None = None
+        for index, raw in enumerate(clauses(sentence)):
+            clause = trim_clause(strip_markers(raw))
+            if not clause or QUESTION_OPENERS.match(clause):
+                list_prefix = None
+                episode = None
+                continue
+            if first_person and _ELLIPSIS_VERBS.match(clause):
+                clause = "I " + clause
+            elif index == 0 or first_person:
+                clause = restore_subject(clause) or clause
+            result = match_clause(clause)
+            if result is None:
+                inner = _INNER_START.search(clause, 1)
+                if inner is not None and not _NOT_ASSERTED.search(clause[: inner.start()]):
+                    result = match_clause(clause[inner.start() :])
+            continued = False
+            if (
+                result is None
+                and list_prefix
+                and len(clause.split()) <= 6
+                and (_LIST_ITEM.match(clause))
+            ):
+                result = match_clause(f"{list_prefix} {clause}")
+                continued = True
+            if re.match(r"(?i)^(?:I|my)\b", clause):
+                first_person = True
+            if not result and episode is not None:
+                extended = _extend_episode(out[episode], clause)
+                if extended is None:
+                    episode = None
+                else:
+                    out[episode] = extended
+            if result:
+                out.extend(result)
+                last = result[-1]
+                episode = (
+                    len(out) - 1
+                    if last.key is not None and last.key.startswith("episode/")
+                    else None
+                )
+                if not continued:
+                    prefix = _LIST_PREFIX.match(clause)
+                    list_prefix = (
+                        prefix.group(1) if prefix and result[0].rule in _LIST_RULES else None
+                    )
+            elif result is None:
+                list_prefix = None
+        if residue and (
+            (len(out), out[-1] if out else None) == formed_before
+            or _uncovered(strip_markers(spoken), out[formed_before[0] :]) >= _UNCOVERED_MIN
+        ):
+            kept = residue_statement(spoken)
+            if kept is not None:
+                out.append(kept)
+    return out
+
+
+# A sentence a rule read is kept whole as well when what the rules formed from it leaves
+# out at least this many of its content words ("I bought air tickets to Toronto, and
+# I'm leaving the day after tomorrow evening" forms two episodes and loses nothing; "It
+# was so amazing lying there watching the sky light up" after an episode would be lost).
+_UNCOVERED_MIN = 2
+
+
+def _uncovered(sentence: str, formed: list[Found]) -> int:
+    """Content words of the sentence no statement formed from it carries."""
+    have = {stem(w) for f in formed for w in lexemes(f.statement)}
+    return len({stem(w) for w in lexemes(sentence) if w not in STOPWORDS} - have)

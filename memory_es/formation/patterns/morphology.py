@@ -1,0 +1,37 @@
+"""Verb morphology for the pattern catalogue: third person, past forms and the stem.
+
+The stem is the project's one stemmer (Snowball, ``memory_es.retrieval.tokenizer``), so
+"grow", "grows" and "growing" meet in a habit's key exactly as they meet in recall.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_es.formation.patterns.lexicon import IRREGULAR_PAST
+from memory_es.retrieval.tokenizer import stem
+
+_IRREGULAR = {"have": "has", "am": "is", "'m": "is", "do": "does", "go": "goes", "be": "is"}
+
+
+def third_person(verb: str) -> str:
+    """ "live" -> "lives", "have" -> "has", "study" -> "studies"."""
+    v = verb.lower()
+    if v in _IRREGULAR:
+        return _IRREGULAR[v]
+    if re.search(r"(?:s|sh|ch|x|z|o)$", v):
+        return v + "es"
+    if re.search(r"[^aeiou]y$", v):
+        return v[:-1] + "ies"
+    return v + "s"
+
+
+def past(word: str) -> bool:
+    """A past form: an irregular one, or a word in -ed."""
+    w = word.lower()
+    return w in IRREGULAR_PAST or (len(w) > 4 and w.endswith("ed"))
+
+
+def verb_stem(verb: str) -> str:
+    """The same for "grow"/"grows"/"growing", "run"/"running" (the Snowball stem)."""
+    return stem(verb.lower())

@@ -1,0 +1,198 @@
+"""Phrase handling the rules share: tidying an object, third person, heads, names,
+content words and an episode's subject and key.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_es.formation.patterns.lexicon import (
+    CHOICE,
+    DET,
+    FEELINGS,
+    HEAD_CUT,
+    LEAD_DET,
+    LIGHT,
+    LY_NOUNS,
+    OBJECT_CUT,
+    PREFERENCE_TOPICS,
+    PRONOUN_OBJECT,
+    SUBJECT_SKIP,
+    TRAILING,
+    VOCATIVE_TAIL,
+)
+
+
+def tidy(obj: str, *, cut: re.Pattern[str] | None = None) -> str:
+    """The object phrase, with trailing reasons, fillers and punctuation removed."""
+    obj = obj.strip().strip('"')
+    obj = OBJECT_CUT.sub("", obj)
+    if cut is not None:
+        obj = cut.sub("", obj)
+    previous = None
+    while previous != obj:
+        previous = obj
+        obj = TRAILING.sub("", obj)
+    return obj.strip()
+
+
+_PRONOUNS = (
+    (re.compile(r"\bmyself\b", re.I), "themselves"),
+    (re.compile(r"\bmy\b", re.I), "their"),
+    (re.compile(r"\bmine\b", re.I), "theirs"),
+    (re.compile(r"\bme\b"), "them"),
+    (re.compile(r"\bI am\b"), "they are"),
+    (re.compile(r"\bI\b"), "they"),
+    (re.compile(r"\bour\b", re.I), "their"),
+    (re.compile(r"\bus\b"), "them"),
+    (re.compile(r"\bwe are\b", re.I), "they are"),
+    (re.compile(r"\bwe\b", re.I), "they"),
+)
+_TEAM_PRONOUNS = (
+    (re.compile(r"\bour\b", re.I), "its"),
+    (re.compile(r"\bourselves\b", re.I), "itself"),
+    (re.compile(r"\bus\b"), "the team"),
+    (re.compile(r"\bwe are\b", re.I), "the team is"),
+    (re.compile(r"\bwe have\b", re.I), "the team has"),
+    (re.compile(r"\bwe\b", re.I), "the team"),
+)
+
+
+def third(obj: str, *, team: bool = False) -> str:
+    for pattern, replacement in _TEAM_PRONOUNS if team else _PRONOUNS:
+        obj = pattern.sub(replacement, obj)
+    return obj
+
+
+def indefinite(obj: str) -> str:
+    """ "my Apple Watch" -> "an Apple Watch": what the user had, not whose it is."""
+    m = re.match(r"(?i)^(?:my|our|the)\s+(?:own\s+)?(.+)$", obj)
+    if m is None:
+        return obj
+    rest = m.group(1)
+    if re.match(r"(?i)^(?:\d|two|three|four|five|several|some|many)\b", rest) or re.search(
+        r"(?i)s$", rest.split()[-1]
+    ):
+        return rest if not rest.split()[-1].lower().endswith("ss") else article(rest)
+    return article(rest)
+
+
+def article(rest: str) -> str:
+    return ("an " if re.match(r"(?i)^[aeiou]", rest) else "a ") + rest
+
+
+def head(obj: str) -> str:
+    """The subject a phrase is about: determiners off, cut at the first preposition."""
+    h = LEAD_DET.sub("", obj.strip())
+    h = HEAD_CUT.sub("", h)
+    h = re.sub(r"(?i)\s+(?:installed|set up|configured|running)$", "", h)
+    words = h.split()
+    return " ".join(words[:4]).strip(" ,.;:!?'\"")
+
+
+_LOWER_WORDS = frozenset(
+    ["of", "the", "and", "de", "la", "le", "du", "von", "van", "der", "in", "on", "upon"]
+)
+
+
+def proper(name: str) -> str:
+    """Casual typing of a place or company ("berlin") read as its name ("Berlin")."""
+    if name != name.lower() or re.match(rf"(?i)^{DET}\b", name) or len(name.split()) > 3:
+        return name
+    words = name.split()
+    return " ".join(
+        w if (i and w in _LOWER_WORDS) else w[:1].upper() + w[1:] for i, w in enumerate(words)
+    )
+
+
+def usable(obj: str) -> bool:
+    return (
+        bool(obj)
+        and not PRONOUN_OBJECT.match(obj)
+        and not CHOICE.match(obj)
+        and len(obj.split()) <= 16
+    )
+
+
+def split_list(obj: str) -> list[str]:
+    """'an Apple Watch and a Garmin bike computer' -> two items, when it reads as a list."""
+    parts = [p.strip() for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", obj) if p.strip()]
+    if len(parts) < 2 or any(len(p.split()) > 5 for p in parts):
+        return [obj]
+    if not all(re.match(rf"(?i)^{DET}\b", p) or p[:1].isupper() for p in parts[1:]):
+        return [obj]
+    return parts
+
+
+def content_words(text: str) -> int:
+    """Content words, a name or a number counting twice ("in Chicago" is enough)."""
+    words = re.findall(r"[A-Za-z][A-Za-z'-]*", text)
+    return sum(
+        2 if w[0].isupper() else 1
+        for w in words
+        if len(w) > 2
+        and w.lower() not in LIGHT
+        and (not w.lower().endswith("ly") or w.lower() in LY_NOUNS)
+    ) + 2 * len(re.findall(r"\b\d+\b", text))
+
+
+def episode_key(statement: str) -> str:
+    return f"episode/{statement.rstrip('.')}"
+
+
+def episode_subject(obj: str) -> str:
+    """What an episode is about: its object's head, past particles and verb chains
+    ("been volunteering at the animal shelter" -> "animal shelter")."""
+    words = obj.split()
+    i = 0
+    while i < len(words) - 1:
+        w = words[i].lower().strip(",.")
+        after_det = i > 0 and words[i - 1].lower() in ("a", "an", "the", "my", "their", "our")
+        gerund = w.endswith("ing") and len(w) > 4 and not after_det
+        if w in SUBJECT_SKIP or w in FEELINGS or gerund:
+            i += 1
+        elif i and words[i - 1].lower() == "to" and words[i].islower():
+            i += 1  # "to run a marathon": the verb after "to"
+        else:
+            break
+    return _EPISODE_HEAD_CUT.sub("", head(" ".join(words[i:])))
+
+
+_EPISODE_HEAD_CUT = re.compile(
+    r"\s+(?:I|they|last|next|this|yesterday|today|tomorrow|tonight|every|ago|together)\b.*$"
+)
+
+
+def preference_subject(obj: str) -> str:
+    for topic, pattern in PREFERENCE_TOPICS:
+        if pattern.search(obj):
+            return topic
+    return head(obj)
+
+
+_RETRACTION_TAIL = re.compile(r"(?i)\s+(?:any ?more|any longer)[\s.!,;:]*$")
+
+
+def trim_clause(clause: str) -> str:
+    tail = _RETRACTION_TAIL.search(clause)  # "... anymore" is what makes a retraction
+    kept = " anymore" if tail else ""
+    clause = clause[: tail.start()] if tail else clause
+    previous = None
+    while previous != clause:
+        previous = clause
+        clause = TRAILING.sub("", clause)
+    return clause.strip() + kept
+
+
+def vocative(sentence: str) -> tuple[int, int] | None:
+    """The span of the name a sentence is addressed to (", Caroline" in "That's great,
+    Caroline!"), or None: a capitalized name after a comma at the end, the word before
+    it lowercase (so "I live in Portland, Oregon" is no vocative)."""
+    m = VOCATIVE_TAIL.search(sentence)
+    if m is None:
+        return None
+    before = sentence[: m.start()].split()
+    if not before or not before[-1][:1].islower():
+        return None
+    end = m.start() + len(m.group(0).rstrip(" .!\u2026"))
+    return m.start(), end

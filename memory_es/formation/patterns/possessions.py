@@ -1,0 +1,141 @@
+"""Rule family: possessions, tools and activities ("I use Neovim", "I have an Apple
+Watch", "I drive a Subaru", "I speak Portuguese").
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_es.formation.patterns.lexicon import (
+    ADV,
+    ATTR,
+    DET,
+    NOT_POSSESSIONS,
+    REL,
+    REL_WORD,
+    RELATIONS,
+    RELATIVE_CUT,
+)
+from memory_es.formation.patterns.phrases import head, indefinite, split_list, third, tidy, usable
+from memory_es.formation.patterns.relationships import relationship
+from memory_es.formation.patterns.rule import Found, Rule, found, rule
+
+# Possessions and tools.
+_USE_VERBS = {
+    "use": "uses",
+    "am using": "uses",
+    "have been using": "uses",
+    "rely on": "relies on",
+    "code in": "codes in",
+    "program in": "programs in",
+    "write code in": "writes code in",
+    "develop in": "develops in",
+    "switched to": "uses",
+    "have switched to": "uses",
+}
+_UV = "|".join(sorted((re.escape(v) for v in _USE_VERBS), key=len, reverse=True))
+
+
+@rule("attr.uses", rf"^I {ADV}(?P<verb>{_UV}) (?P<o>.+)$")
+def _uses(m: re.Match[str]) -> list[Found]:
+    o = tidy(m["o"])
+    if not usable(o) or re.match(r"(?i)^(?:to|a lot|the same|your|the chat|you)\b", o):
+        return []
+    verb = _USE_VERBS[m["verb"].lower()]
+    out = []
+    for item in split_list(o):
+        shown = indefinite(item) if re.match(r"(?i)^my\b", item) else item
+        subject = head(item)
+        if subject:
+            out.append(found("attr.uses", f"User {verb} {third(shown)}", ATTR, subject))
+    return out
+
+
+@rule(
+    "attr.has",
+    rf"^I {ADV}(?P<verb>have got|have|got myself|got|own|bought|picked up|"
+    rf"am the proud owner of) (?P<o>(?:{DET}\b|(?-i:[A-Z])).+)$",
+)
+def _has(m: re.Match[str]) -> list[Found]:
+    verb = "owns" if m["verb"].lower() == "own" else "has"
+    o = tidy(m["o"], cut=RELATIVE_CUT)
+    if not usable(o):
+        return []
+    out = []
+    for item in split_list(o):
+        subject = head(item)
+        if not subject or NOT_POSSESSIONS.match(subject):
+            continue
+        shown = indefinite(item) if re.match(r"(?i)^(?:my|our)\b", item) else item
+        named = re.match(
+            rf"(?i)^(?:a|an|one) {REL_WORD} (?:named|called) (?P<who>[A-Za-z][\w'-]*)$", item
+        )
+        if named:
+            out.extend(relationship("relationship.named", named["rel"], named["who"]))
+            continue
+        first = subject.split()[0].lower()
+        if first.rstrip("s") in RELATIONS or first in RELATIONS:
+            rel = first if first in RELATIONS else first.rstrip("s")
+            out.append(found("relationship.has", f"User has {third(shown)}", REL, RELATIONS[rel]))
+            continue
+        out.append(found("attr.has", f"User {verb} {third(shown)}", ATTR, subject))
+    return out
+
+
+@rule("attr.drives", rf"^I {ADV}drive (?P<o>(?:a|an|the|my) .+)$")
+def _drives(m: re.Match[str]) -> list[Found]:
+    o = tidy(m["o"])
+    if not usable(o):
+        return []
+    return [found("attr.drives", f"User drives {indefinite(o)}", ATTR, "car")]
+
+
+_ACTIVITY_VERBS = {
+    "speak": ("speaks", "head"),
+    "play": ("plays", "head"),
+    "am learning": ("is learning", "head"),
+    "am studying": ("is studying", "head"),
+    "study": ("studies", "head"),
+    "am new to": ("is new to", "head"),
+    "practice": ("practices", "head"),
+    "run": ("runs", "head"),
+    "cook": ("cooks", "head"),
+    "write": ("writes", "head"),
+    "read": ("reads", "head"),
+    "watch": ("watches", "head"),
+    "volunteer at": ("volunteers at", "head"),
+    "go to": ("goes to", "head"),
+    "attend": ("attends", "head"),
+    "teach": ("teaches", "head"),
+    "train": ("trains", "head"),
+    "ride": ("rides", "head"),
+    "wear": ("wears", "head"),
+    "drink": ("drinks", "head"),
+    "eat": ("eats", "head"),
+}
+_AV = "|".join(sorted((re.escape(v) for v in _ACTIVITY_VERBS), key=len, reverse=True))
+
+
+@rule("attr.activity", rf"^I {ADV}(?P<verb>{_AV}) (?P<o>.+)$")
+def _activity(m: re.Match[str]) -> list[Found]:
+    o = tidy(m["o"])
+    if not usable(o) or re.match(
+        r"(?i)^(?:a lot|about|through|up|out|into|on|over|for|with|at|late|early)\b", o
+    ):
+        return []
+    verb = _ACTIVITY_VERBS[m["verb"].lower()][0]
+    items = split_list(o) if verb in ("speaks", "plays") else [o]
+    out = []
+    for item in items:
+        subject = head(item)
+        if subject:
+            out.append(found("attr.activity", f"User {verb} {third(item)}", ATTR, subject))
+    return out
+
+
+RULES: tuple[Rule, ...] = (
+    _uses,
+    _has,
+    _drives,
+    _activity,
+)

@@ -1,0 +1,77 @@
+"""Query expansion from a small curated lexicon: a question's general word admits the
+specific words a statement uses for it ("Is there a medicine I should avoid?" meets
+"User is allergic to ibuprofen"; "What pets does she have?" meets "a guinea pig").
+
+The lexicon is general English (hypernym -> common hyponyms and near-synonyms), never a
+dataset's own words; keys and values are stems as the tokenizer makes them, so a key
+matches every inflection of its word. Expansion terms admit rows like the question's own
+terms: BM25 weighs them by their rarity like any term.
+"""
+
+from __future__ import annotations
+
+from memory_es.retrieval.tokenizer import stem
+
+_LEXICON: dict[str, tuple[str, ...]] = {
+    "pet": ("dog", "cat", "puppy", "kitten", "pup", "hamster", "parrot", "turtle"),
+    "kid": ("son", "daughter", "child", "children", "kids", "baby"),
+    "children": ("son", "daughter", "kid", "kids", "baby"),
+    "famili": (
+        "mom",
+        "dad",
+        "mother",
+        "father",
+        "sister",
+        "brother",
+        "son",
+        "daughter",
+        "wife",
+        "husband",
+        "parents",
+        "kids",
+    ),
+    "partner": ("wife", "husband", "girlfriend", "boyfriend", "fiance", "fiancee", "spouse"),
+    "spous": ("wife", "husband", "partner"),
+    "job": ("work", "works", "career", "hired", "position", "employer"),
+    "career": ("job", "work", "profession"),
+    "medicin": ("allergic", "allergy", "medication", "pills", "prescription"),
+    "allergi": ("allergic",),
+    "sport": (
+        "basketball",
+        "football",
+        "soccer",
+        "tennis",
+        "baseball",
+        "hockey",
+        "golf",
+        "volleyball",
+        "swimming",
+        "running",
+    ),
+    "instrument": ("guitar", "piano", "violin", "drums", "cello", "flute", "saxophone", "ukulele"),
+    "music": ("song", "songs", "album", "band", "concert", "guitar", "piano", "sing"),
+    "hobbi": ("enjoy", "enjoys", "love", "loves", "passion", "pastime"),
+    "book": ("novel", "novels", "read", "reading", "author"),
+    "movi": ("film", "films", "watched", "cinema"),
+    "film": ("movie", "movies", "watched", "cinema"),
+    "trip": ("travel", "traveled", "visited", "vacation", "journey", "went"),
+    "travel": ("trip", "visited", "vacation", "journey"),
+    "vacat": ("trip", "holiday", "travel", "visited"),
+    "citi": ("live", "lives", "moved", "town"),
+    "car": ("drive", "drives", "vehicle"),
+    "food": ("eat", "cook", "dish", "meal", "recipe"),
+    "meal": ("food", "dinner", "lunch", "breakfast", "cook"),
+    "exercis": ("workout", "gym", "running", "yoga", "training"),
+    "art": ("painting", "paint", "drawing", "sculpture"),
+}
+EXPANSIONS: dict[str, frozenset[str]] = {
+    key: frozenset(stem(w) for w in words) for key, words in _LEXICON.items()
+}
+
+
+def expand(terms: set[str]) -> set[str]:
+    """The stems the lexicon adds to a question's stems (none already there)."""
+    added: set[str] = set()
+    for term in terms:
+        added |= EXPANSIONS.get(term, frozenset())
+    return added - terms

@@ -45,6 +45,7 @@ from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.established import EstablishedFact
 from memory_es.formation.extractor import ClauseExtractor, Extractor, SourceTurn
 from memory_es.formation.hazards import screen
+from memory_es.history import BeliefEvent, belief_history
 from memory_es.maintenance import MaintenanceReport, run_maintenance
 from memory_es.ports import Clock, IdGenerator, RandomIds, SystemClock, iso, parse_iso
 from memory_es.profiles import MemoryProfile, resolve_profile
@@ -337,6 +338,10 @@ class Memory:
 
     def list_beliefs(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> list[BeliefRecord]:
         return self.index.beliefs(principal_key(tenant, principal))
+
+    def belief_history(self, belief_id: str) -> list[BeliefEvent]:
+        """The events of one belief (a full id) with their store positions, from the log."""
+        return belief_history(self, belief_id)
 
     # -- retrieval: in-turn recall and recall traces (memory_es/retrieval/) ----------------
 

@@ -20,6 +20,7 @@ from memory_es.cli import (
     eval_formation_cmds,
     ingest_cmds,
     maintenance_cmds,
+    mcp_cmds,
     memory_cmds,
     projection_cmds,
     recall_cmds,
@@ -42,6 +43,7 @@ COMMAND_GROUPS = (
     demo,
     bench_cmds,
     eval_formation_cmds,
+    mcp_cmds,
 )
 
 

@@ -206,7 +206,7 @@ class MemoryTools:
         """What formation did: each belief formed or superseded as a line, then the counts."""
         records = {r.belief_id: r for r in self.memory.list_beliefs(principal, tenant=self.tenant)}
         lines = [
-            f"{kind}: {render_line(records[b].belief_id, records[b].statement)}"
+            f"{kind}: {render_line(records[b].belief_id, records[b].statement, records[b].conflicts_with)}"
             for kind, ids in (("formed", result.formed), ("superseded", result.superseded))
             for b in ids
             if b in records

@@ -49,7 +49,7 @@ class BeliefEvent:
 def _belief_event_topics() -> tuple[str, ...]:
     """Every event class on the principal aggregate that names one belief (new classes
     added later are found the same way)."""
-    topics = []
+    topics: list[str] = []
     for value in vars(PrincipalMemory).values():
         if (
             isinstance(value, type)
@@ -94,11 +94,7 @@ def belief_history(memory: Memory, belief_id: str) -> list[BeliefEvent]:
                     position=notification.id,
                     event=type(event).__name__,
                     version=notification.originator_version,
-                    fields={
-                        f.name: getattr(event, f.name)
-                        for f in dataclasses.fields(event)
-                        if f.name not in _ENVELOPE
-                    },
+                    fields={k: v for k, v in event.__dict__.items() if k not in _ENVELOPE},
                 )
             )
         after = page[-1].id

@@ -76,7 +76,9 @@ def test_the_server_offers_the_issue_tools_with_their_arguments(memory: Memory) 
         # No tool takes a principal: it is the server's, never the model's to name.
         assert all("principal" not in t.input_schema.get("properties", {}) for t in listed.values())
         resources = {r.uri for r in (await client.list_resources()).resources}
-        templates = {t.uri_template for t in (await client.list_resource_templates()).resource_templates}
+        templates = {
+            t.uri_template for t in (await client.list_resource_templates()).resource_templates
+        }
         assert resources == {"memory://beliefs"}
         assert templates == {
             "memory://beliefs/{belief_id}/provenance",

@@ -13,8 +13,7 @@ from memory_es.errors import UsageError
 
 PRINCIPAL_ENV = "MEMORY_ES_PRINCIPAL"
 MISSING_SDK = (
-    "the MCP server needs the mcp extra, which is not installed:"
-    " pip install 'memory-es[mcp]'"
+    "the MCP server needs the mcp extra, which is not installed: pip install 'memory-es[mcp]'"
 )
 
 
@@ -28,9 +27,7 @@ def register(commands: Subparsers) -> None:
             " names its principal, and a request without a valid token gets 401."
         ),
     )
-    mcp.add_argument(
-        "--principal", default=None, help=f"whose memory (stdio; env {PRINCIPAL_ENV})"
-    )
+    mcp.add_argument("--principal", default=None, help=f"whose memory (stdio; env {PRINCIPAL_ENV})")
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default loopback)")
     mcp.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
@@ -44,11 +41,6 @@ def register(commands: Subparsers) -> None:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    try:
-        import mcp  # noqa: F401 - only to learn whether the extra is installed
-    except ImportError:
-        raise UsageError(MISSING_SDK) from None
-    from memory_es.mcp.server import serve
     from memory_es.mcp.tokens import load_tokens
 
     principal, tokens = None, None
@@ -62,10 +54,18 @@ def _mcp(args: argparse.Namespace) -> int:
         if args.principal is not None:
             raise UsageError("over HTTP the principal comes from each bearer token: use --tokens")
         if args.tokens is None:
-            raise UsageError("memory-es mcp --transport http needs --tokens FILE (token: principal)")
+            raise UsageError(
+                "memory-es mcp --transport http needs --tokens FILE (token: principal)"
+            )
         if not 0 < args.port < 65536:
             raise UsageError(f"--port must be 1..65535, not {args.port}")
         tokens = load_tokens(args.tokens)
+    try:
+        import mcp  # noqa: F401 - only to learn whether the extra is installed
+    except ImportError:
+        raise UsageError(MISSING_SDK) from None
+    from memory_es.mcp.server import serve
+
     with open_store(args, in_process=True) as memory:
         serve(
             memory,

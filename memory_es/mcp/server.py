@@ -118,7 +118,7 @@ def build_server(
             "conversation and keep the returned session id for record_turn, context_pack, "
             "record_usage and close_session. Opening freezes the memory snapshot the "
             "session starts from. Returns the session id alone."
-        )
+        ),
     )
     def open_session(
         project: Annotated[
@@ -135,7 +135,7 @@ def build_server(
             "each of your replies (role assistant). Only the user's own trusted messages "
             "form memories, when the session closes; secrets are redacted before anything "
             "is stored."
-        )
+        ),
     )
     def record_turn(
         session_id: SessionId,
@@ -152,7 +152,7 @@ def build_server(
             "End the session when the conversation is over. Memories form from its user "
             "messages now: returns the beliefs formed and superseded (as memory lines) and "
             "formation's counts. A closed session takes no more turns."
-        )
+        ),
     )
     def close_session(session_id: SessionId) -> str:
         return run(lambda p: tools.close_session(p, session_id))
@@ -163,7 +163,7 @@ def build_server(
             "Search the user's memory for a question or topic, outside the session flow "
             "(context_pack already includes the recall for the current message). Returns "
             "the matching memory lines, best first. " + MEMORY_LINES
-        )
+        ),
     )
     def recall(
         query: Annotated[str, Field(description="what to look for, in plain words")],
@@ -184,7 +184,7 @@ def build_server(
             "changed since the session opened, and correction lines (each names a line "
             "that no longer holds; the correction wins). Each part starts with a `--- "
             "trust: part ---` header. " + MEMORY_LINES
-        )
+        ),
     )
     def context_pack(
         session_id: SessionId,
@@ -198,7 +198,7 @@ def build_server(
             "Store a fact the user explicitly asked you to remember, now (it does not wait "
             "for a session to close). It is kept at memory trust: it does not override what "
             "the user said directly. Returns the memory line formed."
-        )
+        ),
     )
     def remember(
         text: Annotated[str, Field(description="the fact, as one plain statement")],
@@ -210,7 +210,7 @@ def build_server(
         description=(
             "Remove a memory the user says is wrong or wants forgotten: it leaves recall "
             "and is never formed again from the same statement. Only when the user asks."
-        )
+        ),
     )
     def reject(belief_id: BeliefRef) -> str:
         return run(lambda p: tools.reject(p, belief_id))
@@ -221,7 +221,7 @@ def build_server(
             "After a model call, report its final message: the [m:xxxxxxxx] ids it cites "
             "mark those memories as used (they gain utility in ranking), memories offered "
             "but not cited lose a little. Repeating the same run id changes nothing."
-        )
+        ),
     )
     def record_usage(
         session_id: SessionId,
@@ -236,7 +236,7 @@ def build_server(
             "List the contradictions in memory that await the user's answer, each as a "
             "memory line with conflicts=[m:...] naming its partner. Ask the user which "
             "holds, then call confirm_conflict."
-        )
+        ),
     )
     def list_conflicts() -> str:
         return run(tools.list_conflicts)
@@ -246,7 +246,7 @@ def build_server(
         description=(
             "Settle a contradiction the user answered: the belief they confirmed stays, "
             "the beliefs it conflicts with are superseded."
-        )
+        ),
     )
     def confirm_conflict(belief_id: BeliefRef) -> str:
         return run(lambda p: tools.confirm_conflict(p, belief_id))

@@ -206,10 +206,10 @@ class MemoryTools:
         """What formation did: each belief formed or superseded as a line, then the counts."""
         records = {r.belief_id: r for r in self.memory.list_beliefs(principal, tenant=self.tenant)}
         lines = [
-            f"{kind}: {render_line(records[b].belief_id, records[b].statement, records[b].conflicts_with)}"
+            f"{kind}: {render_line(r.belief_id, r.statement, r.conflicts_with)}"
             for kind, ids in (("formed", result.formed), ("superseded", result.superseded))
-            for b in ids
-            if b in records
+            for r in (records.get(b) for b in ids)
+            if r is not None
         ]
         counts = {k: v for k, v in result.counts.as_dict().items() if v}
         lines.append("counts: " + (", ".join(f"{k}={v}" for k, v in counts.items()) or "none"))

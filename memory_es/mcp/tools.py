@@ -104,9 +104,9 @@ class MemoryTools:
             )
         )
 
-    def reject(self, principal: str, belief_ref: str) -> str:
+    def reject(self, principal: str, belief_id: str) -> str:
         def call() -> str:
-            record = self.memory.reject(self._own_belief(principal, belief_ref).belief_id)
+            record = self.memory.reject(self._own_belief(principal, belief_id).belief_id)
             return f"{render_line(record.belief_id, record.statement)}  ({record.status})"
 
         return self._serial(call)
@@ -130,9 +130,9 @@ class MemoryTools:
 
         return self._serial(call)
 
-    def confirm_conflict(self, principal: str, belief_ref: str) -> str:
+    def confirm_conflict(self, principal: str, belief_id: str) -> str:
         def call() -> str:
-            record = self._own_belief(principal, belief_ref)
+            record = self._own_belief(principal, belief_id)
             return _describe(_lifecycle(self.memory, "confirm")(record.belief_id))
 
         return self._serial(call)
@@ -143,12 +143,12 @@ class MemoryTools:
         records = self._serial(lambda: self.memory.list_beliefs(principal, tenant=self.tenant))
         return [_belief_json(r) for r in records if Status(r.status) in LIVE_STATUSES]
 
-    def provenance(self, principal: str, belief_ref: str) -> dict[str, Any]:
+    def provenance(self, principal: str, belief_id: str) -> dict[str, Any]:
         """The belief and its source turns, as stored (secrets were redacted before the
         turn's event was written)."""
 
         def call() -> dict[str, Any]:
-            record = self._own_belief(principal, belief_ref)
+            record = self._own_belief(principal, belief_id)
             sources = set(record.source_event_ids)
             sessions = [record.source_session_id]
             for event in self.memory.belief_history(record.belief_id):
@@ -165,9 +165,9 @@ class MemoryTools:
 
         return self._serial(call)
 
-    def history(self, principal: str, belief_ref: str) -> dict[str, Any]:
+    def history(self, principal: str, belief_id: str) -> dict[str, Any]:
         def call() -> dict[str, Any]:
-            record = self._own_belief(principal, belief_ref)
+            record = self._own_belief(principal, belief_id)
             events = self.memory.belief_history(record.belief_id)
             return {"belief": _belief_json(record), "events": [e.as_dict() for e in events]}
 

@@ -305,3 +305,17 @@ def test_the_command_line_starts_without_loading_the_sdk() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_latency_benchmark_times_every_tool_over_stdio(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from benchmarks.perf import mcp_latency
+
+    assert mcp_latency.main(["--rounds", "2", "--sessions", "3", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    timed = {"open_session", "record_turn", "context_pack", "recall", "remember", "reject"}
+    timed |= {"close_session"}
+    assert timed <= set(report["stdio_ms"]) and timed <= set(report["in_process_ms"])
+    assert {"ping", "resource beliefs"} <= set(report["stdio_ms"])
+    assert all(f["p95"] >= f["p50"] > 0 for f in report["stdio_ms"].values())

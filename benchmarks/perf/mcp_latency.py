@@ -5,8 +5,9 @@ Seeds a temporary SQLite store (synthetic sessions ingested for one principal), 
 cycle per round (open, two turns, a context pack, a recall, a remember, a reject, a close,
 and the lifecycle tools when the store has them), then each call's p50/p95. Beside it,
 the same calls straight through ``memory_es.mcp.tools.MemoryTools`` in this process (what
-the tool does, without the protocol), and the SDK's ``ping`` (the transport's floor).
-A benchmark: it prints figures, it fails on nothing.
+the tool does, without the protocol, on a second store seeded alike, round by round in
+the same run), and the SDK's ``ping`` (the transport's floor). A benchmark: it prints
+figures, it fails on nothing.
 
     python -m benchmarks.perf.mcp_latency [--rounds 60] [--sessions 200] [--json]
 """
@@ -64,55 +65,50 @@ async def cycle(call: Call, n: int, lifecycle: bool) -> None:
     await call("close_session", {"session_id": session})
 
 
-async def over_stdio(url: str, rounds: int, lifecycle: bool) -> dict[str, list[float]]:
-    samples: dict[str, list[float]] = defaultdict(list)
+async def interleaved(
+    stdio_url: str, direct_url: str, rounds: int, lifecycle: bool
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Round by round, a cycle through the server over stdio, then the same cycle straight
+    through MemoryTools on a second store seeded alike: both under the same load."""
+    stdio: dict[str, list[float]] = defaultdict(list)
+    direct: dict[str, list[float]] = defaultdict(list)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memory_es", "--store", url, "mcp", "--principal", PRINCIPAL],
+        args=["-m", "memory_es", "--store", stdio_url, "mcp", "--principal", PRINCIPAL],
     )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
-        await client.initialize()
-
-        async def call(name: str, arguments: dict[str, Any]) -> str:
-            start = time.perf_counter()
-            result = await client.call_tool(name, arguments)
-            samples[name].append(time.perf_counter() - start)
-            assert isinstance(result, CallToolResult) and not result.is_error, (name, result)
-            return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
-
-        for n in range(-3, 0):  # warm: first imports, caches (a rejection is durable:
-            await cycle(call, n, lifecycle)  # every round remembers its own statement)
-        samples.clear()
-        for n in range(rounds):
-            await cycle(call, n, lifecycle)
-            start = time.perf_counter()
-            await client.send_ping()
-            samples["ping"].append(time.perf_counter() - start)
-            start = time.perf_counter()
-            await client.read_resource("memory://beliefs")
-            samples["resource beliefs"].append(time.perf_counter() - start)
-    return samples
-
-
-def in_process(url: str, rounds: int, lifecycle: bool) -> dict[str, list[float]]:
-    samples: dict[str, list[float]] = defaultdict(list)
-    with memory_es.open(url) as memory:
+    with memory_es.open(direct_url) as memory:
         tools = MemoryTools(memory)
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
 
-        async def call(name: str, arguments: dict[str, Any]) -> str:
-            start = time.perf_counter()
-            text: str = getattr(tools, name)(PRINCIPAL, **arguments)
-            samples[name].append(time.perf_counter() - start)
-            return text
+            async def over_stdio(name: str, arguments: dict[str, Any]) -> str:
+                start = time.perf_counter()
+                result = await client.call_tool(name, arguments)
+                stdio[name].append(time.perf_counter() - start)
+                assert isinstance(result, CallToolResult) and not result.is_error, (name, result)
+                return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
 
-        async def main() -> None:
+            async def in_process(name: str, arguments: dict[str, Any]) -> str:
+                start = time.perf_counter()
+                text: str = getattr(tools, name)(PRINCIPAL, **arguments)
+                direct[name].append(time.perf_counter() - start)
+                return text
+
+            # Three warm rounds (imports, caches), then the timed ones. Each round remembers
+            # its own statement: a rejection is durable, a repeated one would not form.
             for n in range(-3, rounds):
-                await cycle(call, 10_000 + n, lifecycle)
-                if n == -1:
-                    samples.clear()
-
-        anyio.run(main)
-    return samples
+                if n == 0:
+                    stdio.clear()
+                    direct.clear()
+                await cycle(over_stdio, n, lifecycle)
+                start = time.perf_counter()
+                await client.send_ping()
+                stdio["ping"].append(time.perf_counter() - start)
+                start = time.perf_counter()
+                await client.read_resource("memory://beliefs")
+                stdio["resource beliefs"].append(time.perf_counter() - start)
+                await cycle(in_process, n, lifecycle)
+    return stdio, direct
 
 
 def summary(samples: dict[str, list[float]]) -> dict[str, dict[str, float]]:
@@ -130,10 +126,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     lifecycle = all(hasattr(memory_es.Memory, m) for m in ("record_usage", "conflicts"))
     with tempfile.TemporaryDirectory() as folder:
-        url = f"sqlite:///{Path(folder) / 'memory.db'}"
-        beliefs = seed(url, args.sessions)
-        stdio = summary(anyio.run(over_stdio, url, args.rounds, lifecycle))
-        direct = summary(in_process(url, args.rounds, lifecycle))
+        stdio_url = f"sqlite:///{Path(folder) / 'stdio.db'}"
+        direct_url = f"sqlite:///{Path(folder) / 'direct.db'}"
+        beliefs = seed(stdio_url, args.sessions)
+        seed(direct_url, args.sessions)
+        samples = anyio.run(interleaved, stdio_url, direct_url, args.rounds, lifecycle)
+        stdio, direct = (summary(s) for s in samples)
     report = {
         "rounds": args.rounds,
         "seeded_beliefs": beliefs,

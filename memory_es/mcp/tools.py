@@ -11,7 +11,6 @@ the log as it was. Calls are serialized: one store, one writer at a time.
 from __future__ import annotations
 
 import dataclasses
-import re
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -19,7 +18,7 @@ from uuid import UUID
 
 from memory_es.app import Memory
 from memory_es.context.pack import pack_text
-from memory_es.domain.values import DEFAULT_TENANT, LIVE_STATUSES, Status
+from memory_es.domain.values import DEFAULT_TENANT, LIVE_STATUSES, SHORT_ID_REF
 from memory_es.errors import InvalidInput, UnknownBelief, UnknownSession, UsageError
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.retrieval.render import render_line
@@ -27,9 +26,6 @@ from projections.records import BeliefRecord
 
 T = TypeVar("T")
 
-# A belief reference as a model copies it: [m:xxxxxxxx], m:xxxxxxxx, the eight hex digits,
-# or the full id.
-_SHORT_REF = re.compile(r"^(?:\[?m:)?([0-9a-f]{8})\]?$")
 MAX_RECALL_LIMIT = 50
 
 
@@ -141,7 +137,8 @@ class MemoryTools:
 
     def current_beliefs(self, principal: str) -> list[dict[str, Any]]:
         records = self._serial(lambda: self.memory.list_beliefs(principal, tenant=self.tenant))
-        return [_belief_json(r) for r in records if Status(r.status) in LIVE_STATUSES]
+        live = {status.value for status in LIVE_STATUSES}
+        return [_belief_json(r) for r in records if r.status in live]
 
     def provenance(self, principal: str, belief_id: str) -> dict[str, Any]:
         """The belief and its source turns, as stored (secrets were redacted before the
@@ -185,7 +182,7 @@ class MemoryTools:
     def _own_belief(self, principal: str, ref: str) -> BeliefRecord:
         """One of the principal's own beliefs, by full or short id; anyone else's is unknown."""
         text = (ref or "").strip().lower()
-        match = _SHORT_REF.match(text)
+        match = SHORT_ID_REF.match(text)
         if match is None:
             try:
                 text = str(UUID(text))

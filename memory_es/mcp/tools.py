@@ -22,7 +22,7 @@ from memory_es.domain.values import DEFAULT_TENANT, LIVE_STATUSES, SHORT_ID_REF
 from memory_es.errors import InvalidInput, UnknownBelief, UnknownSession, UsageError
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.retrieval.render import render_line
-from projections.records import BeliefRecord
+from projections.records import BeliefRecord, principal_key
 
 T = TypeVar("T")
 
@@ -64,7 +64,7 @@ class MemoryTools:
     def close_session(self, principal: str, session_id: str) -> str:
         def call() -> str:
             self._own_session(principal, session_id)
-            return self._formation_text(principal, self.memory.close_session(session_id))
+            return self._formation_text(self.memory.close_session(session_id))
 
         return self._serial(call)
 
@@ -95,9 +95,7 @@ class MemoryTools:
 
     def remember(self, principal: str, text: str) -> str:
         return self._serial(
-            lambda: self._formation_text(
-                principal, self.memory.remember(principal, text, tenant=self.tenant)
-            )
+            lambda: self._formation_text(self.memory.remember(principal, text, tenant=self.tenant))
         )
 
     def reject(self, principal: str, belief_id: str) -> str:
@@ -180,32 +178,32 @@ class MemoryTools:
             raise UnknownSession(session_id)
 
     def _own_belief(self, principal: str, ref: str) -> BeliefRecord:
-        """One of the principal's own beliefs, by full or short id; anyone else's is unknown."""
+        """One of the principal's own beliefs, by full or short id; anyone else's is unknown
+        (a short id another principal's belief shares is neither found nor ambiguous)."""
+        owner = principal_key(self.tenant, principal)
         text = (ref or "").strip().lower()
         match = SHORT_ID_REF.match(text)
-        if match is None:
+        if match is not None:
+            rows = self.memory.index.find_by_short_id(match.group(1))
+        else:
             try:
-                text = str(UUID(text))
+                row = self.memory.index.get(str(UUID(text)))
             except ValueError:
                 raise UnknownBelief(ref) from None
-        beliefs = self.memory.list_beliefs(principal, tenant=self.tenant)
-        if match is not None:
-            found = [b for b in beliefs if b.short_id == match.group(1)]
-        else:
-            found = [b for b in beliefs if b.belief_id == text]
+            rows = [row] if row is not None else []
+        found = [r for r in rows if r.principal == owner]
         if len(found) > 1:
             raise UsageError(f"short id {ref} fits {len(found)} beliefs: use the full id")
         if not found:
             raise UnknownBelief(ref)
         return found[0]
 
-    def _formation_text(self, principal: str, result: ConsolidationResult) -> str:
+    def _formation_text(self, result: ConsolidationResult) -> str:
         """What formation did: each belief formed or superseded as a line, then the counts."""
-        records = {r.belief_id: r for r in self.memory.list_beliefs(principal, tenant=self.tenant)}
         lines = [
             f"{kind}: {render_line(r.belief_id, r.statement, r.conflicts_with)}"
             for kind, ids in (("formed", result.formed), ("superseded", result.superseded))
-            for r in (records.get(b) for b in ids)
+            for r in (self.memory.index.get(b) for b in ids)
             if r is not None
         ]
         counts = {k: v for k, v in result.counts.as_dict().items() if v}

@@ -241,10 +241,14 @@ def _belief_json(record: BeliefRecord) -> dict[str, Any]:
 
 
 def _describe(value: Any) -> str:
-    """Text for a lifecycle method's result: belief lines for records, else its fields."""
+    """Text for a lifecycle method's result: a belief as its memory line, a pending
+    conflict as its belief's line naming its partners, anything else as its fields."""
     if isinstance(value, BeliefRecord):
         line = render_line(value.belief_id, value.statement, value.conflicts_with)
         return f"{line}  ({value.status})"
+    belief, partners = getattr(value, "belief", None), getattr(value, "partners", None)
+    if isinstance(belief, BeliefRecord) and isinstance(partners, tuple | list):
+        return render_line(belief.belief_id, belief.statement, [p.belief_id for p in partners])
     if isinstance(value, list | tuple):
         return "\n".join(_describe(item) for item in value)
     as_dict = getattr(value, "as_dict", None)

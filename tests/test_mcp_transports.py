@@ -319,3 +319,19 @@ def test_the_latency_benchmark_times_every_tool_over_stdio(
     assert timed <= set(report["stdio_ms"]) and timed <= set(report["in_process_ms"])
     assert {"ping", "resource beliefs"} <= set(report["stdio_ms"])
     assert all(f["p95"] >= f["p50"] > 0 for f in report["stdio_ms"].values())
+
+
+def test_the_server_serves_any_store_url_memory_included(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from memory_es.mcp import server
+
+    served: list[tuple[str, str, str]] = []
+
+    def serve(memory: memory_es.Memory, **options: object) -> None:
+        served.append((memory.spec.kind, str(options["principal"]), str(options["host"])))
+
+    monkeypatch.setattr(server, "serve", serve)
+    for url in ("memory://", f"sqlite:///{tmp_path / 'm.db'}"):
+        assert main(["--store", url, "mcp", "--principal", "alice"]) == 0
+    assert served == [("memory", "alice", "127.0.0.1"), ("sqlite", "alice", "127.0.0.1")]

@@ -86,17 +86,18 @@ def http_server(url: str, tmp_path: Path) -> Iterator[str]:
     tokens.write_text(f"{ALICE_TOKEN}: alice\n{BOB_TOKEN}: bob\n")
     port = free_port()
     argv = ["--store", url, "mcp", "--transport", "http", "--port", str(port)]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "memory_es", *argv, "--tokens", str(tokens)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    log = tmp_path / "server.log"  # a file, not a pipe nobody drains: the server never blocks
+    with log.open("w") as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "memory_es", *argv, "--tokens", str(tokens)],
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+        )
     try:
         deadline = time.monotonic() + START_SECONDS
         while True:
             if process.poll() is not None:
-                pytest.fail(f"the server exited: {process.stderr.read() if process.stderr else ''}")
+                pytest.fail(f"the server exited: {log.read_text()}")
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
                 break
@@ -112,8 +113,6 @@ def http_server(url: str, tmp_path: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
 
 
 def post(endpoint: str, body: dict[str, object], token: str | None) -> int:

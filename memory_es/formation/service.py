@@ -8,6 +8,7 @@ session and principal aggregates it touched in one transaction.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -19,7 +20,6 @@ from memory_es.domain.session import SESSION_IDLE_SECONDS, Session
 from memory_es.domain.values import (
     DEFAULT_TENANT,
     GENERAL_SCOPE,
-    SHORT_ID_REF,
     Authority,
     Role,
     Status,
@@ -36,6 +36,7 @@ from projections.records import BeliefRecord
 if TYPE_CHECKING:
     from memory_es.app import Memory
 
+_SHORT_ID = re.compile(r"^(?:\[?m:)?([0-9a-f]{8})\]?$")
 IDLE_SWEEP_PAGE = 500
 
 
@@ -199,7 +200,7 @@ def remember(
 def find_belief(memory: Memory, ref: str) -> BeliefRecord:
     """A full belief id, or its eight-hex short id (``[m:xxxxxxxx]`` accepted)."""
     text = (ref or "").strip().lower()
-    m = SHORT_ID_REF.match(text)
+    m = _SHORT_ID.match(text)
     if m is not None:
         rows = memory.index.find_by_short_id(m.group(1))
         if len(rows) > 1:

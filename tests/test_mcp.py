@@ -14,6 +14,7 @@ import memory_es
 from memory_es.app import Memory
 from memory_es.domain.values import Authority
 from memory_es.mcp.server import build_server
+from memory_es.mcp.tokens import TokenTable
 from memory_es.ports import FixedClock
 from tests.mcp_scenarios import (
     SHORT_ID,
@@ -300,3 +301,19 @@ def _line(text: str, short: str) -> str:
 def _utility(memory: Memory, principal: str, word: str) -> float:
     (record,) = [b for b in memory.list_beliefs(principal) if word in b.statement]
     return record.utility
+
+
+def test_a_token_server_reached_without_a_token_names_no_principal(memory: Memory) -> None:
+    # In process there is no bearer middleware in front: the tools refuse on their own.
+    tokens = TokenTable.from_mapping({"alice-token-0123456789abcdef": "alice"})
+
+    async def main() -> None:
+        async with Client(build_server(memory, tokens=tokens)) as client:
+            assert "no principal" in await refused(client, "open_session")
+            assert "no principal" in await refused(client, "recall", query="where")
+            with pytest.raises(Exception, match="no principal"):
+                await client.read_resource("memory://beliefs")
+
+    head = log_head(memory)
+    anyio.run(main)
+    assert log_head(memory) == head

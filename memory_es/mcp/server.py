@@ -94,7 +94,7 @@ def build_server(
             return principal
         token = get_access_token()
         if token is None:  # the bearer middleware refuses such a request first
-            raise ToolError("no principal: this request carried no valid bearer token")
+            raise UsageError("no principal: this request carried no valid bearer token")
         return token.client_id
 
     def run(call: Callable[[str], T]) -> T:

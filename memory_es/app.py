@@ -6,18 +6,16 @@ domain below it stays pure; the read model follows the log inline after every sa
 
 from __future__ import annotations
 
-import itertools
 import sqlite3
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application, ProcessingEvent
-from eventsourcing.persistence import PersistenceError, RecordConflictError
+from eventsourcing.application import Application, ProcessingEvent
+from eventsourcing.persistence import PersistenceError
 
 from memory_es.context.budget import (
     EPISODE_MAX_PAGES,
@@ -25,34 +23,29 @@ from memory_es.context.budget import (
 )
 from memory_es.context.episodes import EpisodeSearch, search_episodes
 from memory_es.context.pack import ContextPack, build_context_pack
-from memory_es.context.snapshot import take_session_snapshot
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
-from memory_es.domain.values import (
-    DEFAULT_TENANT,
-    GENERAL_SCOPE,
-    Role,
-    principal_aggregate_id,
-)
+from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role
 from memory_es.errors import (
     InvalidInput,
     StaleReadModel,
     StoreUnavailable,
     UnknownSession,
 )
-from memory_es.formation import service as formation_service
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.established import EstablishedFact
 from memory_es.formation.extractor import ClauseExtractor, Extractor, SourceTurn
-from memory_es.formation.hazards import screen
 from memory_es.history import BeliefEvent, belief_history
 from memory_es.maintenance import MaintenanceReport, run_maintenance
 from memory_es.ports import Clock, IdGenerator, RandomIds, SystemClock, iso, parse_iso
 from memory_es.profiles import MemoryProfile, resolve_profile
 from memory_es.retrieval.embedding import make_embedder
 from memory_es.retrieval.recall import RecallQuery, RecallResult, Retriever
+from memory_es.services import Adapters, Services, commands
+from memory_es.services.handlers import source_turns
+from memory_es.services.results import FactsReceipt, TurnReceipt
+from memory_es.services.unit_of_work import load_session, parse_session_id
 from memory_es.stores import StoreSpec, parse_store_url
-from memory_es.unit_of_work import PendingWrites
 from projections.base import RecallIndex
 from projections.memory import MemoryRecallIndex
 from projections.records import BeliefRecord, principal_key
@@ -63,12 +56,7 @@ from projections.vectors import Embedder, VectorEncoder
 if TYPE_CHECKING:
     from memory_es.ingest import IngestReport
 
-T = TypeVar("T")
-
-# A concurrent writer to the same principal makes a save fail on its version check;
-# the command is re-run on fresh state. Bounded, because a conflict that keeps coming
-# back is a bug, not contention.
-MAX_COMMAND_ATTEMPTS = 8
+__all__ = ["Memory", "MemoryApplication", "ProjectionStatus", "TurnReceipt", "open"]
 
 
 class MemoryApplication(Application[UUID]):
@@ -108,15 +96,6 @@ class MemoryApplication(Application[UUID]):
 
 
 @dataclass(frozen=True)
-class TurnReceipt:
-    session_id: str
-    turn_id: str
-    seq: int
-    trusted: bool
-    redactions: tuple[str, ...]
-
-
-@dataclass(frozen=True)
 class ProjectionStatus:
     name: str
     tracked_position: int
@@ -134,7 +113,10 @@ class ProjectionStatus:
 
 
 class Memory:
-    """One memory store: record turns, close sessions, recall, rebuild read models."""
+    """One memory store: record turns, close sessions, recall, rebuild read models.
+
+    A thin facade: each write builds a command and hands it to the service layer
+    (``memory_es/services/``), which runs its handler in a unit of work."""
 
     def __init__(
         self,
@@ -153,27 +135,44 @@ class Memory:
         self.app = app
         self.index = index
         self.ids = ids
-        self.extractor = extractor
         self.profile = profile or resolve_profile()
         self.traces = traces or trace_store_for(index)
+        # The one retriever: recall, in-turn recall, the session snapshot and the
+        # context pack all read through it (its profile, its clock, its vector arm).
         self.retriever = Retriever(
             index, self.traces, profile=self.profile, clock=clock, ids=ids, embedder=embedder
         )
-        self.clock = clock
         self.runner = ProjectionRunner(app.recorder, app.mapper, index)
-        self._write_lock = threading.RLock()
-        # Installed by the bulk path (memory_es/ingest.py): saves collect, flush writes.
-        self._pending: PendingWrites | None = None
+        self.services = Services(
+            Adapters(
+                app=app,
+                index=index,
+                runner=self.runner,
+                retriever=self.retriever,
+                clock=clock,
+                ids=ids,
+                extractor=extractor,
+                profile=self.profile,
+            )
+        )
 
     @property
     def clock(self) -> Clock:
-        return self._clock
+        return self.services.adapters.clock
 
     @clock.setter
     def clock(self, clock: Clock) -> None:
         # One clock for commands and recall (the demo and replays swap it in).
-        self._clock = clock
+        self.services.adapters.clock = clock
         self.retriever.clock = clock
+
+    @property
+    def extractor(self) -> Extractor:
+        return self.services.adapters.extractor
+
+    @extractor.setter
+    def extractor(self, extractor: Extractor) -> None:
+        self.services.adapters.extractor = extractor
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -199,80 +198,29 @@ class Memory:
     ) -> str:
         """Open a session; with ``snapshot`` (the default) its session snapshot is taken
         and recorded in the same save (see memory_es/context/snapshot.py)."""
-        principal = _require_name("principal", principal)
-
-        def command() -> str:
-            now = self.clock.now()
-            session = Session(
-                id=UUID(self.ids.new_id()),
-                tenant=tenant,
-                principal=principal,
-                project=(project or GENERAL_SCOPE).strip() or GENERAL_SCOPE,
-                opened_at=iso(now),
-            )
-            if snapshot:
-                self.runner.catch_up()  # another process may have written since
-                frozen = take_session_snapshot(
-                    self.index,
-                    principal_key(tenant, principal),
-                    project=session.project,
-                    session_id=str(session.id),
-                    now=now,
-                    profile=self.profile,
-                )
-                session.take_session_snapshot(**frozen.event_fields())
-            self._save(session)
-            return str(session.id)
-
-        return self._command(command)
+        return self.services.handle(
+            commands.OpenSession(principal, project=project, tenant=tenant, snapshot=snapshot)
+        )
 
     def say(self, session_id: str, text: str, *, role: str = "user") -> TurnReceipt:
         try:
             role_value = Role(role)
         except ValueError:
             raise InvalidInput(f"unknown role {role!r}: use user or assistant") from None
-        if not text or not text.strip():
-            raise InvalidInput("a turn needs non-empty text")
-        # Secrets are redacted before the event exists: the log can never be scrubbed.
-        screened = screen(text)
-
-        def command() -> TurnReceipt:
-            session = self._get_session(session_id)
-            turn_id = self.ids.new_id()
-            session.record_turn(
-                turn_id=turn_id,
-                role=role_value.value,
-                text=screened.text,
-                trusted=role_value is Role.USER and not screened.injection,
-                at=iso(self.clock.now()),
-                redactions=list(screened.redactions),
-                hazards=list(screened.hazards),
-            )
-            self._save(session)
-            return TurnReceipt(
-                session_id=str(session.id),
-                turn_id=turn_id,
-                seq=session.turn_count,
-                trusted=role_value is Role.USER and not screened.injection,
-                redactions=screened.redactions,
-            )
-
-        return self._command(command)
+        return self.services.handle(commands.Say(session_id, text, role=role_value))
 
     def close_session(
         self, session_id: str, *, trigger: str = "session_close"
     ) -> ConsolidationResult:
         """Close the session and form beliefs from it; both saved in one transaction."""
-        return formation_service.close_session(self, session_id, trigger=trigger)
+        return self.services.handle(commands.CloseSession(session_id, trigger=trigger))
 
     # -- formation: established facts, remember, rejection, replay, idle sweep ------------
 
-    def establish_facts(
-        self, session_id: str, facts: Sequence[EstablishedFact]
-    ) -> formation_service.FactsReceipt:
+    def establish_facts(self, session_id: str, facts: Sequence[EstablishedFact]) -> FactsReceipt:
         """Facts the agent established in an open session, each with the turn ids that
         back it; formation admits them at AFFIRMED when the session closes."""
-        return formation_service.establish_facts(self, session_id, facts)
+        return self.services.handle(commands.EstablishFacts(session_id, facts))
 
     def remember(
         self,
@@ -283,15 +231,17 @@ class Memory:
         tenant: str = DEFAULT_TENANT,
     ) -> ConsolidationResult:
         """The remember tool: the statement forms at AFFIRMED, its own evidence."""
-        return formation_service.remember(self, principal, text, project=project, tenant=tenant)
+        return self.services.handle(
+            commands.Remember(principal, text, project=project, tenant=tenant)
+        )
 
     def reject(self, belief_ref: str) -> BeliefRecord:
         """Durable user rejection (a full id or an eight-hex short id)."""
-        return formation_service.reject(self, belief_ref)
+        return self.services.handle(commands.Reject(belief_ref))
 
     def replay_session(self, session_id: str, *, confirm: bool = False) -> ConsolidationResult:
         """Opt-in re-derivation of a closed session under the current formation policy."""
-        return formation_service.replay(self, session_id, confirm=confirm)
+        return self.services.handle(commands.ReplaySession(session_id, confirm=confirm))
 
     def run_maintenance(self, *, dry_run: bool = False) -> MaintenanceReport:
         """Operator maintenance: the idle-session sweep and recall-trace expiry."""
@@ -300,16 +250,14 @@ class Memory:
     # -- queries -----------------------------------------------------------------------------
 
     def session_turns(self, session_id: str) -> list[SourceTurn]:
-        session_uuid = _parse_session_id(session_id)
-        return [
-            SourceTurn(
-                turn_id=e.turn_id, seq=e.seq, role=e.role, text=e.text, trusted=e.trusted, at=e.at
-            )
-            for e in self._turn_events(session_uuid)
-        ]
+        return source_turns(self.session_events(parse_session_id(session_id)))
 
     def session(self, session_id: str) -> Session:
-        return self._get_session(session_id)
+        return load_session(self.app, session_id)
+
+    def session_events(self, session_uuid: UUID) -> Iterator[Any]:
+        """The session's stored events, in order."""
+        return iter(self.app.events.get(session_uuid))
 
     def recall(
         self,
@@ -347,7 +295,7 @@ class Memory:
 
     def recall_in_session(self, session_id: str, text: str, *, limit: int = 10) -> RecallResult:
         """In-turn recall: the query former at the session's own project scope."""
-        session = self._get_session(session_id)
+        session = self.session(session_id)
         return self.retriever.recall(
             RecallQuery(
                 principal=principal_key(session.tenant, session.principal),
@@ -382,17 +330,16 @@ class Memory:
         recall_tokens: int | None = None,
     ) -> ContextPack:
         """The context pack for the session's next model call (memory_es/context/pack.py)."""
-        with self._write_lock:
+        with self.services.adapters.lock:
             self.runner.catch_up()  # the delta must see another process's writes too
             return build_context_pack(
-                self.index,
-                self._get_session(session_id),
+                self.retriever,
+                self.session(session_id),
                 text,
                 now=self.clock.now(),
                 window_tokens=window_tokens,
                 recall_items=recall_items,
                 recall_tokens=recall_tokens,
-                profile=self.profile,
             )
 
     def search_episodes(
@@ -410,7 +357,7 @@ class Memory:
 
         def owner(session_uuid: UUID) -> str | None:
             try:
-                session = self._get_session(str(session_uuid))
+                session = self.session(str(session_uuid))
             except UnknownSession:
                 return None
             return principal_key(session.tenant, session.principal)
@@ -444,7 +391,7 @@ class Memory:
 
         turns = ingest.validate(lines)
         return ingest.ingest(
-            self,
+            self.services,
             turns,
             tenant=tenant,
             batch_events=batch_events or ingest.DEFAULT_BATCH_EVENTS,
@@ -458,7 +405,7 @@ class Memory:
         return self.runner.catch_up()
 
     def rebuild_projections(self, *, progress: Progress | None = None) -> int:
-        with self._write_lock:
+        with self.services.adapters.lock:
             return self.runner.rebuild(progress=progress)
 
     def projection_status(self) -> ProjectionStatus:
@@ -470,79 +417,6 @@ class Memory:
             expected_version=self.index.version,
         )
 
-    # -- internals ---------------------------------------------------------------------------
-
-    def _command(self, command: Callable[[], T]) -> T:
-        """Run a command under the write lock; re-run it on a concurrency conflict."""
-        for attempt in range(1, MAX_COMMAND_ATTEMPTS + 1):
-            with self._write_lock:
-                try:
-                    return command()
-                except RecordConflictError:
-                    self._evict_cache()
-                    if attempt == MAX_COMMAND_ATTEMPTS:
-                        raise
-                except BaseException:
-                    self._evict_cache()
-                    raise
-        raise AssertionError("unreachable")
-
-    def _evict_cache(self) -> None:
-        """A failed command may have mutated cached aggregates: forget them all."""
-        cache = self.app.repository.cache
-        if cache is not None:
-            self.app._repository = self.app.construct_repository()
-
-    def _save(self, *aggregates: Any) -> None:
-        with self._write_lock:
-            if self._pending is not None:
-                self._pending.collect(*aggregates)
-                return
-            self.app.save(*aggregates)
-            self.runner.catch_up()
-
-    def _get_session(self, session_id: str) -> Session:
-        session_uuid = _parse_session_id(session_id)
-        if self._pending is not None and (pending := self._pending.get(session_uuid)):
-            return pending  # type: ignore[no-any-return]
-        try:
-            session: Session = self.app.repository.get(session_uuid)
-        except AggregateNotFoundError:
-            raise UnknownSession(session_id) from None
-        if not isinstance(session, Session):
-            raise UnknownSession(session_id)
-        return session
-
-    def _get_or_create_principal(self, tenant: str, principal: str) -> PrincipalMemory:
-        aggregate_id = principal_aggregate_id(principal, tenant)
-        if self._pending is not None and (pending := self._pending.get(aggregate_id)):
-            return pending  # type: ignore[no-any-return]
-        try:
-            aggregate: PrincipalMemory = self.app.repository.get(aggregate_id)
-            return aggregate
-        except AggregateNotFoundError:
-            return PrincipalMemory(tenant=tenant, principal=principal)
-
-    def session_events(self, session_uuid: UUID) -> Iterator[Any]:
-        """The session's events: those stored, then those pending in an ingest batch."""
-        pending = self._pending.events_of(session_uuid) if self._pending is not None else []
-        # A session opened in the pending batch has nothing in the store yet.
-        opened_here = bool(pending) and pending[0].originator_version == 1
-        stored = () if opened_here else self.app.events.get(session_uuid)
-        return itertools.chain(stored, pending)
-
-    def _turn_events(self, session_uuid: UUID) -> Iterator[Any]:
-        for event in self.session_events(session_uuid):
-            if isinstance(event, Session.TurnRecorded):
-                yield event
-
-
-def _parse_session_id(session_id: str) -> UUID:
-    try:
-        return UUID(session_id.strip())
-    except (ValueError, AttributeError):
-        raise UnknownSession(str(session_id)) from None
-
 
 def _instant(value: datetime | str | None) -> datetime | None:
     if value is None or isinstance(value, datetime):
@@ -553,13 +427,6 @@ def _instant(value: datetime | str | None) -> datetime | None:
         return parse_iso(value)
     except ValueError:
         raise InvalidInput(f"as_of needs an ISO-8601 instant with a timezone: {value!r}") from None
-
-
-def _require_name(what: str, value: str) -> str:
-    value = (value or "").strip()
-    if not value:
-        raise InvalidInput(f"a {what} needs a non-empty name")
-    return value
 
 
 def open(

@@ -65,3 +65,20 @@ class FixedBodyOverflow(MemoryEsError):
         )
         self.needed = needed
         self.window = window
+
+
+class WriteConflict(MemoryEsError):
+    """Other writers kept saving the same principal first, past the retry budget.
+
+    Nothing of the command was written; running it again is safe."""
+
+    exit_code = 1
+
+    def __init__(self, principals: tuple[str, ...], attempts: int, seconds: float) -> None:
+        who = ", ".join(principals) or "an aggregate"
+        super().__init__(
+            f"write conflict on principal {who}: other writers saved first {attempts} times"
+            f" in {seconds:.1f} s; nothing was written, retry the command"
+        )
+        self.principals = principals
+        self.attempts = attempts

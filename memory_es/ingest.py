@@ -17,12 +17,13 @@ session opens at its first line's ``at``, each turn is recorded at its own ``at`
 session closes (formation's "now") at its last line's ``at``. The system clock is never
 read.
 
-The writes are the ordinary commands (``open_session``, ``say``, ``close_session``) run
-with a ``PendingWrites`` installed: their events are exactly those of the one-at-a-time
-path, in the same order, but they are saved many commands per transaction (a flush every
-``batch_events`` events, at a command boundary) and the read model catches up once per
-flush. A store error mid-way leaves the flushed batches written (each whole) and nothing
-of the rest; re-ingesting a file records its sessions again as new sessions.
+The writes are the ordinary commands (``OpenSession``, ``Say``, ``CloseSession``) run in
+a ``BatchUnitOfWork`` (memory_es/services/unit_of_work.py): their events are exactly
+those of the one-at-a-time path, in the same order, but they are saved many commands per
+transaction (a flush every ``batch_events`` events, at a command boundary) and the read
+model catches up once per flush. A store error mid-way leaves the flushed batches
+written (each whole) and nothing of the rest; re-ingesting a file records its sessions
+again as new sessions.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from eventsourcing.persistence import RecordConflictError
 from pydantic import (
     AfterValidator,
     AwareDatetime,
@@ -43,17 +43,17 @@ from pydantic import (
     ValidationError,
 )
 
-from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE
+from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role
 from memory_es.errors import InvalidInput
 from memory_es.ports import FixedClock
-from memory_es.unit_of_work import PendingWrites, save_collected
+from memory_es.services import commands
+from memory_es.services.handlers import handle_in
+from memory_es.unit_of_work import save_collected
 
 if TYPE_CHECKING:
-    from memory_es.app import Memory
+    from memory_es.services import BatchUnitOfWork, Services
 
 DEFAULT_BATCH_EVENTS = 2000
-# A flush that keeps losing its optimistic-concurrency race is a bug, not contention.
-MAX_FLUSH_ATTEMPTS = 8
 
 Progress = Callable[[int], None]  # turns recorded since the last call
 
@@ -213,7 +213,7 @@ class IngestClock(FixedClock):
 
 
 def ingest(
-    memory: Memory,
+    services: Services,
     turns: list[NumberedTurn],
     *,
     tenant: str = DEFAULT_TENANT,
@@ -224,44 +224,38 @@ def ingest(
     """Write validated turns: open, say and close through the ordinary commands.
 
     A transaction ends once ``batch_events`` events are pending (at a command boundary)
-    or, with ``flush_each_session``, after every session close.
+    or, with ``flush_each_session``, after every session close. The commands run under
+    the ingest clock; the store's own clock is never swapped.
     """
     if not turns:
         return IngestReport()
-    with memory._write_lock:
-        saved_clock = memory.clock
-        writer = _Writer(
-            memory,
-            turns,
-            tenant=tenant,
-            batch_events=batch_events,
-            flush_each_session=flush_each_session,
-        )
-        memory.clock = writer.clock
-        try:
-            start = 0
-            while start < len(turns):
-                end = writer.write_batch(start)
-                if progress:
-                    progress(end - start)
-                start = end
-        finally:
-            memory.clock = saved_clock
-            memory._pending = None
+    writer = _Writer(
+        services,
+        turns,
+        tenant=tenant,
+        batch_events=batch_events,
+        flush_each_session=flush_each_session,
+    )
+    start = 0
+    while start < len(turns):
+        end = writer.write_batch(start)
+        if progress:
+            progress(end - start)
+        start = end
     return writer.report
 
 
 class _Writer:
     def __init__(
         self,
-        memory: Memory,
+        services: Services,
         turns: list[NumberedTurn],
         *,
         tenant: str,
         batch_events: int,
         flush_each_session: bool,
     ) -> None:
-        self.memory = memory
+        self.services = services
         self.flush_each_session = flush_each_session
         self.turns = turns
         self.tenant = tenant
@@ -273,36 +267,20 @@ class _Writer:
     def write_batch(self, start: int) -> int:
         """Run commands from ``start`` until the batch is full; save them in one transaction.
 
-        On a concurrency conflict the batch is run again on fresh state (nothing of it
-        was written). Returns the index of the first turn not yet written.
+        On a concurrency conflict the service runner runs the batch again on fresh state
+        (nothing of it was written). Returns the index of the first turn not yet written.
         """
-        memory = self.memory
-        for attempt in range(1, MAX_FLUSH_ATTEMPTS + 1):
-            pending = PendingWrites()
-            memory._pending = pending
-            trial = IngestReport(session_ids=dict(self.report.session_ids))
-            try:
-                end = self._run_commands(start, pending, trial)
-                memory._pending = None
-                events, aggregates = pending.take()
-                save_collected(memory.app, events, aggregates)
-            except RecordConflictError:
-                memory._pending = None
-                memory._evict_cache()
-                if attempt == MAX_FLUSH_ATTEMPTS:
-                    raise
-                continue
-            except BaseException:
-                memory._pending = None
-                memory._evict_cache()
-                raise
-            memory.runner.catch_up()
-            self._merge(trial)
-            return end
-        raise AssertionError("unreachable")
 
-    def _run_commands(self, start: int, pending: PendingWrites, report: IngestReport) -> int:
-        memory, turns = self.memory, self.turns
+        def batch(uow: BatchUnitOfWork) -> tuple[int, IngestReport]:
+            trial = IngestReport(session_ids=dict(self.report.session_ids))
+            return self._run_commands(start, uow, trial), trial
+
+        end, trial = self.services.run_batch(batch, clock=self.clock, save=save_collected)
+        self._merge(trial)
+        return end
+
+    def _run_commands(self, start: int, uow: BatchUnitOfWork, report: IngestReport) -> int:
+        turns = self.turns
         i = start
         while i < len(turns):
             turn = turns[i].turn
@@ -312,21 +290,22 @@ class _Writer:
                 # An ingested session is past conversation, not a live model call: it
                 # takes no session snapshot (which would read the read model, and that
                 # lags inside a batch).
-                session_id = memory.open_session(
+                command = commands.OpenSession(
                     turn.principal, project=turn.project, tenant=self.tenant, snapshot=False
                 )
+                session_id = handle_in(command, uow)
                 report.session_ids[turn.session] = session_id
                 report.sessions += 1
-            memory.say(session_id, turn.text, role=turn.role)
+            handle_in(commands.Say(session_id, turn.text, role=Role(turn.role)), uow)
             report.turns += 1
             if self.last_index[turn.session] == i:
-                result = memory.close_session(session_id)
+                result = handle_in(commands.CloseSession(session_id), uow)
                 for key, value in result.counts.as_dict().items():
                     report.counts[key] = report.counts.get(key, 0) + value
                 if self.flush_each_session:
                     return i + 1
             i += 1
-            if len(pending) >= self.batch_events:
+            if len(uow) >= self.batch_events:
                 break
         return i
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memory_es.formation.service import IdleSweep, sweep_idle
 from memory_es.ports import iso
+from memory_es.services.commands import SweepIdle
+from memory_es.services.results import IdleSweep
 
 if TYPE_CHECKING:
     from memory_es.app import Memory
@@ -44,7 +45,7 @@ class MaintenanceReport:
 
 
 def run_maintenance(memory: Memory, *, dry_run: bool = False) -> MaintenanceReport:
-    idle = sweep_idle(memory, dry_run=dry_run)
+    idle = memory.services.handle(SweepIdle(dry_run=dry_run))
     if dry_run:
         now = iso(memory.clock.now().replace(microsecond=0))
         expired = memory.traces.due_for_expiry(now)

@@ -34,8 +34,10 @@ from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, BeliefType, n
 from memory_es.ingest import TurnLine
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock, iso
+from memory_es.services import BatchUnitOfWork, commands
+from memory_es.services.handlers import handle_in
 from memory_es.stores import parse_store_url
-from memory_es.unit_of_work import PendingWrites, save_collected
+from memory_es.unit_of_work import save_collected
 
 
 def _open(url: str, **kwargs: Any) -> memory_es.Memory:
@@ -228,14 +230,13 @@ def phase_formation(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any
         memory.clock = clock
         clock.set(rows[0].at)
         session_id = memory.open_session("long600")
-        memory._pending = PendingWrites()  # the says, saved at once
-        for row in rows:
-            clock.set(row.at)
-            memory.say(session_id, row.text)
-        pending, memory._pending = memory._pending, None
-        events, aggregates = pending.take()
-        save_collected(memory.app, events, aggregates)
-        memory.catch_up()
+
+        def says(uow: BatchUnitOfWork) -> None:  # the says, saved at once
+            for row in rows:
+                clock.set(row.at)
+                handle_in(commands.Say(session_id, row.text), uow)
+
+        memory.services.run_batch(says)
         t0 = time.perf_counter()
         result = memory.close_session(session_id)
         out["formation_600_turn_close_s"] = time.perf_counter() - t0

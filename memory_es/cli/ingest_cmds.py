@@ -46,7 +46,7 @@ def _ingest(args: argparse.Namespace) -> int:
         tqdm(total=len(turns), unit="turn", file=sys.stderr, disable=None, leave=False) as bar,
     ):
         report = ingest.ingest(
-            memory,
+            memory.services,
             turns,
             batch_events=args.batch_events or ingest.DEFAULT_BATCH_EVENTS,
             progress=bar.update,

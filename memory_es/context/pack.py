@@ -37,11 +37,9 @@ from memory_es.context.snapshot import (
 from memory_es.domain.session import Session
 from memory_es.domain.values import short_id
 from memory_es.errors import FixedBodyOverflow, InvalidInput, SessionClosed
-from memory_es.profiles import MemoryProfile
 from memory_es.retrieval.ranking import Scored
-from memory_es.retrieval.recall import recall, recall_without_text
+from memory_es.retrieval.recall import RecallQuery, Retriever
 from memory_es.retrieval.render import render_line
-from projections.base import RecallIndex
 from projections.records import principal_key
 
 RECALL_HEADER = "Memory relevant to this turn:"
@@ -154,7 +152,7 @@ def _message(role: str, trust: str, kind: str, content: str) -> Message:
 
 
 def build_context_pack(
-    index: RecallIndex,
+    retriever: Retriever,
     session: Session,
     text: str,
     *,
@@ -162,11 +160,13 @@ def build_context_pack(
     window_tokens: int | None = None,
     recall_items: int | None = None,
     recall_tokens: int | None = None,
-    profile: MemoryProfile | None = None,
 ) -> ContextPack:
+    """The pack at ``now``; both recall blocks go through the store's one ``retriever``
+    (its profile, its vector arm), so the base recall is ``Memory.recall``'s."""
     if not text or not text.strip():
         raise InvalidInput("a context pack needs the turn's text")
-    budgets = (profile or MemoryProfile()).context
+    index = retriever.index
+    budgets = retriever.profile.context
     window_tokens = budgets.window_tokens if window_tokens is None else window_tokens
     recall_items = budgets.recall_max_items if recall_items is None else recall_items
     recall_tokens = budgets.recall_max_tokens if recall_tokens is None else recall_tokens
@@ -215,14 +215,12 @@ def build_context_pack(
     base_tokens = 0
     if recall_items > 0:
         # Run even with no tokens left, so what budget pressure dropped is on record.
-        base = recall(
-            index,
-            principal,
-            text,
-            project=session.project,
-            limit=recall_items,
+        base = retriever.recall(
+            RecallQuery(
+                principal=principal, text=text, project=session.project, limit=recall_items
+            ),
             now=now,
-            profile=profile,
+            traced=False,
         )
         ranked = _items(base.items)
         kept, base_tokens = fit_lines(
@@ -238,15 +236,13 @@ def build_context_pack(
     delta_items: list[PackItem] = []
     delta_issued = usable is not None and items_left > 0 and tokens_left > 0
     if usable is not None and delta_issued:
-        delta = recall_without_text(
-            index,
+        delta = retriever.recall_without_text(
             principal,
             project=session.project,
             limit=items_left,
             min_position=usable.watermark,
             exclude=[i.belief_id for i in base_items],
             now=now,
-            profile=profile,
         )
         ranked = _items(delta.items)
         kept, _ = fit_lines(

@@ -22,9 +22,7 @@ from memory_es.context.budget import (
 from memory_es.domain.values import BeliefType
 from memory_es.policy import retrieval_policy
 from memory_es.ports import iso, parse_iso
-from memory_es.profiles import MemoryProfile
-from memory_es.retrieval.recall import recall_without_text
-from projections.base import RecallIndex
+from memory_es.retrieval.recall import Retriever
 
 # Beliefs about the person, not about a project: what a session is primed with.
 DURABLE_TYPES: tuple[str, ...] = (
@@ -79,32 +77,29 @@ class FrozenSnapshot:
 
 
 def take_session_snapshot(
-    index: RecallIndex,
+    retriever: Retriever,
     principal: str,
     *,
     project: str,
     session_id: str,
     now: datetime,
-    profile: MemoryProfile | None = None,
 ) -> FrozenSnapshot:
     """Read the watermark, then recall durable beliefs at or below it, and freeze both.
 
     Bounding the snapshot by the watermark it records keeps the two consistent: a belief
     written after the head was read is past the watermark, so the recall delta shows it.
     """
-    profile = profile or MemoryProfile()
+    profile = retriever.profile
     max_items = profile.context.snapshot_max_items
     max_tokens = profile.context.snapshot_max_tokens
-    watermark = index.head_position(principal)
-    result = recall_without_text(
-        index,
+    watermark = retriever.index.head_position(principal)
+    result = retriever.recall_without_text(
         principal,
         project=project,
         limit=max_items,
         max_position=watermark,
         belief_types=DURABLE_TYPES,
         now=now,
-        profile=profile,
     )
     lines = result.lines()
     kept, _ = fit_lines(SNAPSHOT_HEADER, lines, max_items=max_items, max_tokens=max_tokens)

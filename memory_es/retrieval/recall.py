@@ -97,7 +97,13 @@ class Retriever:
         self.ids = ids
         self.embedder = embedder
 
-    def recall(self, q: RecallQuery) -> RecallResult:
+    def recall(
+        self, q: RecallQuery, *, now: datetime | None = None, traced: bool = True
+    ) -> RecallResult:
+        """Recall for ``q`` at ``now`` (default: this retriever's clock, read once).
+
+        ``traced=False`` records no recall trace (the context pack's base recall: the
+        pack is its own record of what it returned)."""
         started = time.perf_counter()
         p = self.profile.retrieval
         formed = (
@@ -105,7 +111,7 @@ class Retriever:
             if q.match_all
             else form_query(q.text, project=q.project)
         )
-        clock_now = self.clock.now()
+        clock_now = now or self.clock.now()
         now = q.as_of or clock_now  # taken once per recall
         as_of = instant_second(q.as_of)[:19] if q.as_of is not None else None
         statuses = HISTORICAL if (q.as_of is not None or q.include_superseded) else LIVE
@@ -163,7 +169,7 @@ class Retriever:
             selection = replace(selection, items=tuple(reordered))
         done = time.perf_counter()
         trace_id = None
-        if self.profile.trace.enabled:
+        if traced and self.profile.trace.enabled:
             trace_id = self._trace(
                 q,
                 selection,
@@ -187,6 +193,51 @@ class Retriever:
             dropped=selection.dropped,
             blocked=selection.blocked,
             ranking_trace=ranking_trace,
+        )
+
+    def recall_without_text(
+        self,
+        principal: str,
+        *,
+        project: str,
+        limit: int,
+        now: datetime,
+        min_position: int = 0,
+        max_position: int | None = None,
+        belief_types: Sequence[str] | None = None,
+        exclude: Sequence[str] = (),
+    ) -> RecallResult:
+        """A recall with no query text, ranked without a match term (context, issue 5).
+
+        The session snapshot (durable types, positions up to the watermark) and the recall
+        delta (positions past the watermark, the base recall's ids excluded before the
+        candidate cap) are this recall; both reach the index through ``recent_candidates``
+        and are ranked by the one ranking function (match is 0 for every candidate).
+        """
+        if limit < 1:
+            return RecallResult(query="", terms=(), items=())
+        p = self.profile.retrieval
+        candidates = self.index.recent_candidates(
+            principal,
+            project=project,
+            cap=candidate_cap(limit),
+            min_position=min_position,
+            max_position=max_position,
+            belief_types=belief_types,
+            exclude=exclude,
+        )
+        offered = fuse(
+            [(c.record, c.matched, c.lexical) for c in candidates], None, k=1, cap=len(candidates)
+        )
+        ranked = rank(offered, now=now, project=project, profile=p)
+        selection = select(ranked, limit=limit, profile=p, hold_durable=True)
+        return RecallResult(
+            query="",
+            terms=(),
+            items=selection.items,
+            now=iso(now),
+            dropped=selection.dropped,
+            blocked=selection.blocked,
         )
 
     def _trace(
@@ -239,92 +290,4 @@ __all__ = [
     "RecallResult",
     "Retriever",
     "candidate_cap",
-    "recall",
-    "recall_without_text",
 ]
-
-
-def recall(
-    index: RecallIndex,
-    principal: str,
-    query: str,
-    *,
-    project: str,
-    limit: int,
-    now: datetime | None = None,
-    profile: MemoryProfile | None = None,
-) -> RecallResult:
-    """A recall without a trace, at ``now`` (the context pack's in-turn base recall)."""
-    return _untraced(index, profile, now).recall(
-        RecallQuery(principal=principal, text=query, project=project, limit=limit)
-    )
-
-
-def recall_without_text(
-    index: RecallIndex,
-    principal: str,
-    *,
-    project: str,
-    limit: int,
-    min_position: int = 0,
-    max_position: int | None = None,
-    belief_types: Sequence[str] | None = None,
-    exclude: Sequence[str] = (),
-    now: datetime | None = None,
-    profile: MemoryProfile | None = None,
-) -> RecallResult:
-    """A recall with no query text, ranked without a match term (context, issue 5).
-
-    The session snapshot (durable types, positions up to the watermark) and the recall
-    delta (positions past the watermark, the base recall's ids excluded before the
-    candidate cap) are this recall; both reach the index through ``recent_candidates``
-    and are ranked by the one ranking function (match is 0 for every candidate).
-    """
-    if limit < 1:
-        return RecallResult(query="", terms=(), items=())
-    resolved = profile or _shipped()
-    candidates = index.recent_candidates(
-        principal,
-        project=project,
-        cap=candidate_cap(limit),
-        min_position=min_position,
-        max_position=max_position,
-        belief_types=belief_types,
-        exclude=exclude,
-    )
-    at = now or _system_now()
-    offered = fuse(
-        [(c.record, c.matched, c.lexical) for c in candidates], None, k=1, cap=len(candidates)
-    )
-    ranked = rank(offered, now=at, project=project, profile=resolved.retrieval)
-    selection = select(ranked, limit=limit, profile=resolved.retrieval, hold_durable=True)
-    return RecallResult(
-        query="",
-        terms=(),
-        items=selection.items,
-        now=iso(at),
-        dropped=selection.dropped,
-        blocked=selection.blocked,
-    )
-
-
-def _shipped() -> MemoryProfile:
-    from memory_es.profiles import load_profile
-
-    return load_profile()
-
-
-def _system_now() -> datetime:
-    from memory_es.ports import SystemClock
-
-    return SystemClock().now()
-
-
-def _untraced(index: RecallIndex, profile: MemoryProfile | None, now: datetime | None) -> Retriever:
-    from memory_es.ports import FixedClock, RandomIds, SystemClock
-    from memory_es.profiles import TraceProfile
-    from projections.traces import MemoryTraceStore
-
-    resolved = (profile or _shipped()).model_copy(update={"trace": TraceProfile(enabled=False)})
-    clock: Clock = FixedClock(now) if now is not None else SystemClock()
-    return Retriever(index, MemoryTraceStore(), profile=resolved, clock=clock, ids=RandomIds())

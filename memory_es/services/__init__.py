@@ -1,0 +1,28 @@
+"""The service layer: commands, their handlers, units of work, the service runner.
+
+    Memory (facade, app.py) ─► Services.handle(command)        messagebus.py
+        ─► run_retrying: a fresh UnitOfWork per attempt          unit_of_work.py
+            ─► handler(command, uow)                             handlers.py
+                ─► uow.sessions / uow.principals ─► domain ─► uow.commit()
+
+Nothing here imports ``memory_es.app``; the facade imports this.
+"""
+
+from __future__ import annotations
+
+from memory_es.services import commands
+from memory_es.services.messagebus import Services
+from memory_es.services.results import FactsReceipt, IdleClosed, IdleSweep, TurnReceipt
+from memory_es.services.unit_of_work import Adapters, BatchUnitOfWork, UnitOfWork
+
+__all__ = [
+    "Adapters",
+    "BatchUnitOfWork",
+    "FactsReceipt",
+    "IdleClosed",
+    "IdleSweep",
+    "Services",
+    "TurnReceipt",
+    "UnitOfWork",
+    "commands",
+]

@@ -1,0 +1,85 @@
+"""Commands: what a caller asks the store to do, as values.
+
+Each is handled by one function in ``memory_es/services/handlers.py`` (``HANDLERS``)
+that runs in a unit of work; ``Command[R]`` says what its handler returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from memory_es.domain.values import DEFAULT_TENANT, Role
+from memory_es.formation.consolidation import ConsolidationResult
+from memory_es.formation.established import EstablishedFact
+from memory_es.formation.hazards import Screened
+from memory_es.services.results import FactsReceipt, IdleSweep, TurnReceipt
+from projections.records import BeliefRecord
+
+R = TypeVar("R")
+
+
+class Command(Generic[R]):
+    """Base of every command; ``R`` is its handler's result."""
+
+
+@dataclass(frozen=True)
+class OpenSession(Command[str]):
+    principal: str
+    project: str | None = None
+    tenant: str = DEFAULT_TENANT
+    snapshot: bool = True  # take and record the session snapshot in the same save
+
+
+@dataclass(frozen=True)
+class Say(Command[TurnReceipt]):
+    session_id: str
+    text: str
+    role: Role = Role.USER
+
+
+@dataclass(frozen=True)
+class CloseSession(Command[ConsolidationResult]):
+    session_id: str
+    trigger: str = "session_close"
+
+
+@dataclass(frozen=True)
+class EstablishFacts(Command[FactsReceipt]):
+    session_id: str
+    facts: Sequence[EstablishedFact]
+
+
+@dataclass(frozen=True)
+class Remember(Command[ConsolidationResult]):
+    principal: str
+    text: str
+    project: str | None = None
+    tenant: str = DEFAULT_TENANT
+
+
+@dataclass(frozen=True)
+class RecordRemembered(Command[str]):
+    """Step two of ``Remember``: its tool turn, which is its own established fact."""
+
+    session_id: str
+    screened: Screened
+
+
+@dataclass(frozen=True)
+class Reject(Command[BeliefRecord]):
+    belief_ref: str  # a full belief id or an eight-hex short id
+
+
+@dataclass(frozen=True)
+class ReplaySession(Command[ConsolidationResult]):
+    session_id: str
+    confirm: bool = False
+
+
+@dataclass(frozen=True)
+class SweepIdle(Command[IdleSweep]):
+    """Close every session idle past the boundary (one ``CloseSession`` each)."""
+
+    dry_run: bool = False

@@ -1,0 +1,294 @@
+"""Command handlers: each takes its command and a unit of work, and commits once.
+
+Sessions (open, say) and formation (close and consolidate, established facts, the
+remember tool's turn, durable rejection, governed replay). A handler reads aggregates
+from ``uow.sessions`` / ``uow.principals``, calls the pure domain, adds what it changed
+and calls ``uow.commit()``; it reads the clock, ids, extractor and read model from the
+unit of work, never from the ``Memory`` facade. Commands made of other commands (the
+remember tool, the idle sweep) are in ``memory_es/services/messagebus.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+from uuid import UUID
+
+from memory_es.context.snapshot import take_session_snapshot
+from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.session import Session
+from memory_es.domain.values import GENERAL_SCOPE, SHORT_ID_REF, Authority, Role, Status
+from memory_es.errors import InvalidInput, UnknownBelief, UsageError
+from memory_es.formation.consolidation import ConsolidationResult, consolidate
+from memory_es.formation.established import EstablishedFact, established_proposals
+from memory_es.formation.extractor import SourceTurn
+from memory_es.formation.hazards import Screened, screen
+from memory_es.policy import formation_policy
+from memory_es.ports import iso
+from memory_es.services import commands
+from memory_es.services.results import FactsReceipt, TurnReceipt
+from memory_es.services.unit_of_work import UnitOfWork
+from projections.base import RecallIndex
+from projections.records import BeliefRecord, principal_key
+
+# -- sessions ------------------------------------------------------------------------------
+
+
+def open_session(cmd: commands.OpenSession, uow: UnitOfWork) -> str:
+    principal = (cmd.principal or "").strip()
+    if not principal:
+        raise InvalidInput("a principal needs a non-empty name")
+    now = uow.clock.now()
+    session = Session(
+        id=UUID(uow.ids.new_id()),
+        tenant=cmd.tenant,
+        principal=principal,
+        project=(cmd.project or GENERAL_SCOPE).strip() or GENERAL_SCOPE,
+        opened_at=iso(now),
+    )
+    if cmd.snapshot:
+        uow.catch_up()  # another process may have written since
+        frozen = take_session_snapshot(
+            uow.retriever,
+            principal_key(cmd.tenant, principal),
+            project=session.project,
+            session_id=str(session.id),
+            now=now,
+        )
+        session.take_session_snapshot(**frozen.event_fields())
+    uow.sessions.add(session)
+    uow.commit()
+    return str(session.id)
+
+
+def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
+    if not cmd.text or not cmd.text.strip():
+        raise InvalidInput("a turn needs non-empty text")
+    # Secrets are redacted before the event exists: the log can never be scrubbed.
+    screened = screen(cmd.text)
+    trusted = cmd.role is Role.USER and not screened.injection
+    session = uow.sessions.get(cmd.session_id)
+    turn_id = uow.ids.new_id()
+    _record_turn(session, turn_id, cmd.role, screened, trusted=trusted, at=iso(uow.clock.now()))
+    uow.sessions.add(session)
+    uow.commit()
+    return TurnReceipt(
+        session_id=str(session.id),
+        turn_id=turn_id,
+        seq=session.turn_count,
+        trusted=trusted,
+        redactions=screened.redactions,
+    )
+
+
+def _record_turn(
+    session: Session, turn_id: str, role: Role, screened: Screened, *, trusted: bool, at: str
+) -> None:
+    session.record_turn(
+        turn_id=turn_id,
+        role=role.value,
+        text=screened.text,
+        trusted=trusted,
+        at=at,
+        redactions=list(screened.redactions),
+        hazards=list(screened.hazards),
+    )
+
+
+# -- formation -----------------------------------------------------------------------------
+
+
+def consolidate_session(
+    uow: UnitOfWork,
+    session: Session,
+    principal: PrincipalMemory,
+    *,
+    trigger: str,
+    now: str,
+) -> ConsolidationResult:
+    """Formation over the session's original events, at the session's own project."""
+    events = list(uow.sessions.events(session.id))
+    turn_events = [e for e in events if isinstance(e, Session.TurnRecorded)]
+    turns = source_turns(turn_events)
+    facts = [
+        EstablishedFact(
+            statement=str(f.get("statement", "")),
+            source_event_ids=tuple(str(i) for i in _as_list(f.get("source_event_ids"))),
+        )
+        for e in events
+        if isinstance(e, Session.FactsEstablished)
+        for f in e.facts
+    ]
+    admitted, refused_facts = established_proposals(facts, turns)
+    return consolidate(
+        principal,
+        session_id=str(session.id),
+        project=session.project,
+        turns=turns,
+        redactions=sum(len(e.redactions) for e in turn_events),
+        refused=sum(1 for e in turn_events if e.hazards),
+        proposals=uow.extractor.extract(turns),
+        authority=Authority.USER,
+        now=now,
+        ids=uow.ids,
+        trigger=trigger,
+        extractor=uow.extractor.name,
+        established=admitted,
+        established_refused=refused_facts,
+    )
+
+
+def close_session(cmd: commands.CloseSession, uow: UnitOfWork) -> ConsolidationResult:
+    session = uow.sessions.get(cmd.session_id)
+    now = iso(uow.clock.now())
+    session.close(at=now, trigger=cmd.trigger)
+    principal = uow.principals.get_or_create(session.tenant, session.principal)
+    result = consolidate_session(uow, session, principal, trigger=cmd.trigger, now=now)
+    uow.sessions.add(session)
+    uow.principals.add(principal)
+    uow.commit()
+    return result
+
+
+def establish_facts(cmd: commands.EstablishFacts, uow: UnitOfWork) -> FactsReceipt:
+    """Record facts established in an open session; formation admits them at close."""
+    if not cmd.facts:
+        raise InvalidInput("establish at least one fact")
+    recorded: list[dict[str, Any]] = []
+    for fact in cmd.facts:
+        screened = screen(fact.statement)
+        if screened.injection:
+            continue  # an instruction is not a fact; it never reaches formation
+        recorded.append(
+            {"statement": screened.text, "source_event_ids": list(fact.source_event_ids)}
+        )
+    session = uow.sessions.get(cmd.session_id)
+    if recorded:
+        session.establish_facts(facts=recorded, at=iso(uow.clock.now()))
+        uow.sessions.add(session)
+        uow.commit()
+    turns = source_turns(uow.sessions.events(session.id))
+    admissible, _ = established_proposals(
+        [EstablishedFact(str(f["statement"]), tuple(f["source_event_ids"])) for f in recorded],
+        turns,
+    )
+    return FactsReceipt(str(session.id), len(recorded), len(admissible))
+
+
+def record_remembered(cmd: commands.RecordRemembered, uow: UnitOfWork) -> str:
+    """The remember tool's turn: a tool turn that is its own established fact."""
+    session = uow.sessions.get(cmd.session_id)
+    turn_id = uow.ids.new_id()
+    screened = cmd.screened
+    _record_turn(
+        session,
+        turn_id,
+        Role.TOOL,
+        screened,
+        trusted=not screened.injection,
+        at=iso(uow.clock.now()),
+    )
+    session.establish_facts(
+        facts=[{"statement": screened.text, "source_event_ids": [turn_id]}],
+        at=iso(uow.clock.now()),
+    )
+    uow.sessions.add(session)
+    uow.commit()
+    return turn_id
+
+
+def find_belief(index: RecallIndex, ref: str) -> BeliefRecord:
+    """A full belief id, or its eight-hex short id (``[m:xxxxxxxx]`` accepted)."""
+    text = (ref or "").strip().lower()
+    m = SHORT_ID_REF.match(text)
+    if m is not None:
+        rows = index.find_by_short_id(m.group(1))
+        if len(rows) > 1:
+            raise UsageError(
+                f"short id {m.group(1)} is ambiguous ({len(rows)} beliefs): use the full id"
+            )
+        if not rows:
+            raise UnknownBelief(ref)
+        return rows[0]
+    try:
+        belief_id = str(UUID(text))
+    except ValueError:
+        raise UnknownBelief(ref) from None
+    record = index.get(belief_id)
+    if record is None:
+        raise UnknownBelief(ref)
+    return record
+
+
+def reject(cmd: commands.Reject, uow: UnitOfWork) -> BeliefRecord:
+    """Durable user rejection: out of recall now, and never formed again."""
+    record = find_belief(uow.index, cmd.belief_ref)
+    tenant, _, name = record.principal.partition("/")
+    principal = uow.principals.get_or_create(tenant, name)
+    if principal.status_of(record.belief_id) is not Status.REJECTED:
+        principal.reject_belief(
+            belief_id=record.belief_id,
+            at=iso(uow.clock.now()),
+            policy=formation_policy(),
+        )
+        uow.principals.add(principal)
+        uow.commit()
+    current = uow.index.get(record.belief_id)
+    assert current is not None
+    return current
+
+
+def replay(cmd: commands.ReplaySession, uow: UnitOfWork) -> ConsolidationResult:
+    """Re-consolidate a closed session from its original turns under today's policy.
+
+    Opt-in: refused without ``confirm``. Rejections are consulted before anything
+    commits, so nothing the user rejected returns; evidence no newer than the belief
+    standing in its place conflicts with it rather than reverting it."""
+    if not cmd.confirm:
+        raise UsageError(
+            "replay re-runs formation over the session's original turns under the current"
+            " policy; it is opt-in: pass --confirm (confirm=True) to do it"
+        )
+    session = uow.sessions.get(cmd.session_id)
+    if not session.is_closed:
+        raise UsageError(f"session {cmd.session_id} is open: close it, which runs formation")
+    principal = uow.principals.get_or_create(session.tenant, session.principal)
+    now = iso(uow.clock.now())
+    result = consolidate_session(uow, session, principal, trigger="replay", now=now)
+    uow.principals.add(principal)
+    uow.commit()
+    return result
+
+
+def source_turns(events: Iterable[Any]) -> list[SourceTurn]:
+    """The turns among a session's events, as formation reads them."""
+    return [
+        SourceTurn(
+            turn_id=e.turn_id, seq=e.seq, role=e.role, text=e.text, trusted=e.trusted, at=e.at
+        )
+        for e in events
+        if isinstance(e, Session.TurnRecorded)
+    ]
+
+
+def _as_list(value: object) -> list[object]:
+    return list(value) if isinstance(value, list | tuple) else []
+
+
+Handler = Callable[[Any, UnitOfWork], Any]
+
+# One handler per command that runs in one unit of work.
+HANDLERS: dict[type[commands.Command[Any]], Handler] = {
+    commands.OpenSession: open_session,
+    commands.Say: say,
+    commands.CloseSession: close_session,
+    commands.EstablishFacts: establish_facts,
+    commands.RecordRemembered: record_remembered,
+    commands.Reject: reject,
+    commands.ReplaySession: replay,
+}
+
+
+def handle_in(command: commands.Command[Any], uow: UnitOfWork) -> Any:
+    """Run one command's handler in a unit of work the caller manages (a batch)."""
+    return HANDLERS[type(command)](command, uow)

@@ -1,0 +1,120 @@
+"""The service runner: a command in, its handler run in a fresh unit of work, retried.
+
+``Services.handle`` is how every write reaches the domain: the ``Memory`` facade builds a
+command and hands it here. Commands made of other commands — the remember tool (open,
+record, close) and the idle sweep (one close per idle session) — are composed here, each
+step its own transaction with its own retry. ``Services.run_batch`` is the bulk path's:
+many commands in one ``BatchUnitOfWork``, flushed in one transaction, the whole batch
+retried on a lost race.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any, TypeVar, cast
+
+from memory_es.domain.session import SESSION_IDLE_SECONDS
+from memory_es.domain.values import GENERAL_SCOPE
+from memory_es.errors import InvalidInput, SessionClosed
+from memory_es.formation.consolidation import ConsolidationResult
+from memory_es.formation.hazards import screen
+from memory_es.ports import Clock, iso
+from memory_es.services import commands
+from memory_es.services.handlers import HANDLERS
+from memory_es.services.results import IdleClosed, IdleSweep
+from memory_es.services.unit_of_work import (
+    Adapters,
+    BatchUnitOfWork,
+    SaveBatch,
+    UnitOfWork,
+    run_retrying,
+)
+from memory_es.unit_of_work import save_collected
+
+T = TypeVar("T")
+
+IDLE_SWEEP_PAGE = 500
+
+
+class Services:
+    def __init__(self, adapters: Adapters) -> None:
+        self.adapters = adapters
+
+    def handle(self, command: commands.Command[T]) -> T:
+        """Run ``command`` in its own unit of work (one transaction), retried on a race."""
+        if isinstance(command, commands.Remember):
+            return cast(T, self._remember(command))
+        if isinstance(command, commands.SweepIdle):
+            return cast(T, self._sweep_idle(command))
+        handler = HANDLERS[type(command)]
+        result: Any = run_retrying(
+            lambda: UnitOfWork(self.adapters), lambda uow: handler(command, uow)
+        )
+        return cast(T, result)
+
+    def run_batch(
+        self,
+        work: Callable[[BatchUnitOfWork], T],
+        *,
+        clock: Clock | None = None,
+        save: SaveBatch = save_collected,
+    ) -> T:
+        """Run ``work`` (many commands, ``handlers.handle_in``) in one batch, then flush it
+        in one transaction; on a lost race the whole batch runs again on fresh state."""
+
+        def attempt(uow: BatchUnitOfWork) -> T:
+            result = work(uow)
+            uow.flush()
+            return result
+
+        return run_retrying(lambda: BatchUnitOfWork(self.adapters, clock=clock, save=save), attempt)
+
+    # -- commands made of commands -----------------------------------------------------------
+
+    def _remember(self, cmd: commands.Remember) -> ConsolidationResult:
+        """The remember tool: the statement is its own evidence, formed at AFFIRMED."""
+        if not cmd.text or not cmd.text.strip():
+            raise InvalidInput("remember needs a non-empty statement")
+        screened = screen(cmd.text)
+        session_id = self.handle(
+            commands.OpenSession(cmd.principal, project=cmd.project, tenant=cmd.tenant)
+        )
+        self.handle(commands.RecordRemembered(session_id, screened))
+        return self.handle(commands.CloseSession(session_id, trigger="remember"))
+
+    def _sweep_idle(self, cmd: commands.SweepIdle) -> IdleSweep:
+        """Close every session idle past the boundary, each at its own project scope."""
+        index = self.adapters.index
+        boundary = iso(self.adapters.clock.now() - timedelta(seconds=SESSION_IDLE_SECONDS))
+        sweep = IdleSweep(boundary=boundary, dry_run=cmd.dry_run)
+        seen: set[str] = set()
+        while True:
+            page = [
+                r
+                for r in index.idle_sessions(
+                    last_activity_before=boundary, limit=IDLE_SWEEP_PAGE + len(seen)
+                )
+                if r.session_id not in seen
+            ]
+            if not page:
+                return sweep
+            for row in page:
+                seen.add(row.session_id)
+                result = None
+                if not cmd.dry_run:
+                    try:
+                        result = self.handle(commands.CloseSession(row.session_id, "idle"))
+                    except SessionClosed:
+                        continue  # closed by someone else since the read
+                sweep.closed.append(
+                    IdleClosed(
+                        session_id=row.session_id,
+                        principal=row.principal,
+                        project=row.project or GENERAL_SCOPE,
+                        last_activity_at=row.last_activity_at,
+                        result=result,
+                    )
+                )
+            if cmd.dry_run and len(page) < IDLE_SWEEP_PAGE:
+                return sweep

@@ -1,0 +1,274 @@
+"""Units of work: the repositories a command handler reads and writes through, one
+transaction per commit, and the one retry loop for optimistic-concurrency conflicts.
+
+A handler gets aggregates from ``uow.sessions`` and ``uow.principals``, changes them,
+``add``\\ s them back and calls ``uow.commit()``: every aggregate added since the last
+commit is saved in one ``Application.save`` (one transaction, in the order they were
+added) and the inline read model catches up. Leaving the ``with`` block without a
+commit discards the changes; leaving it on an error also evicts the aggregate cache,
+because a failed command may have mutated cached aggregates.
+
+``BatchUnitOfWork`` is the bulk path's (``memory_es/ingest.py``): ``commit`` collects
+the events instead of saving them, later commands of the batch read the aggregates it
+touched from it, and ``flush`` writes the whole batch in one transaction.
+
+``run_retrying`` is the only retry loop: a save that lost a race to another writer
+(``RecordConflictError``, which includes the ``IntegrityError`` SQLite's unique
+``(originator_id, originator_version)`` key raises when two processes append the same
+version) is run again on a fresh unit of work after a backoff with full jitter. When
+the budget is spent it raises ``WriteConflict`` naming the principal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, TypeVar
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import RecordConflictError
+
+from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.session import Session
+from memory_es.domain.values import principal_aggregate_id
+from memory_es.errors import UnknownSession, WriteConflict
+from memory_es.formation.extractor import Extractor
+from memory_es.ports import Clock, IdGenerator
+from memory_es.profiles import MemoryProfile
+from memory_es.retrieval.recall import Retriever
+from memory_es.unit_of_work import PendingWrites, save_collected
+from projections.base import RecallIndex
+from projections.records import principal_key
+from projections.runner import ProjectionRunner
+
+T = TypeVar("T")
+U = TypeVar("U", bound="UnitOfWork")
+
+# The retry budget: enough that eight writers racing on one principal all get through
+# (tests/persistent.py races two processes; docs/architecture.md "Concurrency").
+MAX_ATTEMPTS = 40
+RETRY_BUDGET_SECONDS = 20.0
+BACKOFF_BASE_SECONDS = 0.002
+BACKOFF_CAP_SECONDS = 1.0
+
+SaveBatch = Callable[[Application[UUID], list[Any], list[Any]], None]
+
+_jitter = random.Random()  # backoff only; never the domain's ids
+
+
+@dataclass
+class Adapters:
+    """What the composition root (``memory_es.open``) wires: the event store, the read
+    model and its runner, the one retriever, the clock, the ids, the extractor."""
+
+    app: Application[UUID]
+    index: RecallIndex
+    runner: ProjectionRunner
+    retriever: Retriever
+    clock: Clock
+    ids: IdGenerator
+    extractor: Extractor
+    profile: MemoryProfile
+    # Commands in one process run one at a time; across processes the version check
+    # and run_retrying keep writes from being lost.
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    def evict_cache(self) -> None:
+        """Forget every cached aggregate (a failed command may have mutated them)."""
+        if self.app.repository.cache is not None:
+            self.app._repository = self.app.construct_repository()
+
+
+def parse_session_id(session_id: str) -> UUID:
+    try:
+        return UUID(session_id.strip())
+    except (ValueError, AttributeError):
+        raise UnknownSession(str(session_id)) from None
+
+
+def load_session(app: Application[UUID], session_id: str) -> Session:
+    """A stored session, for reads outside a unit of work."""
+    try:
+        session: Any = app.repository.get(parse_session_id(session_id))
+    except AggregateNotFoundError:
+        raise UnknownSession(session_id) from None
+    if not isinstance(session, Session):
+        raise UnknownSession(session_id)
+    return session
+
+
+class SessionRepository:
+    def __init__(self, uow: UnitOfWork) -> None:
+        self._uow = uow
+
+    def get(self, session_id: str) -> Session:
+        session = self._uow.load(parse_session_id(session_id))
+        if not isinstance(session, Session):
+            raise UnknownSession(session_id)
+        self._uow.principals_seen.add(principal_key(session.tenant, session.principal))
+        return session
+
+    def add(self, session: Session) -> None:
+        self._uow.principals_seen.add(principal_key(session.tenant, session.principal))
+        self._uow.add(session)
+
+    def events(self, session_id: UUID) -> Iterator[Any]:
+        """The session's events: those stored, then those pending in this unit of work."""
+        return self._uow.events(session_id)
+
+
+class PrincipalRepository:
+    def __init__(self, uow: UnitOfWork) -> None:
+        self._uow = uow
+
+    def get_or_create(self, tenant: str, principal: str) -> PrincipalMemory:
+        self._uow.principals_seen.add(principal_key(tenant, principal))
+        found = self._uow.load(principal_aggregate_id(principal, tenant))
+        if isinstance(found, PrincipalMemory):
+            return found
+        return PrincipalMemory(tenant=tenant, principal=principal)
+
+    def add(self, principal: PrincipalMemory) -> None:
+        self._uow.add(principal)
+
+
+class UnitOfWork:
+    def __init__(self, adapters: Adapters, *, clock: Clock | None = None) -> None:
+        self.adapters = adapters
+        self.clock = clock or adapters.clock
+        self.ids = adapters.ids
+        self.index = adapters.index
+        self.retriever = adapters.retriever
+        self.extractor = adapters.extractor
+        self.profile = adapters.profile
+        self.sessions = SessionRepository(self)
+        self.principals = PrincipalRepository(self)
+        self.principals_seen: set[str] = set()  # "tenant/principal", for WriteConflict
+        self._added: dict[UUID, Any] = {}
+        self._loaded = False  # a stored aggregate was handed out: evict it on failure
+
+    def __enter__(self: U) -> U:
+        self.adapters.lock.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            # On an error, or changes left uncommitted (discarded), cached aggregates
+            # this unit of work handed out may be mutated: forget them.
+            if exc_type is not None or self._added:
+                self.rollback()
+                if self._loaded:
+                    self.adapters.evict_cache()
+        finally:
+            self.adapters.lock.release()
+
+    # -- what the repositories use --------------------------------------------------------
+
+    def load(self, aggregate_id: UUID) -> Any | None:
+        self._loaded = True
+        try:
+            return self.adapters.app.repository.get(aggregate_id)
+        except AggregateNotFoundError:
+            return None
+
+    def add(self, aggregate: Any) -> None:
+        self._added.setdefault(aggregate.id, aggregate)
+
+    def events(self, aggregate_id: UUID) -> Iterator[Any]:
+        return iter(self.adapters.app.events.get(aggregate_id))
+
+    # -- the transaction --------------------------------------------------------------------
+
+    def commit(self) -> None:
+        """Save every aggregate added since the last commit, in one transaction."""
+        if not self._added:
+            return
+        aggregates = list(self._added.values())
+        self._added.clear()
+        self._write(aggregates)
+
+    def rollback(self) -> None:
+        self._added.clear()
+
+    def catch_up(self) -> int:
+        """Bring the read model up to the log (another process may have written)."""
+        return self.adapters.runner.catch_up()
+
+    def _write(self, aggregates: list[Any]) -> None:
+        self.adapters.app.save(*aggregates)
+        self.adapters.runner.catch_up()
+
+
+class BatchUnitOfWork(UnitOfWork):
+    """Many commands, one transaction: ``commit`` collects, ``flush`` saves."""
+
+    def __init__(
+        self, adapters: Adapters, *, clock: Clock | None = None, save: SaveBatch = save_collected
+    ) -> None:
+        super().__init__(adapters, clock=clock)
+        self.pending = PendingWrites()
+        self._save_batch = save
+
+    def load(self, aggregate_id: UUID) -> Any | None:
+        pending = self.pending.get(aggregate_id)
+        return pending if pending is not None else super().load(aggregate_id)
+
+    def events(self, aggregate_id: UUID) -> Iterator[Any]:
+        pending = self.pending.events_of(aggregate_id)
+        # A session opened in the pending batch has nothing in the store yet.
+        opened_here = bool(pending) and pending[0].originator_version == 1
+        stored: Iterator[Any] = iter(()) if opened_here else super().events(aggregate_id)
+        return itertools.chain(stored, pending)
+
+    def __len__(self) -> int:
+        """Events collected and not yet flushed."""
+        return len(self.pending)
+
+    def flush(self) -> None:
+        """Write everything collected in one transaction; catch the read model up once."""
+        self.commit()
+        events, aggregates = self.pending.take()
+        if events:
+            self._save_batch(self.adapters.app, events, aggregates)
+            self.adapters.runner.catch_up()
+
+    def rollback(self) -> None:
+        super().rollback()
+        self.pending.take()
+
+    def _write(self, aggregates: list[Any]) -> None:
+        self.pending.collect(*aggregates)
+
+
+def run_retrying(make_uow: Callable[[], U], work: Callable[[U], T]) -> T:
+    """Run ``work`` in a fresh unit of work; on a lost race, back off and run it again.
+
+    Full jitter: attempt ``n`` waits a uniform time in [0, min(cap, base * 2**n)], so
+    writers that collided do not collide again in lockstep. Gives up after
+    ``MAX_ATTEMPTS`` or ``RETRY_BUDGET_SECONDS`` with ``WriteConflict``.
+    """
+    started = time.monotonic()
+    for attempt in itertools.count(1):
+        uow = make_uow()
+        try:
+            with uow:
+                return work(uow)
+        except RecordConflictError as error:
+            elapsed = time.monotonic() - started
+            if attempt >= MAX_ATTEMPTS or elapsed >= RETRY_BUDGET_SECONDS:
+                principals = tuple(sorted(uow.principals_seen))
+                raise WriteConflict(principals, attempt, elapsed) from error
+            ceiling = min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2 ** (attempt - 1))
+            time.sleep(_jitter.uniform(0, ceiling))
+    raise AssertionError("unreachable")

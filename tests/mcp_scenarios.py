@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from mcp.types import CallToolResult, TextContent, TextResourceContents
@@ -56,7 +56,7 @@ async def say_in_session(client: ToolClient, *turns: str) -> tuple[str, str]:
 
 
 async def supersession(
-    client: ToolClient, *, between: Callable[[], Awaitable[None] | None] | None = None
+    client: ToolClient, *, between: Callable[[], object] | None = None
 ) -> dict[str, str]:
     """Two sessions state where the user lives, the second correcting the first; a session
     opened in between, whose snapshot still holds the first, gets the correction in its
@@ -65,9 +65,7 @@ async def supersession(
     (seattle,) = SHORT_ID.findall(first)
     watching = (await ok(client, "open_session")).strip()
     if between is not None:
-        waited = between()
-        if waited is not None:
-            await waited
+        between()
     _, second = await say_in_session(client, "I live in Portland now.")
     assert f"superseded: [m:{seattle}] User lives in Seattle." in second, second
     (portland,) = {s for s in SHORT_ID.findall(second) if s != seattle}

@@ -107,7 +107,7 @@ def test_a_supersession_reaches_an_open_sessions_context_pack_as_a_correction(
     store: Memory, clock: FixedClock
 ) -> None:
     async def scenario(client: Client) -> None:
-        ids = await supersession(client, between=lambda: clock.advance(60) and None)
+        ids = await supersession(client, between=lambda: clock.advance(60))
         beliefs = await resource_json(client, "memory://beliefs")
         assert [b["line"] for b in beliefs] == [f"[m:{ids['portland']}] User lives in Portland."]
 
@@ -155,7 +155,7 @@ def test_history_lists_a_beliefs_events_with_their_store_positions(
     store: Memory, clock: FixedClock
 ) -> None:
     async def scenario(client: Client) -> None:
-        ids = await supersession(client, between=lambda: clock.advance(60) and None)
+        ids = await supersession(client, between=lambda: clock.advance(60))
         history = await resource_json(client, f"memory://beliefs/{ids['seattle']}/history")
         events = history["events"]
         assert [e["event"] for e in events] == ["BeliefFormed", "BeliefSuperseded"]
@@ -210,7 +210,7 @@ def test_one_principal_cannot_read_or_write_anothers_memory(
     alice: dict[str, str] = {}
 
     async def as_alice(client: Client) -> None:
-        alice.update(await supersession(client, between=lambda: clock.advance(60) and None))
+        alice.update(await supersession(client, between=lambda: clock.advance(60)))
         alice["open"] = (await ok(client, "open_session")).strip()
         (belief,) = await resource_json(client, "memory://beliefs")
         alice["full"] = belief["belief_id"]

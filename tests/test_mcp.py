@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
 
 import memory_es
 from memory_es.app import Memory
@@ -231,7 +231,7 @@ def test_one_principal_cannot_read_or_write_anothers_memory(
             assert "unknown belief" in await refused(client, "reject", belief_id=ref)
             assert "unknown belief" in await refused(client, "confirm_conflict", belief_id=ref)
             for part in ("provenance", "history"):
-                with pytest.raises(Exception, match="unknown belief"):
+                with pytest.raises(MCPError, match="unknown belief"):
                     await client.read_resource(f"memory://beliefs/{ref}/{part}")
         assert log_head(store) == before
         assert await ok(client, "recall", query="Portland Seattle live") == (
@@ -311,7 +311,7 @@ def test_a_token_server_reached_without_a_token_names_no_principal(memory: Memor
         async with Client(build_server(memory, tokens=tokens)) as client:
             assert "no principal" in await refused(client, "open_session")
             assert "no principal" in await refused(client, "recall", query="where")
-            with pytest.raises(Exception, match="no principal"):
+            with pytest.raises(MCPError, match="no principal"):
                 await client.read_resource("memory://beliefs")
 
     head = log_head(memory)

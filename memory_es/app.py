@@ -34,7 +34,7 @@ from memory_es.errors import (
 )
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.established import EstablishedFact
-from memory_es.formation.extractor import ClauseExtractor, Extractor, SourceTurn
+from memory_es.formation.extractor import Extractor, SourceTurn, make_extractor
 from memory_es.history import BeliefEvent, belief_history
 from memory_es.maintenance import MaintenanceReport, run_maintenance
 from memory_es.ports import Clock, IdGenerator, RandomIds, SystemClock, iso, parse_iso
@@ -471,7 +471,7 @@ def open(
         index,
         clock=clock or SystemClock(),
         ids=ids or RandomIds(),
-        extractor=extractor or ClauseExtractor(residue=resolved.formation.residue_enabled),
+        extractor=extractor or make_extractor(resolved.formation),
         profile=resolved,
         embedder=embedder,
     )

@@ -7,6 +7,9 @@ under another version is detected at start-up.
 FORMATION_POLICY_VERSION = 3
 RETRIEVAL_POLICY_VERSION = 2
 PROJECTION_SCHEMA_VERSION = 5
+# The provider-assisted extractor's own version (its prompt and its validation rules),
+# recorded in its name beside the formation policy: memory_es/formation/provider_extractor.py
+PROVIDER_EXTRACTION_VERSION = 1
 
 
 def formation_policy() -> str:
@@ -15,3 +18,7 @@ def formation_policy() -> str:
 
 def retrieval_policy() -> str:
     return f"retrieval@{RETRIEVAL_POLICY_VERSION}"
+
+
+def provider_extraction_policy() -> str:
+    return f"provider-extraction@{PROVIDER_EXTRACTION_VERSION}"

@@ -57,6 +57,7 @@ def memory_benchmark(
     write_to: Path | None,
     as_json: bool,
     profile: Path | None = None,
+    recorded_ref: str | None = None,
 ) -> int:
     if write_to is not None and write_to.exists():
         raise UsageError(
@@ -83,7 +84,9 @@ def memory_benchmark(
     if write_to is not None:
         recorded_at = datetime.now(tz=UTC).replace(microsecond=0).isoformat()
         document = baseline_document(
-            result, build_ref=build_ref(), recorded_at=recorded_at.replace("+00:00", "Z")
+            result,
+            build_ref=recorded_ref or build_ref(),
+            recorded_at=recorded_at.replace("+00:00", "Z"),
         )
         try:
             write_baseline(write_to, document)

@@ -12,13 +12,20 @@ sequential ids and never leaves it:
 
 Probe sessions are never closed, so a probe never forms anything and probes cannot
 interfere with one another. Everything the scoring reads comes back as the plain
-records of ``observations``; nothing else in the benchmark imports ``memory_es``.
+records of ``observations``; nothing else in the benchmark imports the memory layer.
+
+The live arm (``live.py``) drives the same way through ``LiveScenario`` and also takes
+each probe's context pack as the model's prompt (``Prompt``); its without-memory arm is
+``bare_prompt``: a fresh store per probe with the same session metadata and nothing in it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
+from typing import Literal
 
 import memory_es
 from benchmarks.memory_benchmark.corpus import BenchmarkProbe, BenchmarkScenario, BenchmarkSession
@@ -29,6 +36,8 @@ from benchmarks.memory_benchmark.observations import (
     ScenarioObservation,
     SessionOutcome,
 )
+from memory_es.context.budget import estimate_tokens
+from memory_es.context.pack import ContextPack
 from memory_es.errors import MemoryEsError
 from memory_es.policy import formation_policy, retrieval_policy
 
@@ -109,6 +118,9 @@ class _ScenarioDriver:
         )
 
     def probe(self, probe: BenchmarkProbe) -> ProbeObservation:
+        return self.probe_with_pack(probe)[0]
+
+    def probe_with_pack(self, probe: BenchmarkProbe) -> tuple[ProbeObservation, ContextPack | None]:
         at = self.clock.advance(probe.advance_seconds)
         beliefs = self.beliefs()
         # The snapshot moment: a fresh session at the probe's scope takes its session
@@ -126,7 +138,7 @@ class _ScenarioDriver:
                 prefix_digests=(),
                 completed=False,
                 error=f"{type(error).__name__}: {error}",
-            )
+            ), None
         snapshot = MomentView(
             returned=tuple(item.belief_id for item in pack.snapshot),
             lines=tuple(item.line for item in pack.snapshot),
@@ -144,4 +156,137 @@ class _ScenarioDriver:
             in_turn=(in_turn,),
             prefix_digests=(pack.prefix_digest,),
             completed=True,
+        ), pack
+
+
+# -- the live arm's prompts ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A probe as the model is asked it: (role, content) messages, the turn last.
+
+    ``observation`` is what the deterministic scoring reads (which labels the pack
+    recalled); ``session_id`` is the probe session in the composition that built it;
+    ``error`` names the exception type when the composition could not build a pack.
+    """
+
+    messages: tuple[tuple[str, str], ...]
+    estimated_tokens: int
+    observation: ProbeObservation | None
+    session_id: str | None
+    error: str | None = None
+
+
+def _prompt(
+    pack: ContextPack | None,
+    question: str,
+    instruction: str,
+    observation: ProbeObservation | None,
+    session_id: str | None,
+) -> Prompt:
+    if pack is None:
+        failed = observation.error if observation is not None else None
+        error = (failed or "MemoryEsError").split(":", 1)[0]
+        return Prompt((), 0, observation, session_id, error=error)
+    # The pack was built for the bare question (the deterministic arm's query); the live
+    # arm's turn appends the probe instruction, which would only dilute that query.
+    turn = f"{question}\n\n{instruction}"
+    kept = [(m.role, m.content) for m in pack.messages if m.kind != "turn" and m.content.strip()]
+    messages = (*kept, ("user", turn))
+    estimated = sum(estimate_tokens(content) for _, content in messages)
+    return Prompt(messages, estimated, observation, session_id)
+
+
+class LiveScenario:
+    """One scenario's composition for the with-memory arm: the store is driven through
+    every session and maintenance on entry; ``prompts`` then yields each probe in corpus
+    order with its pack as the prompt, while the store stays open for ``record_usage``."""
+
+    def __init__(self, scenario: BenchmarkScenario, instruction: str, profile: Profile = None):
+        self.scenario = scenario
+        self.instruction = instruction
+        self.profile = profile
+        self._memory: memory_es.Memory | None = None
+        self._driver: _ScenarioDriver | None = None
+
+    def __enter__(self) -> LiveScenario:
+        clock = memory_es.FixedClock(self.scenario.start_at)
+        self._memory = memory_es.open(
+            "memory://", clock=clock, ids=memory_es.SequentialIds(), profile=self.profile
         )
+        self._driver = _ScenarioDriver(self._memory, clock)
+        try:
+            for session in self.scenario.sessions:
+                self._driver.session(session)
+            self._driver.maintenance_once()
+        except BaseException:
+            self._memory.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._memory is not None:
+            self._memory.close()
+
+    def prompts(self) -> Iterator[tuple[BenchmarkProbe, Prompt]]:
+        assert self._driver is not None, "use LiveScenario as a context manager"
+        for probe in self.scenario.probes:
+            observation, pack = self._driver.probe_with_pack(probe)
+            yield (
+                probe,
+                _prompt(
+                    pack,
+                    probe.question,
+                    self.instruction,
+                    observation,
+                    pack.session_id if pack is not None else None,
+                ),
+            )
+
+    def record_usage(
+        self, session_id: str, run_id: str, final_message: str
+    ) -> Literal["recorded", "unavailable", "failed"]:
+        """Usage feedback: the final message's citations, where the library has it."""
+        record = getattr(self._memory, "record_usage", None)
+        if record is None:
+            return "unavailable"
+        try:
+            record(session_id, run_id, final_message)
+        except MemoryEsError:
+            return "failed"
+        return "recorded"
+
+
+def fresh_prompt(
+    scenario: BenchmarkScenario, probe_id: str, instruction: str, profile: Profile = None
+) -> Prompt:
+    """The with-memory prompt again, from a composition built the same way but freshly
+    (the retry): the scenario re-driven on a new store up to and including the probe."""
+    with LiveScenario(scenario, instruction, profile) as live:
+        for probe, prompt in live.prompts():
+            if probe.id == probe_id:
+                return prompt
+    raise KeyError(probe_id)
+
+
+def bare_prompt(
+    scenario: BenchmarkScenario, probe: BenchmarkProbe, instruction: str, profile: Profile = None
+) -> Prompt:
+    """The without-memory arm: a fresh empty store, the same session metadata (principal,
+    project scope, the probe's instant), the probe alone."""
+    at = scenario.timeline().probe_at[probe.id]
+    with memory_es.open(
+        "memory://", clock=memory_es.FixedClock(at), ids=memory_es.SequentialIds(), profile=profile
+    ) as memory:
+        try:
+            session_id = memory.open_session(EVAL_PRINCIPAL, project=probe.project_scope)
+            pack = memory.context(session_id, probe.question)
+        except MemoryEsError as error:
+            return Prompt((), 0, None, None, error=type(error).__name__)
+        return _prompt(pack, probe.question, instruction, None, session_id)

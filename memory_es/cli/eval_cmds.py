@@ -1,4 +1,4 @@
-"""``eval memory-benchmark``: the memory benchmark's deterministic arm.
+"""``eval memory-benchmark``: the memory benchmark's deterministic and live arms.
 
 The evaluation package is imported lazily, inside the handler, so nothing in production
 imports ``benchmarks``.
@@ -19,18 +19,21 @@ def register(commands: Subparsers) -> None:
     benchmarks.required = True
     bench = benchmarks.add_parser(
         "memory-benchmark",
-        help="the memory benchmark (corpus v1, exact baseline)",
+        help="the memory benchmark (corpus v1, exact baseline; the opt-in live arm)",
         description=(
             "Run the deterministic arm: every scenario through the real formation and"
             " retrieval on an in-process store, a fixed clock and sequential ids; compare"
-            " the integer metrics exactly against the baseline."
+            " the integer metrics exactly against the baseline. With --no-deterministic-only,"
+            " the live arm: every probe asked of a real model with and without memory,"
+            " evidence published only when every condition held (docs/benchmark.md)."
         ),
     )
     bench.add_argument(
         "--deterministic-only",
-        action="store_true",
+        action=argparse.BooleanOptionalAction,
         default=True,
-        help="the deterministic arm (the default)",
+        help="the deterministic arm (the default); --no-deterministic-only runs the live arm"
+        " against a real model (opt-in: RUN_LIVE_MODEL_TESTS=1; docs/benchmark.md)",
     )
     bench.add_argument(
         "--corpus",
@@ -55,6 +58,23 @@ def register(commands: Subparsers) -> None:
         type=Path,
         metavar="PATH",
         help="evidence path of a live run; the deterministic arm publishes none and refuses it",
+    )
+    bench.add_argument(
+        "--build-ref",
+        metavar="SHA",
+        help="the build the run measures (required for a live run; else the working tree)",
+    )
+    bench.add_argument(
+        "--model-policy",
+        type=Path,
+        metavar="PATH",
+        help="live arm: the model policy, JSON {temperature, max_output_tokens}",
+    )
+    bench.add_argument(
+        "--policy-profile",
+        type=Path,
+        metavar="PATH",
+        help="live arm: the memory profile overlay the run is recorded under",
     )
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     external = bench.add_argument_group(
@@ -83,9 +103,10 @@ def register(commands: Subparsers) -> None:
 def _memory_benchmark(args: argparse.Namespace) -> int:
     if args.external is not None:
         return _external(args)
-    for flag in ("path", "sample", "seed", "diagnostic_extractor"):
-        if getattr(args, flag) is not None:
-            raise UsageError(f"--{flag.replace('_', '-')} goes with --external")
+    _goes_with(args, ("path", "sample", "seed", "diagnostic_extractor"), "--external")
+    if not args.deterministic_only:
+        return _live(args)
+    _goes_with(args, ("model_policy", "policy_profile"), "--no-deterministic-only")
     if args.output is not None:
         raise UsageError("the deterministic arm publishes no evidence: --output is refused")
     from benchmarks.memory_benchmark.command import memory_benchmark
@@ -96,6 +117,33 @@ def _memory_benchmark(args: argparse.Namespace) -> int:
         write_to=args.write_baseline,
         as_json=args.json,
         profile=getattr(args, "profile", None),
+        recorded_ref=args.build_ref,
+    )
+
+
+def _goes_with(args: argparse.Namespace, flags: tuple[str, ...], where: str) -> None:
+    for flag in flags:
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag.replace('_', '-')} goes with {where}")
+
+
+def _live(args: argparse.Namespace) -> int:
+    """The live arm: evidence at --output, or diagnostics and nothing written."""
+    if args.output is None or not args.build_ref:
+        raise UsageError("a live run needs --output PATH and --build-ref SHA")
+    if args.baseline is not None or args.write_baseline is not None:
+        raise UsageError("the live arm compares against no baseline: --baseline is refused")
+    profile = getattr(args, "profile", None)
+    if args.policy_profile is not None and profile is not None:
+        raise UsageError("give the memory profile once: --policy-profile or --profile")
+    from benchmarks.memory_benchmark.live_command import live_benchmark
+
+    return live_benchmark(
+        output=args.output,
+        build_ref=args.build_ref,
+        corpus=args.corpus,
+        model_policy=args.model_policy,
+        policy_profile=args.policy_profile or (Path(profile) if profile else None),
     )
 
 

@@ -10,6 +10,8 @@ from typing import Any
 
 from memory_es.cli.common import Subparsers, print_json
 from memory_es.formation.evaluation import evaluate, load_cases
+from memory_es.formation.extractor import Extractor, make_extractor
+from memory_es.profiles import FormationProfile
 
 
 def _eval_actions(commands: Subparsers) -> Any:
@@ -29,6 +31,12 @@ def register(commands: Subparsers) -> None:
         "formation", help="formation precision and recall over labeled cases"
     )
     formation.add_argument("--cases", default=None, metavar="PATH", help="JSONL case file")
+    formation.add_argument(
+        "--extractor",
+        choices=("clauses", "provider"),
+        default="clauses",
+        help="clauses (deterministic, the default) or provider (a model: MEMORY_ES_MODEL_*)",
+    )
     formation.add_argument("--json", action="store_true")
     formation.add_argument("--misses", action="store_true", help="list missed and extra beliefs")
     formation.set_defaults(handler=_formation)
@@ -36,7 +44,10 @@ def register(commands: Subparsers) -> None:
 
 def _formation(args: argparse.Namespace) -> int:
     cases, digest, path = load_cases(args.cases)
-    report = evaluate(cases, cases_path=path, digest=digest)
+    extractor: Extractor | None = None
+    if args.extractor == "provider":
+        extractor = make_extractor(FormationProfile(extractor="provider"))
+    report = evaluate(cases, extractor=extractor, cases_path=path, digest=digest)
     if args.json:
         print_json(report.as_dict(misses=args.misses))
         return 0
@@ -49,6 +60,9 @@ def _formation(args: argparse.Namespace) -> int:
         f"  precision {t.precision:.3f} ({t.supported}/{t.proposed})"
         f"   recall {t.recall:.3f} ({t.found}/{t.expected})"
     )
+    print(f"  positive cases fully supported {report.positive_supported}/{report.positive_cases}")
+    if report.extractor_stats is not None:
+        print("  " + "  ".join(f"{k} {v}" for k, v in report.extractor_stats.items()))
     for name, c in sorted(report.by_category.items()):
         print(
             f"  {name:<13} precision {c.precision:.3f} ({c.supported}/{c.proposed})"

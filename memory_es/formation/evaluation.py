@@ -8,6 +8,10 @@ statement match after normalization (case-folded, whitespace collapsed, trailing
 punctuation stripped) — the triple the benchmark matches on.
 
 precision = supported proposals / proposals; recall = supported expected / expected.
+A positive case (one that expects a belief) is *fully supported* when every belief it
+expects was proposed: seed gate 20's unit, reported as ``positive_supported`` of
+``positive_cases`` for whichever extractor ran (``--extractor provider`` for the
+provider-assisted one, whose own counts — calls, invalid responses — come beside it).
 """
 
 from __future__ import annotations
@@ -87,6 +91,16 @@ class Report:
     total: Tally = field(default_factory=Tally)
     by_category: dict[str, Tally] = field(default_factory=dict)
     results: list[CaseResult] = field(default_factory=list)
+    extractor_stats: dict[str, int] | None = None  # the provider extractor's own counts
+
+    @property
+    def positive_cases(self) -> int:
+        return sum(1 for r in self.results if r.case.expected)
+
+    @property
+    def positive_supported(self) -> int:
+        """Positive cases every one of whose expected beliefs was proposed."""
+        return sum(1 for r in self.results if r.case.expected and not r.missed)
 
     def as_dict(self, *, misses: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -96,7 +110,11 @@ class Report:
             "extractor": self.extractor,
             "total": self.total.as_dict(),
             "by_category": {k: v.as_dict() for k, v in sorted(self.by_category.items())},
+            "positive_cases": self.positive_cases,
+            "positive_supported": self.positive_supported,
         }
+        if self.extractor_stats is not None:
+            out["extractor_stats"] = dict(self.extractor_stats)
         if misses:
             out["misses"] = [
                 {
@@ -194,4 +212,7 @@ def evaluate(
             tally.supported += len(result.proposals) - len(result.extra)
             tally.expected += len(case.expected)
             tally.found += len(case.expected) - len(result.missed)
+    stats = getattr(extractor, "stats", None)
+    if stats is not None:
+        report.extractor_stats = stats.as_dict()
     return report

@@ -13,9 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from memory_es.domain.values import Authority, BeliefType
+
+if TYPE_CHECKING:
+    from memory_es.profiles import FormationProfile
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,17 @@ class ClauseExtractor:
                     )
                 )
         return proposals
+
+
+def make_extractor(formation: FormationProfile) -> Extractor:
+    """The profile's extractor (``formation.extractor``): the clause extractor, or the
+    provider-assisted one behind the model port, configured by MEMORY_ES_MODEL_*."""
+    if formation.extractor == "provider":
+        from memory_es.formation.provider_extractor import ProviderExtractor
+        from memory_es.model import model_from_env
+
+        return ProviderExtractor(model_from_env())
+    return ClauseExtractor(residue=formation.residue_enabled)
 
 
 # The foundation's name for the default extractor, kept so callers need not change.

@@ -108,6 +108,9 @@ class FormationProfile(_Knobs):
     # Opt-in: a declarative sentence no rule reads forms "User said: ..." (recall over
     # conversational detail, at the cost of noise; docs/formation.md "Residue").
     residue_enabled: bool = False
+    # Opt-in: candidates proposed by a model behind the model port (MEMORY_ES_MODEL_*),
+    # at inferred authority; "clauses" is the deterministic extractor (docs/formation.md).
+    extractor: Literal["clauses", "provider"] = "clauses"
     decay: DecaySettings = DecaySettings()
 
 

@@ -6,16 +6,12 @@ domain below it stays pure; the read model follows the log inline after every sa
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from uuid import UUID
-
-from eventsourcing.application import Application, ProcessingEvent
-from eventsourcing.persistence import PersistenceError
 
 from memory_es.context.budget import (
     EPISODE_MAX_PAGES,
@@ -32,12 +28,20 @@ from memory_es.errors import (
     StoreUnavailable,
     UnknownSession,
 )
+from memory_es.es_internals import SnapshotsFromMemory
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.established import EstablishedFact
 from memory_es.formation.extractor import Extractor, SourceTurn, make_extractor
 from memory_es.history import BeliefEvent, belief_history
 from memory_es.maintenance import MaintenanceReport, run_maintenance
-from memory_es.ports import Clock, IdGenerator, RandomIds, SystemClock, iso, parse_iso
+from memory_es.ports import (
+    Clock,
+    IdGenerator,
+    RandomIds,
+    SystemClock,
+    instant_second,
+    parse_iso,
+)
 from memory_es.profiles import MemoryProfile, resolve_profile
 from memory_es.retrieval.embedding import make_embedder
 from memory_es.retrieval.recall import RecallQuery, RecallResult, Retriever
@@ -45,6 +49,7 @@ from memory_es.services import Adapters, Services, commands
 from memory_es.services.handlers import source_turns
 from memory_es.services.results import FactsReceipt, TurnReceipt
 from memory_es.services.unit_of_work import load_session, parse_session_id
+from memory_es.store_errors import driver_errors, event_store_errors, first_line
 from memory_es.stores import StoreSpec, parse_store_url
 from projections.base import RecallIndex
 from projections.memory import MemoryRecallIndex
@@ -59,7 +64,7 @@ if TYPE_CHECKING:
 __all__ = ["Memory", "MemoryApplication", "ProjectionStatus", "TurnReceipt", "open"]
 
 
-class MemoryApplication(Application[UUID]):
+class MemoryApplication(SnapshotsFromMemory):
     name = "memory_es"
     # Snapshots bound how many events a cold load replays; the cache makes a warm
     # command cost one fast-forward read instead of a replay.
@@ -75,24 +80,6 @@ class MemoryApplication(Application[UUID]):
         # The json module's stored format, parsed and written by orjson (transcoder.py).
         "TRANSCODER_TOPIC": "memory_es.transcoder:OrjsonTranscoder",
     }
-
-    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
-        """Snapshot a saved aggregate from memory when the event that reaches its interval
-        is its last: it is that version already. The library would first reconstruct it
-        from the store (a cold load of the whole state: a principal's every belief);
-        an interval reached inside a batch is still left to it."""
-        if self.snapshots is None or not self.snapshotting_intervals:
-            return
-        for event in processing_event.events:
-            aggregate = processing_event.aggregates.get(event.originator_id)
-            interval = self.snapshotting_intervals.get(type(aggregate))
-            if aggregate is None or interval is None or event.originator_version % interval:
-                continue
-            snapshot_class = getattr(type(aggregate), "Snapshot", None)
-            if snapshot_class is not None and aggregate.version == event.originator_version:
-                self.snapshots.put([snapshot_class.take(aggregate)])
-            else:
-                self.take_snapshot(event.originator_id, version=event.originator_version)
 
 
 @dataclass(frozen=True)
@@ -257,7 +244,8 @@ class Memory:
 
     def session_events(self, session_uuid: UUID) -> Iterator[Any]:
         """The session's stored events, in order."""
-        return iter(self.app.events.get(session_uuid))
+        with event_store_errors():
+            return iter(self.app.events.get(session_uuid))
 
     def recall(
         self,
@@ -312,8 +300,7 @@ class Memory:
 
     def expire_operator_fields(self, now: datetime | None = None, limit: int | None = None) -> int:
         """Null the operator tier of traces past their expiry; idempotent (seed gate 11)."""
-        at = (now or self.clock.now()).replace(microsecond=0)
-        return self.traces.expire_operator_fields(iso(at), limit)
+        return self.traces.expire_operator_fields(instant_second(now or self.clock.now()), limit)
 
     def head_position(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> int:
         return self.index.head_position(principal_key(tenant, principal))
@@ -362,18 +349,19 @@ class Memory:
                 return None
             return principal_key(session.tenant, session.principal)
 
-        return search_episodes(
-            self.app.recorder,
-            self.app.mapper,
-            owner,
-            tenant=tenant,
-            principal=principal,
-            text=text,
-            limit=limit,
-            cursor=cursor,
-            page_size=page_size,
-            max_pages=max_pages,
-        )
+        with event_store_errors():
+            return search_episodes(
+                self.app.recorder,
+                self.app.mapper,
+                owner,
+                tenant=tenant,
+                principal=principal,
+                text=text,
+                limit=limit,
+                cursor=cursor,
+                page_size=page_size,
+                max_pages=max_pages,
+            )
 
     # -- bulk ingest (perf: memory_es/ingest.py) -------------------------------------------
 
@@ -453,18 +441,18 @@ def open(
         embedder = embedder or make_embedder(resolved.retrieval.embedder)
     else:
         embedder = None
-    unavailable: tuple[type[Exception], ...] = (
-        *_driver_errors(spec),
-        sqlite3.Error,
-        PersistenceError,
-        OSError,
-    )
     try:
         index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
         with index.setup_lock():
             app = MemoryApplication(env=spec.env)
-    except unavailable as error:
-        raise StoreUnavailable(f"cannot open store {spec.display}: {_first_line(error)}") from None
+    except Exception as error:
+        # driver_errors() after the fact: psycopg is imported only for a PostgreSQL store.
+        if not isinstance(error, (*driver_errors(), OSError, StoreUnavailable)):
+            raise
+        # The read model's adapter translated its driver's error already: name its cause.
+        cause = error.__cause__ if isinstance(error, StoreUnavailable) else error
+        reason = first_line(cause or error)
+        raise StoreUnavailable(f"cannot open store {spec.display}: {reason}") from None
     memory = Memory(
         spec,
         app,
@@ -491,15 +479,6 @@ def open(
     return memory
 
 
-def _driver_errors(spec: StoreSpec) -> tuple[type[Exception], ...]:
-    """psycopg is imported only for a PostgreSQL store (it costs start-up time)."""
-    if spec.kind != "postgres":
-        return ()
-    import psycopg
-
-    return (psycopg.Error,)
-
-
 def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> RecallIndex:
     index: RecallIndex
     if spec.kind == "memory":
@@ -518,8 +497,3 @@ def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> Recall
         index = pg_index
     index.vector_encoder = encoder
     return index
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip() or type(error).__name__
-    return text.splitlines()[0]

@@ -36,7 +36,9 @@ class UnknownBelief(MemoryEsError):
 
 
 class StoreUnavailable(MemoryEsError):
-    """The store URL is unsupported, or the store cannot be reached."""
+    """The store URL is unsupported, the store cannot be reached, or it failed an
+    operation: every driver error (sqlite3, psycopg, eventsourcing's) becomes this at
+    the adapter that met it (memory_es/store_errors.py), its cause chained."""
 
 
 class StaleReadModel(MemoryEsError):

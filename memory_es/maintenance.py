@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from memory_es.ports import iso
+from memory_es.ports import instant_second
 from memory_es.services.commands import SweepIdle
 from memory_es.services.results import IdleSweep
 
@@ -47,7 +47,7 @@ class MaintenanceReport:
 def run_maintenance(memory: Memory, *, dry_run: bool = False) -> MaintenanceReport:
     idle = memory.services.handle(SweepIdle(dry_run=dry_run))
     if dry_run:
-        now = iso(memory.clock.now().replace(microsecond=0))
+        now = instant_second(memory.clock.now())
         expired = memory.traces.due_for_expiry(now)
     else:
         expired = memory.expire_operator_fields()

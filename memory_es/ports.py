@@ -74,6 +74,20 @@ def iso(at: datetime) -> str:
     return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+def instant_second(at: datetime) -> str:
+    """``iso`` at whole seconds: the form validity windows and traces record."""
+    return iso(at.replace(microsecond=0))
+
+
+def second_key(instant: str) -> str:
+    """A stored instant's comparable key: whole seconds, no zone ("YYYY-MM-DDTHH:MM:SS").
+
+    Stored instants are ``iso`` text, with or without microseconds; cut to their first
+    19 characters they compare as text in instant order (the SQL does the same with
+    ``substr(..., 1, 19)``)."""
+    return instant[:19]
+
+
 def parse_iso(text: str) -> datetime:
     value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     if value.tzinfo is None:

@@ -14,7 +14,9 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.application import Application, ProcessingEvent
+from memory_es.es_internals import save_collected
+
+__all__ = ["PendingWrites", "save_collected"]
 
 
 class PendingWrites:
@@ -46,25 +48,3 @@ class PendingWrites:
         events, aggregates = self.events, list(self.aggregates.values())
         self.events, self.aggregates, self._by_originator = [], {}, {}
         return events, aggregates
-
-
-def save_collected(app: Application[UUID], events: list[Any], aggregates: list[Any]) -> None:
-    """``Application.save`` for events already collected in order, in one transaction.
-
-    ``save(*events)`` would work too, but it tests every argument against the library's
-    runtime-checkable protocols (tens of microseconds each); this fills the processing
-    event directly and then does what ``save`` does: record, snapshot, notify. The saved
-    aggregates go back into the aggregate cache (``save`` skips that when the cache
-    fast-forwards), so the next batch does not reload them.
-    """
-    processing = ProcessingEvent[UUID]()
-    processing.events.extend(events)
-    for aggregate in aggregates:
-        processing.aggregates[aggregate.id] = aggregate
-    recordings = app._record(processing)
-    app._take_snapshots(processing)
-    app._notify(recordings)
-    cache = app.repository.cache
-    if cache is not None:
-        for aggregate in aggregates:
-            cache.put(aggregate.id, aggregate)

@@ -21,11 +21,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memory_es.domain.values import Status
+from memory_es.ports import second_key
 from projections.records import BeliefRecord, Candidate
 
-LIVE = ("active", "provisional")
+LIVE = (Status.ACTIVE, Status.PROVISIONAL)
 # Rows that were believed once: reachable only through as_of / include-superseded reads.
-HISTORICAL = ("active", "provisional", "superseded", "retired")
+HISTORICAL = (*LIVE, Status.SUPERSEDED, Status.RETIRED)
 
 # Fixed-point scale of a term weight: contributions are integers in thousandths.
 SCALE = 1000.0
@@ -57,11 +59,6 @@ class Bm25Params:
     b: float = 0.75
 
 
-def second(instant: str) -> str:
-    """An ISO instant cut to whole seconds: stored instants may or may not carry micros."""
-    return instant[:19]
-
-
 def passes(record: BeliefRecord, f: Filters) -> bool:
     """The Python twin of :func:`where_sql`."""
     if record.status not in f.statuses or record.position <= f.min_position:
@@ -75,9 +72,9 @@ def passes(record: BeliefRecord, f: Filters) -> bool:
     if f.belief_types is not None and record.belief_type not in f.belief_types:
         return False
     if f.as_of is not None:
-        if second(record.valid_from) > f.as_of:
+        if second_key(record.valid_from) > f.as_of:
             return False
-        if record.valid_to is not None and second(record.valid_to) <= f.as_of:
+        if record.valid_to is not None and second_key(record.valid_to) <= f.as_of:
             return False
     return True
 

@@ -1,18 +1,38 @@
-"""The PostgreSQL recall index: the scale-out store, beside the event log's tables."""
+"""The PostgreSQL recall index: the scale-out store, beside the event log's tables.
+
+The index reads and writes through a small connection pool (``psycopg_pool``), so a
+connection the server dropped — a restart, ``pg_terminate_backend``, an idle timeout —
+is discarded and the next call connects again. A statement outside a transaction (a
+read, or idempotent) that meets a dropped connection runs again on another; a
+transaction that meets one at BEGIN starts again on another; one that loses its
+connection later fails, rolled back. Every ``psycopg.Error`` becomes the library's
+``StoreUnavailable`` (``memory_es/store_errors.py``) where this adapter calls the driver:
+``_run`` (a statement), ``_transaction``/``_begin`` and ``_pinned``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import Any
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager, suppress
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg import sql as pgsql
+from psycopg_pool import ConnectionPool
 
+from memory_es.store_errors import store_failure
 from projections.sql import READ_MODEL_TABLES, REBUILD_PREFIX, SqlRecallIndex
 
 # Any constant works: it only has to be the same for every process that migrates.
 _MIGRATION_LOCK_KEY = 0x6D656D6573
+# The index serializes its own statements (one lock), so one connection is in use at a
+# time; the second covers a caller that holds one across a setup lock.
+_POOL_MAX = 2
+_CONNECT_TIMEOUT_SECONDS = 5.0
+
+T = TypeVar("T")
+Connection = psycopg.Connection[tuple[Any, ...]]
 
 
 class PostgresRecallIndex(SqlRecallIndex):
@@ -21,43 +41,158 @@ class PostgresRecallIndex(SqlRecallIndex):
     def __init__(self, conninfo: str, *, schema: str = "public") -> None:
         super().__init__()
         self._schema = schema
-        self._conn = psycopg.connect(conninfo, autocommit=True)
-        self._conn.execute(
-            pgsql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(pgsql.Identifier(schema))
+        self._held = threading.local()  # the connection of the running transaction
+        search_path = pgsql.SQL("SET search_path TO {}").format(pgsql.Identifier(schema))
+        try:
+            # One direct connection first: an unreachable server fails here at once with
+            # the driver's own message, not after the pool's timeout.
+            with psycopg.connect(
+                conninfo, autocommit=True, connect_timeout=int(_CONNECT_TIMEOUT_SECONDS)
+            ) as conn:
+                conn.execute(
+                    pgsql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(pgsql.Identifier(schema))
+                )
+        except psycopg.Error as error:
+            raise store_failure(error) from error
+
+        def configure(conn: Connection) -> None:
+            conn.execute(search_path)
+
+        self._pool: ConnectionPool[Connection] = ConnectionPool(
+            conninfo,
+            kwargs={"autocommit": True},
+            min_size=1,
+            max_size=_POOL_MAX,
+            configure=configure,
+            timeout=_CONNECT_TIMEOUT_SECONDS,
+            num_workers=1,
+            name=f"memory_es read model {schema}",
+            open=False,
         )
-        self._conn.execute(pgsql.SQL("SET search_path TO {}").format(pgsql.Identifier(schema)))
+        try:
+            self._pool.open(wait=True, timeout=_CONNECT_TIMEOUT_SECONDS)
+        except psycopg.Error as error:
+            self._pool.close()
+            raise store_failure(error) from error
 
     @staticmethod
     def _dialect(sql: str) -> str:
         return sql.replace("%", "%%").replace("?", "%s")
 
+    # -- the two ways into the driver: a statement, a transaction ---------------------------
+
+    def _run(self, work: Callable[[Connection], T]) -> T:
+        """``work`` on the transaction's connection, else on one from the pool."""
+        held: Connection | None = getattr(self._held, "conn", None)
+        if held is not None:
+            try:
+                return work(held)
+            except psycopg.Error as error:
+                raise store_failure(error) from error
+        for attempt in range(_POOL_MAX + 1):
+            used: Connection | None = None
+            try:
+                with self._pool.connection() as conn:
+                    used = conn
+                    return work(conn)
+            except psycopg.Error as error:
+                # A connection that died idle in the pool (the pool discards it): run
+                # the statement on another. Outside a transaction every statement here
+                # is a read or idempotent, so running it again is safe.
+                if used is not None and used.broken and attempt < _POOL_MAX:
+                    continue
+                raise store_failure(error) from error
+        raise AssertionError("unreachable")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        held: Connection | None = getattr(self._held, "conn", None)
+        if held is not None:  # nested: a savepoint on the same connection
+            try:
+                with held.transaction():
+                    yield
+            except psycopg.Error as error:
+                raise store_failure(error) from error
+            return
+        stack = self._begin()
+        try:
+            with stack:
+                yield
+        except psycopg.Error as error:
+            raise store_failure(error) from error
+        finally:
+            self._held.conn = None
+
+    def _begin(self) -> ExitStack:
+        """A pooled connection with BEGIN sent, held for this thread until the stack exits.
+        A connection that died idle in the pool fails at BEGIN: take another."""
+        for attempt in range(_POOL_MAX + 1):
+            stack = ExitStack()
+            conn = stack.enter_context(self._pool.connection())
+            try:
+                stack.enter_context(conn.transaction())
+            except psycopg.Error as error:
+                with suppress(psycopg.Error):
+                    stack.close()  # back to the pool, which discards a broken one
+                if conn.broken and attempt < _POOL_MAX:
+                    continue
+                raise store_failure(error) from error
+            self._held.conn = conn
+            return stack
+        raise AssertionError("unreachable")
+
+    @contextmanager
+    def _pinned(self) -> Iterator[None]:
+        """Hold one pooled connection (no transaction) for session-level state."""
+        if getattr(self._held, "conn", None) is not None:
+            yield
+            return
+        try:
+            with self._pool.connection() as conn:
+                self._held.conn = conn
+                try:
+                    yield
+                finally:
+                    self._held.conn = None
+        except psycopg.Error as error:
+            raise store_failure(error) from error
+
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        cursor = self._conn.execute(self._dialect(sql), tuple(params))
-        return cursor.fetchall() if cursor.description else []
+        statement, args = self._dialect(sql), tuple(params)
+
+        def execute(conn: Connection) -> list[tuple[Any, ...]]:
+            cursor = conn.execute(statement, args)
+            return cursor.fetchall() if cursor.description else []
+
+        return self._run(execute)
 
     def _executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        with self._conn.cursor() as cursor:
-            cursor.executemany(self._dialect(sql), rows)
+        statement = self._dialect(sql)
+
+        def executemany(conn: Connection) -> None:
+            with conn.cursor() as cursor:
+                cursor.executemany(statement, rows)
+
+        self._run(executemany)
 
     def _insert_rows(
         self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
     ) -> None:
         # COPY: measured 2.5x faster than executemany for a rebuild's postings.
         statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
-        with self._conn.cursor() as cursor, cursor.copy(statement) as copy:
-            for row in rows:
-                copy.write_row(row)
 
-    @contextmanager
-    def _transaction(self) -> Iterator[None]:
-        with self._conn.transaction():
-            yield
+        def copy_rows(conn: Connection) -> None:
+            with conn.cursor() as cursor, cursor.copy(statement) as copy:
+                for row in rows:
+                    copy.write_row(row)
+
+        self._run(copy_rows)
 
     @contextmanager
     def setup_lock(self) -> Iterator[None]:
         """eventsourcing's recorder runs CREATE OR REPLACE FUNCTION on every open; two
         processes doing it at once fail with "tuple concurrently updated"."""
-        with self._lock:
+        with self._lock, self._pinned():  # a session-level lock: one connection throughout
             self._execute("SELECT pg_advisory_lock(?)", (_MIGRATION_LOCK_KEY,))
             try:
                 yield
@@ -98,4 +233,4 @@ class PostgresRecallIndex(SqlRecallIndex):
                 self._execute(f"ANALYZE {table}")
 
     def close(self) -> None:
-        self._conn.close()
+        self._pool.close()

@@ -7,7 +7,7 @@ from typing import Any
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
-from memory_es.domain.values import short_id
+from memory_es.domain.values import Status, short_id
 from memory_es.retrieval.tokenizer import document_terms
 from projections.base import IndexWriter
 from projections.records import BeliefRecord, SessionRecord, principal_key
@@ -38,7 +38,7 @@ def _formed(event: Any, position: int, writer: IndexWriter) -> None:
         polarity=bool(event.polarity),
         authority=int(event.authority),
         confidence=float(event.confidence),
-        status=event.status,
+        status=Status(event.status),
         project=event.project,
         portable=bool(event.portable),
         source_event_ids=tuple(event.source_event_ids),
@@ -74,7 +74,7 @@ def _superseded(event: Any, position: int, writer: IndexWriter) -> None:
     current = _require(writer, event.belief_id)
     writer.update_belief(
         event.belief_id,
-        status="superseded",
+        status=Status.SUPERSEDED,
         valid_to=event.valid_to,
         successor_id=event.successor_id,
         position=position,
@@ -85,7 +85,7 @@ def _superseded(event: Any, position: int, writer: IndexWriter) -> None:
 def _rejected(event: Any, position: int, writer: IndexWriter) -> None:
     # Durable user rejection: out of recall, a fresh position (a state change).
     current = _require(writer, event.belief_id)
-    writer.update_belief(event.belief_id, status="rejected", position=position)
+    writer.update_belief(event.belief_id, status=Status.REJECTED, position=position)
     writer.raise_head(current.principal, position)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from memory_es.domain.values import Status
+
 
 @dataclass(frozen=True)
 class BeliefRecord:
@@ -17,7 +19,7 @@ class BeliefRecord:
     polarity: bool
     authority: int
     confidence: float
-    status: str
+    status: Status  # text only in SQL rows and JSON (StrEnum: it compares equal to it)
     project: str
     portable: bool
     source_event_ids: tuple[str, ...]

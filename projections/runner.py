@@ -9,16 +9,15 @@ page up to the head read when following started.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
-from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Mapper
-from eventsourcing.sqlite import SQLiteApplicationRecorder
 from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
+from memory_es.es_internals import Page, lean_page_reader
+from memory_es.store_errors import event_store_errors
 from projections.base import RecallIndex
 from projections.projector import PROJECTED_EVENTS, project_event
 
@@ -29,8 +28,6 @@ DEFAULT_PAGE_SIZE = 5000
 PROJECTED_TOPICS: tuple[str, ...] = tuple(sorted(get_topic(cls) for cls in PROJECTED_EVENTS))
 
 Progress = Callable[[int, int], None]  # (position reached, head of the log)
-Page = list[tuple[int, Any]]  # (log position, event) in log order
-PageReader = Callable[[int, int, int], Page]  # (after, stop, limit): events in (after, stop]
 
 
 class ProjectionRunner:
@@ -46,10 +43,14 @@ class ProjectionRunner:
         self._mapper = mapper
         self._index = index
         self._page_size = page_size
-        self._read = _lean_reader(recorder, mapper) or self._library_page
+        # The lean read (one query, events built as the mapper builds them) where the
+        # recorder allows it; memory_es/es_internals.py holds it with the other shortcuts.
+        classes = {get_topic(cls): cls for cls in PROJECTED_EVENTS}
+        self._read = lean_page_reader(recorder, mapper, classes) or self._library_page
 
     def log_head(self) -> int:
-        return self._recorder.max_notification_id() or 0
+        with event_store_errors():
+            return self._recorder.max_notification_id() or 0
 
     def catch_up(self, *, progress: Progress | None = None) -> int:
         """Apply every event past the tracked position; returns how many were read."""
@@ -72,7 +73,8 @@ class ProjectionRunner:
                 start = writer.tracked_position()
                 if start >= head:
                     return covered
-                events = self._read(start, head, self._page_size)
+                with event_store_errors():
+                    events = self._read(start, head, self._page_size)
                 # A short page is the rest of the log up to the head: all of it is covered.
                 reached = events[-1][0] if len(events) == self._page_size else head
                 writer.prefetch(_beliefs_read(events))
@@ -90,99 +92,6 @@ class ProjectionRunner:
             start=after, limit=limit, stop=stop, topics=PROJECTED_TOPICS, inclusive_of_start=False
         )
         return [(n.id, self._mapper.to_domain_event(n)) for n in page]
-
-
-def _lean_reader(recorder: ApplicationRecorder, mapper: Mapper[Any]) -> PageReader | None:
-    """The log read for the projector alone, when nothing but the transcoder shapes the
-    stored state: one query for the rows, and each event built from its decoded state as
-    the mapper builds it (no notification objects, no upcasting to run). The originator
-    id is kept as its text on SQLite (the projector only uses ``str`` of it; building a
-    UUID per event cost more than decoding it). None: the library's path."""
-    if mapper.cipher is not None or mapper.compressor is not None:
-        return None
-    if any(getattr(cls, "class_version", 1) != 1 for cls in PROJECTED_EVENTS):
-        return None
-    classes = {get_topic(cls): cls for cls in PROJECTED_EVENTS}
-    decode = mapper.transcoder.decode
-    new = object.__new__
-    set_dict = object.__setattr__
-
-    def build(rows: list[Any], convert_id: Callable[[Any], Any]) -> Page:
-        page: Page = []
-        for position, stored_id, version, topic, state in rows:
-            originator_id = convert_id(stored_id)
-            fields = decode(state if type(state) is bytes else bytes(state))
-            fields.pop("class_version", None)
-            fields["originator_id"] = originator_id
-            fields["originator_version"] = version
-            event = new(classes[topic])
-            set_dict(event, "__dict__", fields)
-            page.append((position, event))
-        return page
-
-    topics = list(PROJECTED_TOPICS)
-    if type(recorder) is SQLiteApplicationRecorder:
-        sqlite_recorder = recorder
-        marks = ", ".join("?" for _ in topics)
-        sqlite_statement = (
-            "SELECT rowid, originator_id, originator_version, topic, state"
-            f" FROM {sqlite_recorder.events_table_name}"
-            f" WHERE rowid > ? AND rowid <= ? AND topic IN ({marks}) ORDER BY rowid LIMIT ?"
-        )
-
-        def sqlite_page(after: int, stop: int, limit: int) -> Page:
-            with sqlite_recorder.datastore.transaction(commit=False) as cursor:
-                cursor.execute(sqlite_statement, [after, stop, *topics, limit])
-                rows = [tuple(row) for row in cursor.fetchall()]
-            return build(rows, _uuid_text)
-
-        return sqlite_page
-    # Imported only when loaded already (a PostgreSQL recorder needs it): psycopg stays
-    # out of SQLite-only processes, whose start-up time it would double.
-    if "eventsourcing.postgres" in sys.modules:
-        return _postgres_reader(recorder, build)
-    return None
-
-
-def _postgres_reader(
-    recorder: ApplicationRecorder, build: Callable[[list[Any], Callable[[Any], Any]], Page]
-) -> PageReader | None:
-    from eventsourcing.postgres import PostgresApplicationRecorder
-    from psycopg.sql import SQL, Identifier
-
-    topics = list(PROJECTED_TOPICS)
-    if type(recorder) is PostgresApplicationRecorder:
-        pg_recorder = recorder
-        pg_statement = SQL(
-            "SELECT notification_id, originator_id, originator_version, topic, state"
-            " FROM {schema}.{table}"
-            " WHERE notification_id > %s AND notification_id <= %s AND topic = ANY(%s)"
-            " ORDER BY notification_id LIMIT %s"
-        ).format(
-            schema=Identifier(pg_recorder.datastore.schema),
-            table=Identifier(pg_recorder.events_table_name),
-        )
-
-        def postgres_page(after: int, stop: int, limit: int) -> Page:
-            with pg_recorder.datastore.get_connection() as conn, conn.cursor() as cursor:
-                cursor.execute(pg_statement, [after, stop, topics, limit], prepare=True)
-                rows = [tuple(row.values()) for row in cursor.fetchall()]
-            return build(rows, _same)
-
-        return postgres_page
-    return None
-
-
-def _uuid_text(stored: str) -> str:
-    """``str(UUID(stored))`` for the 32 hex digits the SQLite recorder stores."""
-    if len(stored) != 32:
-        return str(UUID(stored))
-    h = stored.lower()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-
-
-def _same(value: Any) -> Any:
-    return value
 
 
 def _beliefs_read(events: Page) -> set[str]:

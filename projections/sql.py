@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from memory_es.domain.values import Status
 from projections import candidates as cq
 from projections.base import REBUILD_SUFFIX, RECALL_INDEX, IndexWriter, RecallIndex
 from projections.records import (
@@ -79,9 +80,18 @@ def _same(value: Any) -> Any:
     return value
 
 
+_STATUSES: dict[str, Status] = {status.value: status for status in Status}
+
 # One converter per column, chosen once (the codec runs for every row read and written).
 _ENCODERS: tuple[Callable[[Any], Any], ...] = tuple(
-    _json_text if c in JSON_COLUMNS else int if c in BOOL_COLUMNS else _same for c in BELIEF_COLUMNS
+    _json_text
+    if c in JSON_COLUMNS
+    else int
+    if c in BOOL_COLUMNS
+    else str
+    if c == "status"
+    else _same
+    for c in BELIEF_COLUMNS
 )
 _DECODERS: tuple[Callable[[Any], Any], ...] = tuple(
     _json_tuple
@@ -90,6 +100,8 @@ _DECODERS: tuple[Callable[[Any], Any], ...] = tuple(
     if c in BOOL_COLUMNS
     else float
     if c in ("confidence", "utility")
+    else _STATUSES.__getitem__
+    if c == "status"
     else _same
     for c in BELIEF_COLUMNS
 )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_es.domain.values import Status
 from projections.records import BELIEF_COLUMNS, BeliefRecord
 from projections.sql import decode_record, encode_record
 from projections.sqlite import SqliteRecallIndex
@@ -25,7 +26,7 @@ def record(**changes: object) -> BeliefRecord:
         polarity=False,
         authority=2,
         confidence=0.75,
-        status="active",
+        status=Status.ACTIVE,
         project="general",
         portable=True,
         source_event_ids=("e1", "e2"),

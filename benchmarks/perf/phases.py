@@ -31,6 +31,7 @@ from benchmarks.perf import physical, synthetic
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, BeliefType, normalize_statement
+from memory_es.es_internals import events_table_name
 from memory_es.ingest import TurnLine
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock, iso
@@ -54,7 +55,7 @@ def settle(memory: memory_es.Memory) -> None:
     analyze = getattr(memory.index, "_analyze", None)
     if memory.spec.kind == "postgres" and analyze is not None:
         analyze()
-        table = memory.app.recorder.events_table_name  # type: ignore[attr-defined]
+        table = events_table_name(memory.app.recorder)
         memory.index._execute(f"ANALYZE {table}")  # type: ignore[attr-defined]
 
 
@@ -427,7 +428,7 @@ def phase_rebuild(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
         elapsed = time.perf_counter() - t0
         if before is not None and memory.index.dump() != before:
             raise AssertionError("the rebuilt read model differs from the one followed live")
-        table = memory.app.recorder.events_table_name  # type: ignore[attr-defined]
+        table = events_table_name(memory.app.recorder) or ""
         write_s, rows_written = _raw_read_model_write(memory)
         tokenize_s = _tokenize_time(memory)
         alone = _projector_only(memory)
@@ -478,8 +479,9 @@ def _projector_only(memory: memory_es.Memory) -> dict[str, Any]:
     are warm: the figure errs on the fast side. The time spent inside the page reader
     (query, fetch, decode, events built) is timed apart; the rest is the projector's
     handling, tokenizing and the in-memory index's staging included."""
+    from memory_es.es_internals import Page
     from projections.memory import MemoryRecallIndex
-    from projections.runner import Page, ProjectionRunner
+    from projections.runner import ProjectionRunner
 
     index = MemoryRecallIndex()
     index.vector_encoder = memory.index.vector_encoder  # the same rows as the store's

@@ -6,14 +6,15 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
-import orjson
-
-import memory_es
+import memory_es  # light: its names are imported on first use
 from memory_es.errors import UsageError
-from memory_es.ports import Clock, FixedClock, SystemClock, parse_iso
 from memory_es.stores import DEFAULT_STORE, parse_store_url
+
+if TYPE_CHECKING:
+    from memory_es.ports import Clock
+
 
 Handler = Callable[[argparse.Namespace], int]
 Subparsers = Any  # argparse's _SubParsersAction is private
@@ -29,6 +30,8 @@ def store_url(args: argparse.Namespace) -> str:
 
 
 def clock(args: argparse.Namespace) -> Clock:
+    from memory_es.ports import FixedClock, SystemClock, parse_iso
+
     if args.now is None:
         return SystemClock()
     try:
@@ -58,4 +61,6 @@ def open_store(
 
 
 def print_json(value: Any) -> None:
+    import orjson
+
     sys.stdout.write(orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode() + "\n")

@@ -4,12 +4,8 @@ context pack whose frozen snapshot is corrected by what happened since."""
 from __future__ import annotations
 
 import argparse
-import uuid
-from datetime import UTC, datetime
 
 from memory_es.cli.common import Subparsers, open_store
-from memory_es.ports import FixedClock
-from memory_es.retrieval.render import render_line
 
 SESSIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
     (
@@ -34,6 +30,12 @@ def register(commands: Subparsers) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    import uuid
+    from datetime import UTC, datetime
+
+    from memory_es.ports import FixedClock
+    from memory_es.retrieval.render import render_line
+
     principal = args.principal or f"demo-{uuid.uuid4().hex[:8]}"
     clock = FixedClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
     with open_store(args) as memory:

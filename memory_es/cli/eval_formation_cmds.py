@@ -9,9 +9,6 @@ import argparse
 from typing import Any
 
 from memory_es.cli.common import Subparsers, print_json
-from memory_es.formation.evaluation import evaluate, load_cases
-from memory_es.formation.extractor import Extractor, make_extractor
-from memory_es.profiles import FormationProfile
 
 
 def _eval_actions(commands: Subparsers) -> Any:
@@ -43,6 +40,10 @@ def register(commands: Subparsers) -> None:
 
 
 def _formation(args: argparse.Namespace) -> int:
+    from memory_es.formation.evaluation import evaluate, load_cases
+    from memory_es.formation.extractor import Extractor, make_extractor
+    from memory_es.profiles import FormationProfile
+
     cases, digest, path = load_cases(args.cases)
     extractor: Extractor | None = None
     if args.extractor == "provider":

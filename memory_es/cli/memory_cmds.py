@@ -6,7 +6,6 @@ import argparse
 
 from memory_es.cli.common import Subparsers, open_store, print_json
 from memory_es.errors import UsageError
-from memory_es.retrieval.render import render_line
 
 
 def register(commands: Subparsers) -> None:
@@ -41,6 +40,8 @@ def register(commands: Subparsers) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from memory_es.retrieval.render import render_line
+
     with open_store(args) as memory:
         beliefs = memory.list_beliefs(args.principal)
     if args.json:
@@ -52,6 +53,8 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _reject(args: argparse.Namespace) -> int:
+    from memory_es.retrieval.render import render_line
+
     with open_store(args) as memory:
         record = memory.reject(args.belief_id)
     print(f"{render_line(record.belief_id, record.statement)}  ({record.status})")
@@ -59,6 +62,8 @@ def _reject(args: argparse.Namespace) -> int:
 
 
 def _remember(args: argparse.Namespace) -> int:
+    from memory_es.retrieval.render import render_line
+
     with open_store(args) as memory:
         result = memory.remember(args.principal, args.text, project=args.project)
         formed = [memory.index.get(b) for b in result.formed]

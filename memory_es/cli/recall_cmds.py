@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_es.cli.common import Subparsers, open_store, print_json
-from memory_es.retrieval.recall import RecallResult
+
+if TYPE_CHECKING:
+    from memory_es.retrieval.recall import RecallResult
 
 
 def register(commands: Subparsers) -> None:

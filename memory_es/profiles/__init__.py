@@ -9,6 +9,11 @@ unknown keys, so a typo fails loudly instead of being ignored.
 The session idle boundary is deliberately *not* a knob (seed gate 10): it is part of the
 formation policy a belief records, and a per-deployment threshold would make two beliefs
 formed under the same recorded policy incomparable.
+
+Every knob has a reader (``tests/test_profile_knobs.py`` fails for one that nothing
+reads). Removed because nothing read them (issue 13): ``formation.session_boundary_enabled``,
+``formation.established_facts_enabled``, ``snapshot.async`` and ``snapshot.child`` (the
+session snapshot's budgets are ``context.snapshot_max_*``).
 """
 
 from __future__ import annotations
@@ -101,10 +106,8 @@ class DecaySettings(_Knobs):
 class FormationProfile(_Knobs):
     """Formation knobs only; the formation logic reads them (memory_es/formation/)."""
 
-    session_boundary_enabled: bool = True
     scheduled_enabled: bool = True
     scheduled_interval_seconds: int = Field(default=86400, ge=60)
-    established_facts_enabled: bool = True
     # Opt-in: a declarative sentence no rule reads forms "User said: ..." (recall over
     # conversational detail, at the cost of noise; docs/formation.md "Residue").
     residue_enabled: bool = False
@@ -112,16 +115,6 @@ class FormationProfile(_Knobs):
     # at inferred authority; "clauses" is the deterministic extractor (docs/formation.md).
     extractor: Literal["clauses", "provider"] = "clauses"
     decay: DecaySettings = DecaySettings()
-
-
-class SnapshotProfile(_Knobs):
-    max_items: int = Field(default=12, ge=1)
-    max_tokens: int = Field(default=1200, ge=1)
-
-
-class SnapshotProfiles(_Knobs):
-    async_: SnapshotProfile = Field(default=SnapshotProfile(), alias="async")
-    child: SnapshotProfile = SnapshotProfile(max_items=6, max_tokens=600)
 
 
 class ContextProfile(_Knobs):
@@ -144,7 +137,6 @@ class MemoryProfile(_Knobs):
     schema_version: Literal[1] = 1
     retrieval: RetrievalProfile = RetrievalProfile()
     formation: FormationProfile = FormationProfile()
-    snapshot: SnapshotProfiles = SnapshotProfiles()
     context: ContextProfile = ContextProfile()
     trace: TraceProfile = TraceProfile()
 
@@ -213,8 +205,6 @@ __all__ = [
     "MemoryProfile",
     "RankingWeights",
     "RetrievalProfile",
-    "SnapshotProfile",
-    "SnapshotProfiles",
     "TraceProfile",
     "UsageDeltas",
     "load_profile",

@@ -29,7 +29,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from memory_es.domain.values import PORTABLE_TYPES, normalize_statement
+from memory_es.domain.values import PORTABLE_TYPES, Status, normalize_statement
 from memory_es.ports import parse_iso
 from memory_es.profiles import RetrievalProfile
 from memory_es.retrieval.tokenizer import lexemes
@@ -88,7 +88,7 @@ class Selection:
 
 def validity(record: BeliefRecord) -> str:
     """current | unresolved_conflict | superseded | retired (the label recall carries)."""
-    if record.status in ("superseded", "retired"):
+    if record.status in (Status.SUPERSEDED, Status.RETIRED):
         return record.status
     if record.conflicts_with:
         return "unresolved_conflict"
@@ -177,9 +177,9 @@ class _Formula:
         authority = b.authority / MAX_AUTHORITY
         scope = 1.0 if b.project == self.project else 0.0
         lifecycle = 1.0
-        if b.status == "active":
+        if b.status == Status.ACTIVE:
             lifecycle = self.active
-        elif b.status == "provisional":
+        elif b.status == Status.PROVISIONAL:
             lifecycle = self.provisional
         base = lifecycle * (
             self.w_match * match

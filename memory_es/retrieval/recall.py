@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from memory_es.policy import retrieval_policy
-from memory_es.ports import Clock, IdGenerator, iso
+from memory_es.ports import Clock, IdGenerator, instant_second, iso, second_key
 from memory_es.profiles import MemoryProfile
 from memory_es.retrieval.conflicts import with_conflict_partners
 from memory_es.retrieval.quality import RankingTrace, bounded_reorder
@@ -36,11 +36,6 @@ from projections.vectors import Embedder
 def candidate_cap(max_items: int) -> int:
     """How many candidates ranking sees (seed: max(max_items * 8, 64))."""
     return max(max_items * 8, 64)
-
-
-def instant_second(at: datetime) -> str:
-    """The second-resolution form validity windows are compared in."""
-    return iso(at.replace(microsecond=0))
 
 
 @dataclass(frozen=True)
@@ -113,7 +108,8 @@ class Retriever:
         )
         clock_now = now or self.clock.now()
         now = q.as_of or clock_now  # taken once per recall
-        as_of = instant_second(q.as_of)[:19] if q.as_of is not None else None
+        as_of = instant_second(q.as_of) if q.as_of is not None else None
+        as_of_key = second_key(as_of) if as_of is not None else None
         statuses = HISTORICAL if (q.as_of is not None or q.include_superseded) else LIVE
         cap = candidate_cap(q.limit)
         lexical = self.index.candidates(
@@ -124,7 +120,7 @@ class Retriever:
             cap=cap,
             min_position=q.min_position,
             statuses=statuses,
-            as_of=as_of,
+            as_of=as_of_key,
             exclude=q.exclude,
             bm25=Bm25Params(k1=p.bm25.k1, b=p.bm25.b),
             match_all=q.match_all,
@@ -140,7 +136,7 @@ class Retriever:
                 cap=cap,
                 min_position=q.min_position,
                 statuses=statuses,
-                as_of=as_of,
+                as_of=as_of_key,
                 exclude=q.exclude,
             )
         vector_done = time.perf_counter()
@@ -187,7 +183,7 @@ class Retriever:
             terms=formed.terms,
             items=selection.items,
             trace_id=trace_id,
-            as_of=(as_of + "Z") if as_of else None,
+            as_of=as_of,
             now=iso(now),
             boost=formed.boost,
             dropped=selection.dropped,
@@ -266,7 +262,7 @@ class Retriever:
                 operator_expires_at=instant_second(created + retention),
                 operator_expired=False,
                 policy=retrieval_policy(),
-                as_of=(as_of + "Z") if as_of else None,
+                as_of=as_of,
                 item_limit=q.limit,
                 returned=tuple(s.record.belief_id for s in selection.items),
                 cited=(),

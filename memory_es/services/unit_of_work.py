@@ -12,7 +12,8 @@ because a failed command may have mutated cached aggregates.
 the events instead of saving them, later commands of the batch read the aggregates it
 touched from it, and ``flush`` writes the whole batch in one transaction.
 
-``run_retrying`` is the only retry loop: a save that lost a race to another writer
+``run_retrying`` is the only retry loop, and where a command's event-store errors
+become the library's (``event_store_errors``): a save that lost a race to another writer
 (``RecordConflictError``, which includes the ``IntegrityError`` SQLite's unique
 ``(originator_id, originator_version)`` key raises when two processes append the same
 version) is run again on a fresh unit of work after a backoff with full jitter. When
@@ -38,10 +39,12 @@ from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import principal_aggregate_id
 from memory_es.errors import UnknownSession, WriteConflict
+from memory_es.es_internals import evict_cache
 from memory_es.formation.extractor import Extractor
 from memory_es.ports import Clock, IdGenerator
 from memory_es.profiles import MemoryProfile
 from memory_es.retrieval.recall import Retriever
+from memory_es.store_errors import event_store_errors
 from memory_es.unit_of_work import PendingWrites, save_collected
 from projections.base import RecallIndex
 from projections.records import principal_key
@@ -81,8 +84,7 @@ class Adapters:
 
     def evict_cache(self) -> None:
         """Forget every cached aggregate (a failed command may have mutated them)."""
-        if self.app.repository.cache is not None:
-            self.app._repository = self.app.construct_repository()
+        evict_cache(self.app)
 
 
 def parse_session_id(session_id: str) -> UUID:
@@ -95,7 +97,8 @@ def parse_session_id(session_id: str) -> UUID:
 def load_session(app: Application[UUID], session_id: str) -> Session:
     """A stored session, for reads outside a unit of work."""
     try:
-        session: Any = app.repository.get(parse_session_id(session_id))
+        with event_store_errors():
+            session: Any = app.repository.get(parse_session_id(session_id))
     except AggregateNotFoundError:
         raise UnknownSession(session_id) from None
     if not isinstance(session, Session):
@@ -262,7 +265,7 @@ def run_retrying(make_uow: Callable[[], U], work: Callable[[U], T]) -> T:
     for attempt in itertools.count(1):
         uow = make_uow()
         try:
-            with uow:
+            with event_store_errors(), uow:
                 return work(uow)
         except RecordConflictError as error:
             elapsed = time.monotonic() - started

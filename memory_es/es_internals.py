@@ -1,0 +1,215 @@
+"""Every use of eventsourcing's non-public API, in one place, checked against its version.
+
+memory_es takes four shortcuts through eventsourcing 9.5's internals, each because the
+public path measured slower for the same result. They live here and nowhere else (a
+test greps the package for the names), and each has a test against the pinned version
+(``tests/test_es_internals.py``):
+
+- ``SnapshotsFromMemory._take_snapshots``: snapshot a saved aggregate from memory when
+  it is already the snapshot's version, instead of the library's cold reload.
+- ``save_collected``: ``Application.save`` for events collected in order (the bulk
+  path), through ``_record``, ``_take_snapshots`` and ``_notify``.
+- ``evict_cache``: forget every cached aggregate by building a fresh ``_repository``.
+- ``lean_page_reader``: the projector's log read, one query on the recorder's own table
+  (``events_table_name``, ``datastore``), each event built from its decoded state as the
+  library's mapper builds it.
+
+Importing this module fails with a clear message if the installed eventsourcing is not
+the 9.5 series these were written and tested against.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from importlib import metadata
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import Application, ProcessingEvent
+from eventsourcing.persistence import ApplicationRecorder, Mapper
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+
+from memory_es.errors import MemoryEsError
+
+PINNED_SERIES = (9, 5)
+
+Page = list[tuple[int, Any]]  # (log position, event) in log order
+PageReader = Callable[[int, int, int], Page]  # (after, stop, limit): events in (after, stop]
+
+
+class UnsupportedEventsourcing(MemoryEsError, ImportError):
+    """The installed eventsourcing is not the series memory_es's shortcuts were checked on."""
+
+
+def check_version(installed: str) -> None:
+    """Raise unless ``installed`` is a 9.5.x release (pyproject pins ``~=9.5.6``)."""
+    parts = installed.split(".")
+    try:
+        series = (int(parts[0]), int(parts[1]))
+    except (IndexError, ValueError):
+        series = (-1, -1)
+    if series != PINNED_SERIES:
+        raise UnsupportedEventsourcing(
+            f"memory_es needs eventsourcing 9.5.x (it uses internals checked against that"
+            f" series, see memory_es/es_internals.py); eventsourcing {installed} is installed"
+        )
+
+
+check_version(metadata.version("eventsourcing"))
+
+
+class SnapshotsFromMemory(Application[UUID]):
+    """An Application that snapshots from the saved aggregate when it can."""
+
+    def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
+        """Snapshot a saved aggregate from memory when the event that reaches its interval
+        is its last: it is that version already. The library would first reconstruct it
+        from the store (a cold load of the whole state: a principal's every belief);
+        an interval reached inside a batch is still left to it."""
+        if self.snapshots is None or not self.snapshotting_intervals:
+            return
+        for event in processing_event.events:
+            aggregate = processing_event.aggregates.get(event.originator_id)
+            if aggregate is None:
+                continue
+            interval = self.snapshotting_intervals.get(type(aggregate))
+            if interval is None or event.originator_version % interval:
+                continue
+            snapshot_class = getattr(type(aggregate), "Snapshot", None)
+            if snapshot_class is not None and aggregate.version == event.originator_version:
+                self.snapshots.put([snapshot_class.take(aggregate)])
+            else:
+                self.take_snapshot(event.originator_id, version=event.originator_version)
+
+
+def save_collected(app: Application[UUID], events: list[Any], aggregates: list[Any]) -> None:
+    """``Application.save`` for events already collected in order, in one transaction.
+
+    ``save(*events)`` would work too, but it tests every argument against the library's
+    runtime-checkable protocols (tens of microseconds each); this fills the processing
+    event directly and then does what ``save`` does: record, snapshot, notify. The saved
+    aggregates go back into the aggregate cache (``save`` skips that when the cache
+    fast-forwards), so the next batch does not reload them.
+    """
+    processing = ProcessingEvent[UUID]()
+    processing.events.extend(events)
+    for aggregate in aggregates:
+        processing.aggregates[aggregate.id] = aggregate
+    recordings = app._record(processing)
+    app._take_snapshots(processing)
+    app._notify(recordings)
+    cache = app.repository.cache
+    if cache is not None:
+        for aggregate in aggregates:
+            cache.put(aggregate.id, aggregate)
+
+
+def evict_cache(app: Application[UUID]) -> None:
+    """Forget every cached aggregate (the library has no public call for it)."""
+    if app.repository.cache is not None:
+        app._repository = app.construct_repository()
+
+
+def events_table_name(recorder: ApplicationRecorder) -> str | None:
+    """The stored-events table of a SQL recorder (None for the in-memory one)."""
+    name = getattr(recorder, "events_table_name", None)
+    return name if isinstance(name, str) else None
+
+
+def lean_page_reader(
+    recorder: ApplicationRecorder,
+    mapper: Mapper[Any],
+    classes: Mapping[str, type[Any]],
+) -> PageReader | None:
+    """The log read for the projector alone, when nothing but the transcoder shapes the
+    stored state: one query for the rows of ``classes``' topics, and each event built from
+    its decoded state as the mapper builds it (no notification objects, no upcasting to
+    run). The originator id is kept as its text on SQLite (the projector only uses
+    ``str`` of it; building a UUID per event cost more than decoding it). None: the
+    library's path (``select_notifications``) must be used."""
+    if mapper.cipher is not None or mapper.compressor is not None:
+        return None
+    if any(getattr(cls, "class_version", 1) != 1 for cls in classes.values()):
+        return None
+    decode = mapper.transcoder.decode
+    new = object.__new__
+    set_dict = object.__setattr__
+
+    def build(rows: list[Any], convert_id: Callable[[Any], Any]) -> Page:
+        page: Page = []
+        for position, stored_id, version, topic, state in rows:
+            originator_id = convert_id(stored_id)
+            fields = decode(state if type(state) is bytes else bytes(state))
+            fields.pop("class_version", None)
+            fields["originator_id"] = originator_id
+            fields["originator_version"] = version
+            event = new(classes[topic])
+            set_dict(event, "__dict__", fields)
+            page.append((position, event))
+        return page
+
+    topics = sorted(classes)
+    if type(recorder) is SQLiteApplicationRecorder:
+        sqlite_recorder = recorder
+        marks = ", ".join("?" for _ in topics)
+        sqlite_statement = (
+            "SELECT rowid, originator_id, originator_version, topic, state"
+            f" FROM {sqlite_recorder.events_table_name}"
+            f" WHERE rowid > ? AND rowid <= ? AND topic IN ({marks}) ORDER BY rowid LIMIT ?"
+        )
+
+        def sqlite_page(after: int, stop: int, limit: int) -> Page:
+            with sqlite_recorder.datastore.transaction(commit=False) as cursor:
+                cursor.execute(sqlite_statement, [after, stop, *topics, limit])
+                rows = [tuple(row) for row in cursor.fetchall()]
+            return build(rows, uuid_text)
+
+        return sqlite_page
+    # Imported only when loaded already (a PostgreSQL recorder needs it): psycopg stays
+    # out of SQLite-only processes, whose start-up time it would double.
+    if "eventsourcing.postgres" in sys.modules:
+        return _postgres_reader(recorder, topics, build)
+    return None
+
+
+def _postgres_reader(
+    recorder: ApplicationRecorder,
+    topics: list[str],
+    build: Callable[[list[Any], Callable[[Any], Any]], Page],
+) -> PageReader | None:
+    from eventsourcing.postgres import PostgresApplicationRecorder
+    from psycopg.sql import SQL, Identifier
+
+    if type(recorder) is PostgresApplicationRecorder:
+        pg_recorder = recorder
+        pg_statement = SQL(
+            "SELECT notification_id, originator_id, originator_version, topic, state"
+            " FROM {schema}.{table}"
+            " WHERE notification_id > %s AND notification_id <= %s AND topic = ANY(%s)"
+            " ORDER BY notification_id LIMIT %s"
+        ).format(
+            schema=Identifier(pg_recorder.datastore.schema),
+            table=Identifier(pg_recorder.events_table_name),
+        )
+
+        def postgres_page(after: int, stop: int, limit: int) -> Page:
+            with pg_recorder.datastore.get_connection() as conn, conn.cursor() as cursor:
+                cursor.execute(pg_statement, [after, stop, topics, limit], prepare=True)
+                rows = [tuple(row.values()) for row in cursor.fetchall()]
+            return build(rows, _same)
+
+        return postgres_page
+    return None
+
+
+def uuid_text(stored: str) -> str:
+    """``str(UUID(stored))`` for the 32 hex digits the SQLite recorder stores."""
+    if len(stored) != 32:
+        return str(UUID(stored))
+    h = stored.lower()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _same(value: Any) -> Any:
+    return value

@@ -1,0 +1,55 @@
+"""Driver errors become the library's own, at the edge where a driver is called.
+
+Three families of errors come from below memory_es: ``sqlite3.Error``, ``psycopg.Error``
+and eventsourcing's ``PersistenceError`` (its recorders translate their driver's errors
+into it). Each adapter catches its driver's family where it calls the driver — the read
+models in their ``_execute``/``_transaction`` (``projections/sqlite.py``,
+``projections/postgres.py``), the event store where the service layer and the log
+follower call eventsourcing (``event_store_errors``) — and raises ``store_failure(error)``
+instead, a ``StoreUnavailable`` naming what failed in one line. Nothing above the
+adapters sees a driver exception, and the command line prints one line for it.
+
+eventsourcing's ``RecordConflictError`` (a lost optimistic-concurrency race) is not a
+failure: it passes untranslated to the one retry loop (``run_retrying``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from eventsourcing.persistence import PersistenceError, RecordConflictError
+
+from memory_es.errors import StoreUnavailable
+
+
+def first_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
+
+
+def store_failure(error: BaseException) -> StoreUnavailable:
+    """The library's error for a driver error (raise it ``from error``)."""
+    return StoreUnavailable(f"the store failed: {first_line(error)} ({type(error).__name__})")
+
+
+def driver_errors() -> tuple[type[Exception], ...]:
+    """Every driver error family loaded in this process (psycopg only if imported)."""
+    families: tuple[type[Exception], ...] = (PersistenceError, sqlite3.Error)
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is not None:
+        families = (*families, psycopg.Error)
+    return families
+
+
+@contextmanager
+def event_store_errors() -> Iterator[None]:
+    """Translate what the event store (eventsourcing and its drivers) raises."""
+    try:
+        yield
+    except RecordConflictError:
+        raise  # a lost race: run_retrying runs the command again
+    except driver_errors() as error:
+        raise store_failure(error) from error

@@ -19,6 +19,7 @@ from eventsourcing.utils import get_topic
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import principal_aggregate_id
 from memory_es.errors import UnknownBelief
+from memory_es.store_errors import event_store_errors
 
 if TYPE_CHECKING:
     from memory_es.app import Memory
@@ -62,7 +63,13 @@ def _belief_event_topics() -> tuple[str, ...]:
 
 
 def belief_history(memory: Memory, belief_id: str) -> list[BeliefEvent]:
-    """The events of ``belief_id`` (a full id) in store order."""
+    """The events of ``belief_id`` (a full id) in store order; a store failure is the
+    library's error (``event_store_errors``)."""
+    with event_store_errors():
+        return _belief_history(memory, belief_id)
+
+
+def _belief_history(memory: Memory, belief_id: str) -> list[BeliefEvent]:
     record = memory.index.get(belief_id)
     if record is None:
         raise UnknownBelief(belief_id)

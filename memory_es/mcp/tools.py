@@ -135,8 +135,7 @@ class MemoryTools:
 
     def current_beliefs(self, principal: str) -> list[dict[str, Any]]:
         records = self._serial(lambda: self.memory.list_beliefs(principal, tenant=self.tenant))
-        live = {status.value for status in LIVE_STATUSES}
-        return [_belief_json(r) for r in records if r.status in live]
+        return [_belief_json(r) for r in records if r.status in LIVE_STATUSES]
 
     def provenance(self, principal: str, belief_id: str) -> dict[str, Any]:
         """The belief and its source turns, as stored (secrets were redacted before the

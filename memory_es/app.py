@@ -33,6 +33,12 @@ from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.formation.established import EstablishedFact
 from memory_es.formation.extractor import Extractor, SourceTurn, make_extractor
 from memory_es.history import BeliefEvent, belief_history
+from memory_es.lifecycle import commands as lifecycle
+from memory_es.lifecycle.conflicts import PendingConflict
+from memory_es.lifecycle.conflicts import pending as pending_conflicts
+from memory_es.lifecycle.stats import lifecycle_stats
+from memory_es.lifecycle.sweeps import record_context_trace
+from memory_es.lifecycle.usage import UsageReceipt
 from memory_es.maintenance import MaintenanceReport, run_maintenance
 from memory_es.ports import (
     Clock,
@@ -216,10 +222,12 @@ class Memory:
         *,
         project: str | None = None,
         tenant: str = DEFAULT_TENANT,
+        from_user: bool = False,
     ) -> ConsolidationResult:
-        """The remember tool: the statement forms at AFFIRMED, its own evidence."""
+        """The remember tool: the statement forms at AFFIRMED, its own evidence; with
+        ``from_user`` it is a statement the user made to memory directly (USER)."""
         return self.services.handle(
-            commands.Remember(principal, text, project=project, tenant=tenant)
+            commands.Remember(principal, text, project=project, tenant=tenant, from_user=from_user)
         )
 
     def reject(self, belief_ref: str) -> BeliefRecord:
@@ -231,8 +239,48 @@ class Memory:
         return self.services.handle(commands.ReplaySession(session_id, confirm=confirm))
 
     def run_maintenance(self, *, dry_run: bool = False) -> MaintenanceReport:
-        """Operator maintenance: the idle-session sweep and recall-trace expiry."""
+        """Operator maintenance: the idle-session sweep, the decay sweep, L1 (a dry run
+        unless ``lifecycle.l1.enabled``) and recall-trace expiry (memory_es/maintenance.py)."""
         return run_maintenance(self, dry_run=dry_run)
+
+    # -- lifecycle (issue 15): usage feedback, conflicts, L1, pins, stats -------------------
+
+    def record_usage(self, session_id: str, run_id: str, final_message: str) -> UsageReceipt:
+        """Usage feedback from a completed run's final message: the short ids it cites
+        credit utility (never confidence); once per run id (memory_es/lifecycle/usage.py)."""
+        return self.services.handle(lifecycle.RecordUsage(session_id, run_id, final_message))
+
+    def confirm(self, belief_id: str) -> BeliefRecord:
+        """Settle a conflict the user answered: this belief holds at USER authority, each
+        live partner is superseded, the links are closed."""
+        return self.services.handle(lifecycle.Confirm(belief_id))
+
+    def conflicts(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> list[PendingConflict]:
+        """The principal's beliefs whose conflicts await confirmation."""
+        self.runner.catch_up()
+        return pending_conflicts(self.index, principal_key(tenant, principal))
+
+    def pin(self, belief_id: str) -> BeliefRecord:
+        """Protect a belief from every automatic action (decay, L1, session end)."""
+        return self.services.handle(lifecycle.SetPinned(belief_id, pinned=True))
+
+    def unpin(self, belief_id: str) -> BeliefRecord:
+        return self.services.handle(lifecycle.SetPinned(belief_id, pinned=False))
+
+    def reactivate(self, belief_id: str) -> BeliefRecord:
+        """Undo a deactivation: the same belief in its prior status, a new interval."""
+        return self.services.handle(lifecycle.Reactivate(belief_id))
+
+    def end_session(self, session_id: str) -> list[str]:
+        """``session_end``: a closed session's session-tier beliefs (uncorroborated
+        inferences it formed) are deactivated, recoverably; returns their ids."""
+        return self.services.handle(lifecycle.EndSession(session_id))
+
+    def stats(
+        self, principal: str | None = None, *, tenant: str = DEFAULT_TENANT
+    ) -> dict[str, Any]:
+        """The tracked lifecycle metrics (integers only) from the log and the trace store."""
+        return lifecycle_stats(self, principal, tenant=tenant)
 
     # -- queries -----------------------------------------------------------------------------
 
@@ -319,7 +367,7 @@ class Memory:
         """The context pack for the session's next model call (memory_es/context/pack.py)."""
         with self.services.adapters.lock:
             self.runner.catch_up()  # the delta must see another process's writes too
-            return build_context_pack(
+            pack = build_context_pack(
                 self.retriever,
                 self.session(session_id),
                 text,
@@ -328,6 +376,9 @@ class Memory:
                 recall_items=recall_items,
                 recall_tokens=recall_tokens,
             )
+            # The in-turn trace usage feedback credits (record_usage).
+            record_context_trace(self.services, pack)
+            return pack
 
     def search_episodes(
         self,

@@ -45,6 +45,7 @@ from pydantic import (
 
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role
 from memory_es.errors import InvalidInput
+from memory_es.formation.hazards import check_turn_size
 from memory_es.ports import FixedClock
 from memory_es.services import commands
 from memory_es.services.handlers import handle_in
@@ -64,6 +65,13 @@ def _not_blank(value: str) -> str:
     return value
 
 
+def _turn_size(value: str) -> str:
+    try:
+        return check_turn_size(value)
+    except InvalidInput as error:
+        raise ValueError(str(error)) from None
+
+
 def _name(value: str) -> str:
     return _not_blank(value).strip()
 
@@ -78,7 +86,7 @@ class TurnLine(BaseModel):
     project: Annotated[str, AfterValidator(_name)] | None = None
     at: AwareDatetime
     role: Literal["user", "assistant"] = "user"
-    text: Annotated[str, AfterValidator(_not_blank)]
+    text: Annotated[str, AfterValidator(_not_blank), AfterValidator(_turn_size)]
 
 
 @dataclass(frozen=True)

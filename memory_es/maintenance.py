@@ -1,8 +1,10 @@
 """``maintenance run``: operator work that runs only when asked, never as a side effect.
 
-Today it is the idle-session sweep (formation) and the recall traces' operator-tier
-expiry (retrieval, seed gate 11); the lifecycle issues add decay and L1 deactivation to
-the same report.
+One report over four sweeps, in this order: the idle-session sweep (formation), the
+decay sweep (memory_es/lifecycle/decay.py; ``formation.scheduled_enabled``), L1
+reversible deactivation (memory_es/lifecycle/l1.py; reported as a dry run unless
+``lifecycle.l1.enabled``) and the recall traces' operator-tier expiry (seed gate 11).
+``dry_run`` writes nothing; a second run at the same instant changes nothing.
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memory_es.lifecycle.decay import DecayReport
+from memory_es.lifecycle.l1 import L1Report
+from memory_es.lifecycle.sweeps import sweep_decay, sweep_l1
 from memory_es.ports import instant_second
 from memory_es.services.commands import SweepIdle
 from memory_es.services.results import IdleSweep
@@ -22,6 +27,8 @@ if TYPE_CHECKING:
 class MaintenanceReport:
     dry_run: bool
     idle: IdleSweep
+    decay: DecayReport
+    l1: L1Report
     traces_expired: int = 0  # recall traces whose operator tier was (or would be) nulled
 
     def as_dict(self) -> dict[str, Any]:
@@ -40,15 +47,19 @@ class MaintenanceReport:
                     for c in self.idle.closed
                 ],
             },
+            "decay": self.decay.as_dict(),
+            "l1": self.l1.as_dict(),
             "traces": {"operator_fields_expired": self.traces_expired},
         }
 
 
 def run_maintenance(memory: Memory, *, dry_run: bool = False) -> MaintenanceReport:
     idle = memory.services.handle(SweepIdle(dry_run=dry_run))
+    decay = sweep_decay(memory.services, dry_run=dry_run)
+    l1 = sweep_l1(memory.services, dry_run=dry_run)
     if dry_run:
         now = instant_second(memory.clock.now())
         expired = memory.traces.due_for_expiry(now)
     else:
         expired = memory.expire_operator_fields()
-    return MaintenanceReport(dry_run=dry_run, idle=idle, traces_expired=expired)
+    return MaintenanceReport(dry_run=dry_run, idle=idle, decay=decay, l1=l1, traces_expired=expired)

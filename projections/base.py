@@ -10,9 +10,17 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
 from typing import Any
 
-from projections.candidates import LIVE, Bm25Params, Filters, TermWeight, term_weights
+from projections.candidates import (
+    LIVE,
+    Bm25Params,
+    Filters,
+    LifecycleQuery,
+    TermWeight,
+    term_weights,
+)
 from projections.records import BeliefRecord, Candidate, SessionRecord
 from projections.vectors import VectorEncoder
 from projections.version import READ_MODEL_VERSION
@@ -237,6 +245,22 @@ class RecallIndex(ABC):
             belief_types=None if belief_types is None else tuple(sorted(set(belief_types))),
         )
         return self._browse(principal, filters, cap)
+
+    @abstractmethod
+    def lifecycle_candidates(self, query: LifecycleQuery) -> list[BeliefRecord]:
+        """Rows a lifecycle sweep may act on, least recently evidenced first, bounded
+        (``LifecycleQuery``); every store returns the same rows in the same order."""
+
+    def lifecycle_rows(self, query: LifecycleQuery) -> Iterator[BeliefRecord]:
+        """Every row ``query`` matches, in its order, read a page (``query.limit``) at a
+        time from the cursor on: a sweep stops reading when it has what it needs."""
+        while True:
+            page = self.lifecycle_candidates(query)
+            yield from page
+            if len(page) < query.limit:
+                return
+            last = page[-1]
+            query = replace(query, after=(last.last_evidence_at, last.belief_id))
 
     @abstractmethod
     def idle_sessions(self, *, last_activity_before: str, limit: int) -> list[SessionRecord]:

@@ -46,6 +46,82 @@ class Filters:
     belief_types: tuple[str, ...] | None = None  # None: every type
 
 
+LIFECYCLE_PAGE = 500  # rows a lifecycle sweep reads at a time
+
+
+@dataclass(frozen=True)
+class LifecycleQuery:
+    """A bounded read for a lifecycle sweep (decay, L1, session end), across principals
+    unless one is named: rows matching every set condition, least recently evidenced
+    first ``(last_evidence_at, belief_id)``, strictly after the cursor ``after``.
+    :meth:`matches` is the Python twin of the SQL stores' ``WHERE`` (projections/sql.py)."""
+
+    statuses: tuple[Status, ...] = LIVE
+    principal: str | None = None
+    max_authority: int | None = None
+    provisional_or_below: float | None = None  # provisional, or confidence below this
+    max_importance: int | None = None
+    idle_before: str | None = None  # idle_since at or before
+    touched_before: str | None = None  # touched_at at or before
+    interval_before: str | None = None  # interval_started_at at or before
+    source_session: str | None = None
+    max_evidence: int | None = None  # evidence_count at most
+    unpinned: bool = True
+    after: tuple[str, str] | None = None
+    limit: int = LIFECYCLE_PAGE
+
+    def matches(self, b: BeliefRecord) -> bool:
+        return (
+            b.status in self.statuses
+            and (self.principal is None or b.principal == self.principal)
+            and (self.max_authority is None or b.authority <= self.max_authority)
+            and (
+                self.provisional_or_below is None
+                or b.status == Status.PROVISIONAL
+                or b.confidence < self.provisional_or_below
+            )
+            and (self.max_importance is None or b.importance <= self.max_importance)
+            and (self.idle_before is None or b.idle_since <= self.idle_before)
+            and (self.touched_before is None or b.touched_at <= self.touched_before)
+            and (self.interval_before is None or b.interval_started_at <= self.interval_before)
+            and (self.source_session is None or b.source_session_id == self.source_session)
+            and (self.max_evidence is None or b.evidence_count <= self.max_evidence)
+            and (not self.unpinned or not b.pinned)
+            and (self.after is None or (b.last_evidence_at, b.belief_id) > self.after)
+        )
+
+    def where_sql(self) -> tuple[str, list[Any]]:
+        """The same conditions as SQL over ``beliefs b`` (``?`` placeholders)."""
+        marks = ", ".join("?" for _ in self.statuses)
+        clauses = [f"b.status IN ({marks})"]
+        params: list[Any] = list(self.statuses)
+        optional: tuple[tuple[Any, str], ...] = (
+            (self.principal, "b.principal = ?"),
+            (self.max_authority, "b.authority <= ?"),
+            (self.max_importance, "b.importance <= ?"),
+            (self.idle_before, "b.idle_since <= ?"),
+            (self.touched_before, "b.touched_at <= ?"),
+            (self.interval_before, "b.interval_started_at <= ?"),
+            (self.source_session, "b.source_session_id = ?"),
+            (self.max_evidence, "b.evidence_count <= ?"),
+        )
+        for value, clause in optional:
+            if value is not None:
+                clauses.append(clause)
+                params.append(value)
+        if self.provisional_or_below is not None:
+            clauses.append("(b.status = ? OR b.confidence < ?)")
+            params.extend([Status.PROVISIONAL.value, self.provisional_or_below])
+        if self.unpinned:
+            clauses.append("b.pinned = 0")
+        if self.after is not None:
+            clauses.append(
+                "(b.last_evidence_at > ? OR (b.last_evidence_at = ? AND b.belief_id > ?))"
+            )
+            params.extend([self.after[0], self.after[0], self.after[1]])
+        return " AND ".join(clauses), params
+
+
 @dataclass(frozen=True)
 class TermWeight:
     term: str

@@ -19,6 +19,7 @@ from projections.candidates import (
     BLOCK,
     Bm25Params,
     Filters,
+    LifecycleQuery,
     TermWeight,
     best_first,
     in_order,
@@ -229,6 +230,12 @@ class MemoryRecallIndex(RecallIndex):
                 for k, (p, blob) in sorted(self._live.vectors.items())
                 if p == principal and passes(self._live.beliefs[k], filters)
             ]
+
+    def lifecycle_candidates(self, query: LifecycleQuery) -> list[BeliefRecord]:
+        with self._lock:
+            rows = [b for b in self._live.beliefs.values() if query.matches(b)]
+        rows.sort(key=lambda b: (b.last_evidence_at, b.belief_id))
+        return rows[: query.limit]
 
     def idle_sessions(self, *, last_activity_before: str, limit: int) -> list[SessionRecord]:
         with self._lock:

@@ -8,6 +8,7 @@ from typing import Any
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import Status, short_id
+from memory_es.lifecycle.importance import importance
 from memory_es.retrieval.tokenizer import document_terms
 from projections.base import IndexWriter
 from projections.records import BeliefRecord, SessionRecord, principal_key
@@ -53,6 +54,15 @@ def _formed(event: Any, position: int, writer: IndexWriter) -> None:
         formed_at=event.formed_at,
         policy=event.policy,
         doc_len=sum(terms.values()),
+        idle_since=event.valid_from,
+        touched_at=event.formed_at,
+        importance=importance(
+            belief_type=event.belief_type,
+            subject_key=event.subject_key,
+            authority=int(event.authority),
+            updates_state=event.supersedes is not None,
+        ),
+        interval_started_at=event.formed_at,
     )
     writer.insert_belief(record, terms)
     writer.raise_head(principal, position)
@@ -62,31 +72,48 @@ def _reinforced(event: Any, position: int, writer: IndexWriter) -> None:
     # A quiet change: neither the belief's position nor the head moves.
     current = _require(writer, event.belief_id)
     sources = tuple(sorted(set(current.source_event_ids) | set(event.source_event_ids)))
+    last_evidence = max(current.last_evidence_at, event.at)
     writer.update_belief(
         event.belief_id,
         source_event_ids=sources,
         evidence_count=current.evidence_count + 1,
-        last_evidence_at=max(current.last_evidence_at, event.at),
+        last_evidence_at=last_evidence,
+        idle_since=max(current.idle_since, last_evidence),
+        touched_at=max(current.touched_at, event.at),
     )
+
+
+def _corroborated(event: Any, position: int, writer: IndexWriter) -> None:
+    # Quiet, like the reinforcement it follows: the confidence its evidence earns.
+    _require(writer, event.belief_id)
+    writer.update_belief(
+        event.belief_id, confidence=float(event.confidence), status=Status(event.status)
+    )
+
+
+def _changed(writer: IndexWriter, belief_id: str, position: int, **changes: Any) -> BeliefRecord:
+    """A state change a session must hear about: a fresh position, and the head moves.
+    Returns the row as it was."""
+    current = _require(writer, belief_id)
+    writer.update_belief(belief_id, position=position, **changes)
+    writer.raise_head(current.principal, position)
+    return current
 
 
 def _superseded(event: Any, position: int, writer: IndexWriter) -> None:
-    current = _require(writer, event.belief_id)
-    writer.update_belief(
+    _changed(
+        writer,
         event.belief_id,
+        position,
         status=Status.SUPERSEDED,
         valid_to=event.valid_to,
         successor_id=event.successor_id,
-        position=position,
     )
-    writer.raise_head(current.principal, position)
 
 
 def _rejected(event: Any, position: int, writer: IndexWriter) -> None:
     # Durable user rejection: out of recall, a fresh position (a state change).
-    current = _require(writer, event.belief_id)
-    writer.update_belief(event.belief_id, status=Status.REJECTED, position=position)
-    writer.raise_head(current.principal, position)
+    _changed(writer, event.belief_id, position, status=Status.REJECTED)
 
 
 def _opened(event: Any, position: int, writer: IndexWriter) -> None:
@@ -113,8 +140,94 @@ def _closed(event: Any, position: int, writer: IndexWriter) -> None:
 def _conflict(event: Any, position: int, writer: IndexWriter) -> None:
     current = _require(writer, event.belief_id)
     partners = tuple(sorted(set(current.conflicts_with) | {event.partner_id}))
-    writer.update_belief(event.belief_id, conflicts_with=partners, position=position)
-    writer.raise_head(current.principal, position)
+    _changed(writer, event.belief_id, position, conflicts_with=partners)
+
+
+# -- lifecycle (memory_es/lifecycle/) ---------------------------------------------------
+
+
+def _decayed(event: Any, position: int, writer: IndexWriter) -> None:
+    # Quiet: the belief keeps its position, the head does not move.
+    current = _require(writer, event.belief_id)
+    writer.update_belief(
+        event.belief_id,
+        confidence=float(event.confidence),
+        touched_at=max(current.touched_at, event.at),
+    )
+
+
+def _retired(event: Any, position: int, writer: IndexWriter) -> None:
+    current = _require(writer, event.belief_id)
+    _changed(
+        writer,
+        event.belief_id,
+        position,
+        status=Status.RETIRED,
+        confidence=float(event.confidence),
+        valid_to=event.valid_to,
+        touched_at=max(current.touched_at, event.valid_to),
+    )
+
+
+def _usage(event: Any, position: int, writer: IndexWriter) -> None:
+    # Utility and the usage clock only: never confidence, never evidence; quiet.
+    writer.prefetch([*event.cited, *event.uncited])
+    for belief_id in event.cited:
+        current = writer.get(belief_id)
+        if current is not None:
+            writer.update_belief(
+                belief_id,
+                utility=round(min(1.0, current.utility + event.cited_delta), 6),
+                last_used_at=event.at,
+                idle_since=max(current.idle_since, event.at),
+            )
+    for belief_id in event.uncited:
+        current = writer.get(belief_id)
+        if current is not None:
+            writer.update_belief(
+                belief_id, utility=round(max(-1.0, current.utility - event.uncited_delta), 6)
+            )
+
+
+def _confirmed(event: Any, position: int, writer: IndexWriter) -> None:
+    current = _require(writer, event.belief_id)
+    closed = set(event.partner_ids)
+    _changed(
+        writer,
+        event.belief_id,
+        position,
+        authority=3,  # Authority.USER: the user answered
+        status=Status.ACTIVE,
+        importance=int(event.importance),
+        conflicts_with=tuple(p for p in current.conflicts_with if p not in closed),
+    )
+    for partner_id in event.partner_ids:
+        partner = writer.get(partner_id)
+        if partner is not None:
+            writer.update_belief(
+                partner_id,
+                conflicts_with=tuple(p for p in partner.conflicts_with if p != event.belief_id),
+            )
+
+
+def _deactivated(event: Any, position: int, writer: IndexWriter) -> None:
+    _changed(writer, event.belief_id, position, status=Status.INACTIVE)
+
+
+def _reactivated(event: Any, position: int, writer: IndexWriter) -> None:
+    _changed(
+        writer, event.belief_id, position, status=Status(event.status), interval_started_at=event.at
+    )
+
+
+def _pinned(event: Any, position: int, writer: IndexWriter) -> None:
+    _require(writer, event.belief_id)
+    writer.update_belief(event.belief_id, pinned=True)
+
+
+def _unpinned(event: Any, position: int, writer: IndexWriter) -> None:
+    _require(writer, event.belief_id)
+    writer.update_belief(event.belief_id, pinned=False)
 
 
 def _require(writer: IndexWriter, belief_id: str) -> BeliefRecord:
@@ -132,9 +245,18 @@ _HANDLERS: dict[type[Any], _Handler] = {
     PrincipalMemory.Created: _created,
     PrincipalMemory.BeliefFormed: _formed,
     PrincipalMemory.BeliefReinforced: _reinforced,
+    PrincipalMemory.BeliefCorroborated: _corroborated,
     PrincipalMemory.BeliefSuperseded: _superseded,
     PrincipalMemory.BeliefRejected: _rejected,
     PrincipalMemory.ConflictLinked: _conflict,
+    PrincipalMemory.BeliefDecayed: _decayed,
+    PrincipalMemory.BeliefRetired: _retired,
+    PrincipalMemory.UsageRecorded: _usage,
+    PrincipalMemory.ConflictConfirmed: _confirmed,
+    PrincipalMemory.BeliefDeactivated: _deactivated,
+    PrincipalMemory.BeliefReactivated: _reactivated,
+    PrincipalMemory.BeliefPinned: _pinned,
+    PrincipalMemory.BeliefUnpinned: _unpinned,
     Session.Opened: _opened,
     Session.TurnRecorded: _turn,
     Session.Closed: _closed,

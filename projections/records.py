@@ -37,6 +37,14 @@ class BeliefRecord:
     # Usage feedback moves it (cited up, returned-but-uncited down), in [-1, 1]; never
     # confidence. A ranking input (the utility weight); 0 until usage is recorded.
     utility: float = 0.0
+    # -- lifecycle (issue 15; memory_es/lifecycle/) --------------------------------------
+    last_used_at: str | None = None  # the usage clock: the last citation, never evidence
+    # max(last_evidence_at, last_used_at): a citation resists decay without renewing truth.
+    idle_since: str = ""
+    touched_at: str = ""  # the last formation, evidence or decay: one sweep per interval
+    importance: int = 1  # the RFC's deterministic seed, 0..3 (lifecycle/importance.py)
+    pinned: bool = False  # protected from every automatic action
+    interval_started_at: str = ""  # the lifecycle interval L1's retention counts from
 
     def evolve(self, **changes: Any) -> BeliefRecord:
         return replace(self, **changes)
@@ -47,7 +55,7 @@ class BeliefRecord:
 
 BELIEF_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(BeliefRecord))
 JSON_COLUMNS: frozenset[str] = frozenset({"subjects", "source_event_ids", "conflicts_with"})
-BOOL_COLUMNS: frozenset[str] = frozenset({"polarity", "portable"})
+BOOL_COLUMNS: frozenset[str] = frozenset({"polarity", "portable", "pinned"})
 
 
 @dataclass(frozen=True)

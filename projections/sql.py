@@ -398,6 +398,16 @@ class SqlRecallIndex(RecallIndex):
             rows = self._execute(sql + " ORDER BY b.belief_id", params)
         return [(decode_record(r[:-1]), bytes(r[-1])) for r in rows]
 
+    def lifecycle_candidates(self, query: cq.LifecycleQuery) -> list[BeliefRecord]:
+        where, params = query.where_sql()
+        with self._lock:
+            rows = self._execute(
+                f"{_SELECT_BELIEF} FROM beliefs b WHERE {where}"
+                " ORDER BY b.last_evidence_at, b.belief_id LIMIT ?",
+                (*params, query.limit),
+            )
+        return [decode_record(r) for r in rows]
+
     def idle_sessions(self, *, last_activity_before: str, limit: int) -> list[SessionRecord]:
         with self._lock:
             rows = self._execute(

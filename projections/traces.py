@@ -114,6 +114,10 @@ class TraceStore(ABC):
         """
 
     @abstractmethod
+    def count_expired(self, principal: str | None = None) -> int:
+        """How many traces (of ``principal``, or all) have had their operator tier expired."""
+
+    @abstractmethod
     def due_for_expiry(self, now: str) -> int:
         """How many traces a sweep at ``now`` would expire (a dry run changes nothing)."""
 
@@ -152,6 +156,13 @@ class MemoryTraceStore(TraceStore):
                 merged = tuple(sorted(set(trace.cited) | new))
                 self._rows[trace_id] = replace(trace, cited=merged)
             return len(new)
+
+    def count_expired(self, principal: str | None = None) -> int:
+        return sum(
+            1
+            for t in self._rows.values()
+            if t.operator_expired and (principal is None or t.principal == principal)
+        )
 
     def due_for_expiry(self, now: str) -> int:
         return sum(1 for t in self._rows.values() if _due(t, now))
@@ -222,6 +233,15 @@ class SqlTraceStore(TraceStore):
                     (orjson.dumps(sorted(before | new)).decode(), trace_id),
                 )
             return len(new)
+
+    def count_expired(self, principal: str | None = None) -> int:
+        sql = "SELECT COUNT(*) FROM recall_traces WHERE operator_expired = 1"
+        with self._index._lock:
+            if principal is None:
+                rows = self._index._execute(sql)
+            else:
+                rows = self._index._execute(sql + " AND principal = ?", (principal,))
+        return int(rows[0][0])
 
     def due_for_expiry(self, now: str) -> int:
         with self._index._lock:

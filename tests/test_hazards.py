@@ -117,3 +117,99 @@ def test_generated_secrets_never_survive_the_screen(case: tuple[str, str]) -> No
     text, secret = case
     screened = screen(text)
     assert secret not in screened.text and screened.redactions
+
+
+# Phrasings written after the corpus, while probing for gaps (each kind in other words).
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("the wifi password is sunshine", "sunshine"),
+        ("my password: correcthorse", "correcthorse"),
+        ("Password for the router — Tq8!zz91", "Tq8!zz91"),
+        ("I set my new password as Blue-Fish-77", "Blue-Fish-77"),
+        ("my passphrase is 'purple monkey dishwasher'", "purple monkey dishwasher"),
+        ("the password to the shared account is hunter2, don't share it", "hunter2"),
+        ("remember my gmail pw: Kx7#pq2w", "Kx7#pq2w"),
+        ("log in as admin with Qw3rty!9", "Qw3rty!9"),
+        ("username alice password Zz9!aa11", "Zz9!aa11"),
+        ("user: bob pass: Hello123", "Hello123"),
+        ("The wifi is HomeNet and the key is 4f8a9c2e1b", "4f8a9c2e1b"),
+        ("our alarm code is 4 8 2 1", "4 8 2 1"),
+        ("Your Uber code is 5512. Never share this code.", "5512"),
+        ("G-482913 is your Google verification code", "482913"),
+        ("Use code 839201 to sign in", "839201"),
+        ("my ssn 123456789", "123456789"),
+        ("ssn is 078-05-1120", "078-05-1120"),
+        ("My SIN is 046 454 286", "046 454 286"),
+        ("passport: 533380006", "533380006"),
+        ("my passport is X1234567 issued in 2019", "X1234567"),
+        ("acct 000123456789 routing 021000021", "000123456789"),
+        ("acct 000123456789 routing 021000021", "021000021"),
+        ("sort code 20-00-00 account 55779911", "55779911"),
+        ("sort code 20-00-00 account 55779911", "20-00-00"),
+        ("IBAN GB82 WEST 1234 5698 7654 32", "GB82 WEST 1234 5698 7654 32"),
+        ("wire to GB82WEST12345698765432 asap", "GB82WEST12345698765432"),
+        ("my card is 4111-1111-1111-1111 exp 01/27 cvv 123", "123"),
+        (
+            "aws_access_key_id=AKIAIOSFODNN7EXAMPLE "
+            "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ),
+        (
+            "secret key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ),
+        (
+            "export GITHUB_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+            "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+        ),
+        ("DATABASE_PASSWORD: s3cr3t!", "s3cr3t!"),
+        ("MY_APP_SECRET = abc123def456", "abc123def456"),
+        (
+            "the recovery words are: abandon ability able about above absent absorb abstract "
+            "absurd abuse access accident",
+            "abandon ability able about above absent",
+        ),
+        (
+            "seed: witch collapse practice feed shame open despair creek road again ice least",
+            "witch collapse practice feed shame open despair creek road again ice least",
+        ),
+        ("curl --user alice:Pa55w0rd https://x.example.com", "Pa55w0rd"),
+        ("psql postgresql://app:Xy9zQ@localhost/db", "Xy9zQ"),
+        ("wget --password=Tr0ub4dor https://example.com/file", "Tr0ub4dor"),
+        (
+            "git clone https://oauth2:glpat-abcdefghij1234567890@gitlab.com/x/y.git",
+            "glpat-abcdefghij1234567890",
+        ),
+        (
+            "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+            "XXXXXXXXXXXXXXXXXXXXXXXX",
+        ),
+        ("Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l", "YWxhZGRpbjpvcGVuc2VzYW1l"),
+        ("the creds are YWRtaW46aHVudGVyMg==", "YWRtaW46aHVudGVyMg=="),
+        ("my bank pin is 0000", "0000"),
+        ("pin=7788", "7788"),
+        ("the combination to the lock is 12-34-56", "12-34-56"),
+        ("my locker combo is 24 12 36", "24 12 36"),
+        ("the garage opener code: 5599", "5599"),
+        ("it's 8841, the code for the front door", "8841"),
+        ("driver's license D1234567", "D1234567"),
+        ("my online banking password is Maple#2291", "Maple#2291"),
+        ("The password is literally password123", "password123"),
+        ("pw: hunter2", "hunter2"),
+        ("p/w is Kitty!22", "Kitty!22"),
+        ("passwd=Qq1!", "Qq1!"),
+        ("the key for the API is sk-proj-abcDEF1234567890xyz", "sk-proj-abcDEF1234567890xyz"),
+        ("here is my token: 9f86d081884c7d659a2feaa0c55ad015", "9f86d081884c7d659a2feaa0c55ad015"),
+        (
+            "discord webhook https://discord.com/api/webhooks/1234567890/abcDEF_ghiJKL-mnoPQR",
+            "abcDEF_ghiJKL-mnoPQR",
+        ),
+        ("my otp is 123 456", "123 456"),
+        ("2FA backup codes: 1234-5678 2345-6789", "1234-5678"),
+        ("tax id: 12-3456789", "12-3456789"),
+        ("my social insurance number is 130 692 544", "130 692 544"),
+    ],
+)
+def test_other_phrasings_are_redacted(text: str, secret: str) -> None:
+    assert secret not in screen(text).text

@@ -20,17 +20,9 @@ from memory_es.profiles import DecayTauDays, MemoryProfile, RetrievalProfile
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Not yet read: the lifecycle issue (15) wires these (the decay sweep, its schedule, the
-# utility updates from citations). Remove each here when its reader lands.
-AWAITING_ISSUE_15 = {
-    "formation.scheduled_enabled",
-    "formation.scheduled_interval_seconds",
-    "formation.decay.floor_confidence",
-    "formation.decay.step",
-    "formation.decay.max_per_sweep",
-    "retrieval.usage.cited_utility_delta",
-    "retrieval.usage.uncited_utility_delta",
-}
+# Not yet read, awaiting the lifecycle issue (15): none now (memory_es/lifecycle/ reads
+# the decay sweep's knobs, its schedule, the usage deltas and L1's).
+AWAITING_ISSUE_15: set[str] = set()
 # Read without a literal attribute access, for a stated reason.
 READ_OTHERWISE = {
     # The document's version: Literal[1] rejects any other, so validation is its reader.

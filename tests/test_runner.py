@@ -94,6 +94,7 @@ def _samples() -> list[Any]:
         counts={},
         at="2026-03-02T09:01:00Z",
     )
+    principal.record_decay_sweep(at="2026-03-02T09:02:00Z", decayed=0, retired=0, policy="f")
     return [*session.collect_events(), *principal.collect_events()]
 
 

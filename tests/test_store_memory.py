@@ -6,9 +6,10 @@ from pathlib import Path
 
 from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
+from tests.lifecycle_conformance import LifecycleConformance
 
 
-class TestMemoryStore(StoreConformance, ContextConformance):
+class TestMemoryStore(StoreConformance, ContextConformance, LifecycleConformance):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:
         yield "memory://"

@@ -6,11 +6,14 @@ from pathlib import Path
 
 from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
+from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.stores import postgres_schema_url
 
 
-class TestPostgresStore(StoreConformance, PersistentStoreConformance, ContextConformance):
+class TestPostgresStore(
+    StoreConformance, PersistentStoreConformance, ContextConformance, LifecycleConformance
+):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:
         with postgres_schema_url() as url:

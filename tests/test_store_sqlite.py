@@ -6,11 +6,14 @@ from pathlib import Path
 
 from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
+from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.stores import sqlite_url
 
 
-class TestSqliteStore(StoreConformance, PersistentStoreConformance, ContextConformance):
+class TestSqliteStore(
+    StoreConformance, PersistentStoreConformance, ContextConformance, LifecycleConformance
+):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:
         yield sqlite_url(tmp_path)

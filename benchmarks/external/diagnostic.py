@@ -12,10 +12,11 @@ the extractor it ran.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
-from memory_es.domain.values import BeliefType
-from memory_es.formation.extractor import Proposal, SourceTurn
+from memory_es.domain.values import Authority, BeliefType
+from memory_es.formation.extractor import ClauseExtractor, Extractor, Proposal, SourceTurn
 
 
 class VerbatimTurnExtractor:
@@ -35,4 +36,22 @@ class VerbatimTurnExtractor:
         ]
 
 
-DIAGNOSTIC_EXTRACTORS = {"verbatim": VerbatimTurnExtractor}
+class InferredClauseExtractor:
+    """The clause extractor's readings, every one at INFERRED (so PROVISIONAL at the
+    inferred confidence): the lifecycle's worst case, where nothing the extractor reads
+    is a direct statement and everything is subject to decay. A diagnostic of the decay
+    sweep and L1 (``--maintenance``), never the memory arm's figure."""
+
+    name = "diagnostic_inferred_clauses@1"
+
+    def __init__(self) -> None:
+        self._clauses = ClauseExtractor()
+
+    def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
+        return [replace(p, authority=Authority.INFERRED) for p in self._clauses.extract(turns)]
+
+
+DIAGNOSTIC_EXTRACTORS: dict[str, Callable[[], Extractor]] = {
+    "verbatim": VerbatimTurnExtractor,
+    "inferred": InferredClauseExtractor,
+}

@@ -31,6 +31,7 @@ from benchmarks.external.metrics import KS, ArmReport, Outcome, judge
 from benchmarks.external.model import LoadReport, Probe, Scenario
 from memory_es.errors import MemoryEsError
 from memory_es.formation.extractor import Extractor
+from memory_es.maintenance import MaintenanceReport
 from memory_es.policy import formation_policy, retrieval_policy
 from memory_es.retrieval.ranking import Scored
 from memory_es.retrieval.recall import RecallResult
@@ -82,6 +83,8 @@ class Counts:
     unresolved_supersessions: int = 0
     failed_turns: Counter[str] = field(default_factory=Counter)
     formation: Counter[str] = field(default_factory=Counter)
+    # With --maintenance: what the maintenance run after each session did (docs/lifecycle.md).
+    lifecycle: Counter[str] = field(default_factory=Counter)
     extractor: str = ""
 
 
@@ -104,6 +107,7 @@ def run(
     progress: bool = True,
     diagnostic_extractor: str | None = None,
     profile: Path | None = None,
+    maintenance: bool = False,
 ) -> dict[str, Any]:
     """Run one dataset and write its metrics file; returns the metrics document.
 
@@ -121,7 +125,10 @@ def run(
     if dataset != "locomo" and principal_speaker != "both":
         raise ValueError("--principal-speaker applies to locomo only")
     if diagnostic_extractor is not None and diagnostic_extractor not in DIAGNOSTIC_EXTRACTORS:
-        raise ValueError(f"unknown diagnostic extractor {diagnostic_extractor!r}: use verbatim")
+        raise ValueError(
+            f"unknown diagnostic extractor {diagnostic_extractor!r}:"
+            f" use {' or '.join(sorted(DIAGNOSTIC_EXTRACTORS))}"
+        )
     if sample is not None and sample < 1:
         raise ValueError("--sample must be at least 1")
     if not path.is_file():
@@ -159,7 +166,7 @@ def run(
         if not probes:
             continue
         extractor = diagnostic() if diagnostic else None
-        _run_scenario(scenario, probes, arms, counts, extractor, profile)
+        _run_scenario(scenario, probes, arms, counts, extractor, profile, maintenance)
         bar(len(probes))
     bar(None)
 
@@ -188,6 +195,7 @@ def run(
             "turns_refused_by_store": dict(sorted(counts.failed_turns.items())),
             "eligible_probes": loaded,
             "probes_scored": sum(t.n for t in arms[MEMORY_ARM].categories.values()),
+            "lifecycle": dict(sorted(counts.lifecycle.items())),
         },
         "skipped": dict(sorted(report.skipped.items())),
         "quirks_tolerated": dict(sorted(report.quirks.items())),
@@ -196,6 +204,7 @@ def run(
             "retrieval": retrieval_policy(),
             "extractor": counts.extractor,
             "diagnostic": diagnostic_extractor is not None,
+            "maintenance_after_each_session": maintenance,
             "ks": list(KS),
         },
         "caveats": list(CAVEATS),
@@ -264,6 +273,7 @@ def _run_scenario(
     counts: Counts,
     extractor: Extractor | None,
     profile: Path | None = None,
+    maintenance: bool = False,
 ) -> None:
     counts.scenarios += 1
     counts.labeled_beliefs += len(scenario.labeled_beliefs)
@@ -314,6 +324,9 @@ def _run_scenario(
                     counts.source_turns += role == "user"
                 clock.set(max(clock.now(), at + (len(session.turns) + 1) * _TURN_SPACING))
                 counts.formation.update(memory.close_session(session_id).counts.as_dict())
+            if maintenance:
+                # The dataset's own clock, after the session: decay, L1, trace expiry.
+                _count_maintenance(memory.run_maintenance(), counts.lifecycle)
             refs = session_refs.setdefault(session.ref, [])
             for turn in session.turns:
                 if turn.ref in recorded_refs:
@@ -326,6 +339,15 @@ def _run_scenario(
             sum(1 for b in memory.list_beliefs(p) if b.status != "superseded")
             for p in scenario.principals
         )
+
+
+def _count_maintenance(report: MaintenanceReport, counts: Counter[str]) -> None:
+    counts["maintenance_runs"] += 1
+    counts["decay_eligible"] += report.decay.eligible
+    counts["decayed"] += len(report.decay.decayed)
+    counts["retired"] += len(report.decay.retired)
+    counts["l1_candidates"] += len(report.l1.candidates)
+    counts["deactivated"] += len(report.l1.deactivated)
 
 
 def _units(

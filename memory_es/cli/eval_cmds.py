@@ -94,8 +94,14 @@ def register(commands: Subparsers) -> None:
     )
     external.add_argument(
         "--diagnostic-extractor",
-        choices=("verbatim",),
-        help="diagnostic only: store every user turn whole (never the memory arm's figure)",
+        choices=("verbatim", "inferred"),
+        help="diagnostic only: store every user turn whole (verbatim), or read every"
+        " clause as an inference (inferred); never the memory arm's figure",
+    )
+    external.add_argument(
+        "--maintenance",
+        action="store_true",
+        help="run maintenance (decay, L1, trace expiry) after each session, at its own date",
     )
     bench.set_defaults(handler=_memory_benchmark)
 
@@ -104,6 +110,8 @@ def _memory_benchmark(args: argparse.Namespace) -> int:
     if args.external is not None:
         return _external(args)
     _goes_with(args, ("path", "sample", "seed", "diagnostic_extractor"), "--external")
+    if args.maintenance:
+        raise UsageError("--maintenance goes with --external")
     if not args.deterministic_only:
         return _live(args)
     _goes_with(args, ("model_policy", "policy_profile"), "--no-deterministic-only")
@@ -173,6 +181,7 @@ def _external(args: argparse.Namespace) -> int:
             progress=sys.stderr.isatty(),
             diagnostic_extractor=args.diagnostic_extractor,
             profile=getattr(args, "profile", None),
+            maintenance=args.maintenance,
         )
     except MalformedDataset as error:
         raise UsageError(f"malformed dataset file: {error}") from None

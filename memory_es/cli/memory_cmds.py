@@ -1,9 +1,10 @@
-"""``memory list|reject|remember|replay``."""
+"""``memory list|reject|remember|replay``; the lifecycle's actions: lifecycle_cmds.py."""
 
 from __future__ import annotations
 
 import argparse
 
+from memory_es.cli import lifecycle_cmds
 from memory_es.cli.common import Subparsers, open_store, print_json
 from memory_es.errors import UsageError
 
@@ -25,6 +26,11 @@ def register(commands: Subparsers) -> None:
 
     remember = actions.add_parser("remember", help="the remember tool: forms at AFFIRMED")
     remember.add_argument("--principal", required=True)
+    remember.add_argument(
+        "--from-user",
+        action="store_true",
+        help="a statement the user made to memory directly: forms at USER",
+    )
     remember.add_argument("--project", default=None, help="project scope (default: general)")
     remember.add_argument("--json", action="store_true")
     remember.add_argument("text", metavar="TEXT")
@@ -37,6 +43,8 @@ def register(commands: Subparsers) -> None:
     replay.add_argument("--confirm", action="store_true", help="yes, re-derive this session")
     replay.add_argument("--json", action="store_true")
     replay.set_defaults(handler=_replay)
+
+    lifecycle_cmds.register_memory_actions(actions)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -65,7 +73,9 @@ def _remember(args: argparse.Namespace) -> int:
     from memory_es.retrieval.render import render_line
 
     with open_store(args) as memory:
-        result = memory.remember(args.principal, args.text, project=args.project)
+        result = memory.remember(
+            args.principal, args.text, project=args.project, from_user=args.from_user
+        )
         formed = [memory.index.get(b) for b in result.formed]
     if args.json:
         print_json(result.as_dict())

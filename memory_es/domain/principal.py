@@ -79,6 +79,16 @@ class PrincipalMemory(Aggregate):
         at: str
         policy: str
 
+    class BeliefCorroborated(Aggregate.Event):
+        """An inference's new evidence (after its ``BeliefReinforced``): its confidence
+        on that evidence, and its status — ACTIVE once at the inferred maximum. Quiet."""
+
+        belief_id: str
+        confidence: float
+        status: str
+        at: str
+        policy: str
+
     class BeliefSuperseded(Aggregate.Event):
         belief_id: str
         successor_id: str
@@ -111,9 +121,91 @@ class PrincipalMemory(Aggregate):
         counts: dict[str, int]
         at: str
 
+    # -- lifecycle (issue 15: memory_es/lifecycle/) ------------------------------------
+
+    class BeliefDecayed(Aggregate.Event):
+        """The decay sweep lowered an idle inference's confidence: a quiet change (the
+        belief keeps its store position; nothing a session shows has changed)."""
+
+        belief_id: str
+        confidence: float  # the confidence after the step
+        at: str
+        policy: str
+
+    class BeliefRetired(Aggregate.Event):
+        """Confidence fell below the floor: out of current recall, validity closed at
+        ``valid_to``, a fresh store position (a change the correction lines report)."""
+
+        belief_id: str
+        confidence: float
+        valid_to: str
+        reason: str
+        policy: str
+
+    class DecaySwept(Aggregate.Event):
+        """The audit of one decay sweep over this principal; changes no belief."""
+
+        at: str
+        decayed: int
+        retired: int
+        policy: str
+
+    class UsageRecorded(Aggregate.Event):
+        """One run's citations (keyed on ``run_id``: a repeat records nothing): cited
+        beliefs gain ``cited_delta`` utility and a fresh last use, returned-but-uncited
+        ones lose ``uncited_delta``; confidence and evidence never move. ``ambiguous``
+        are short ids that fit several returned beliefs and credit nothing."""
+
+        run_id: str
+        session_id: str
+        cited: list[str]
+        uncited: list[str]
+        ambiguous: list[str]
+        cited_delta: float
+        uncited_delta: float
+        at: str
+
+    class ConflictConfirmed(Aggregate.Event):
+        """The user settled a conflict: this belief holds at USER authority and the link
+        to each partner is closed (each partner is superseded by its own event)."""
+
+        belief_id: str
+        partner_ids: list[str]
+        importance: int  # recomputed: USER authority, an evidence-backed state update
+        at: str
+        policy: str
+
+    class BeliefDeactivated(Aggregate.Event):
+        """Reversible: out of the active surface (L1 ``auto_decay:v1``, ``session_end``)."""
+
+        belief_id: str
+        reason: str
+        at: str
+        policy: str
+
+    class BeliefReactivated(Aggregate.Event):
+        """The same belief back in its prior status; a new lifecycle interval starts."""
+
+        belief_id: str
+        status: str
+        at: str
+        policy: str
+
+    class BeliefPinned(Aggregate.Event):
+        """Protected from every automatic action (decay, L1, session end)."""
+
+        belief_id: str
+        at: str
+
+    class BeliefUnpinned(Aggregate.Event):
+        belief_id: str
+        at: str
+
     # Version 2 holds the beliefs in columns; version 1 snapshots held a dict of dicts
-    # (belief_id -> compact view) and are upcast on load (upcast_v1_v2).
-    class_version = 2
+    # (belief_id -> compact view) and are upcast on load (upcast_v1_v2). Version 3 adds
+    # the lifecycle state: pinned ids, deactivated ids with their prior status, and the
+    # run ids whose usage is recorded (upcast_v2_v3).
+    class_version = 3
 
     class Snapshot(AggregateSnapshot):
         @classmethod
@@ -150,6 +242,18 @@ class PrincipalMemory(Aggregate):
         self.status_names: list[str] = []
         self.session_ids: list[str] = []
         self.project_names: list[str] = []
+        # The lifecycle (version 3): pinned ids (sorted); deactivated ids with the status
+        # each had before; the run ids whose usage is recorded (one event per run).
+        self.pinned_ids: list[str] = []
+        self.deactivated: dict[str, str] = {}
+        self.usage_runs: list[str] = []
+
+    @staticmethod
+    def upcast_v2_v3(state: dict[str, Any]) -> None:
+        """A version 2 snapshot predates the lifecycle: nothing pinned, deactivated or cited."""
+        state["pinned_ids"] = []
+        state["deactivated"] = {}
+        state["usage_runs"] = []
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -199,6 +303,29 @@ class PrincipalMemory(Aggregate):
     def status_of(self, belief_id: str) -> Status | None:
         row = self._derived().row_of.get(belief_id)
         return None if row is None else Status(self._status(row))
+
+    def type_and_key(self, belief_id: str) -> tuple[str, str]:
+        row = self._derived().row_of[belief_id]
+        return self._type(row), self.belief_keys[row]
+
+    def authority_of(self, belief_id: str) -> Authority | None:
+        row = self._derived().row_of.get(belief_id)
+        return None if row is None else Authority(self.belief_authorities[row])
+
+    def evidence_of(self, belief_id: str) -> int:
+        """How many source events back the belief."""
+        return len(self.belief_sources[self._derived().row_of[belief_id]])
+
+    def is_pinned(self, belief_id: str) -> bool:
+        return belief_id in self.pinned_ids
+
+    def prior_status(self, belief_id: str) -> Status | None:
+        """The status a deactivated belief had; None when it is not deactivated."""
+        prior = self.deactivated.get(belief_id)
+        return None if prior is None else Status(prior)
+
+    def usage_recorded(self, run_id: str) -> bool:
+        return run_id in self.usage_runs
 
     @property
     def beliefs(self) -> dict[str, dict[str, Any]]:
@@ -304,6 +431,15 @@ class PrincipalMemory(Aggregate):
         if derived.lookups is not None and was_live:
             derived.lookups.unlive(row, self._row_entries(row))
 
+    def _revive(self, belief_id: str, status: Status) -> None:
+        """Back to a live status: its live lookup entries return."""
+        derived = self._derived()
+        row = derived.row_of[belief_id]
+        was_live = self._status(row) in _LIVE
+        self.belief_statuses[row] = self._code("belief_statuses", status.value)
+        if derived.lookups is not None and not was_live:
+            derived.lookups.relive(row, self._row_entries(row))
+
     def _code(self, column: str, name: str) -> int:
         """The index of ``name`` in the column's list of names, appended when new."""
         codes = self._derived().codes[_NAMES[column]]
@@ -382,6 +518,12 @@ class PrincipalMemory(Aggregate):
         row = self._derived().row_of[belief_id]
         self.belief_sources[row] = sorted(set(self.belief_sources[row]) | set(source_event_ids))
 
+    @event(BeliefCorroborated)
+    def corroborate_belief(
+        self, belief_id: str, confidence: float, status: str, at: str, policy: str
+    ) -> None:
+        self._revive(belief_id, Status(status))
+
     @event(BeliefSuperseded)
     def supersede_belief(
         self, belief_id: str, successor_id: str, valid_to: str, policy: str
@@ -411,6 +553,63 @@ class PrincipalMemory(Aggregate):
         at: str,
     ) -> None:
         """The audit of one formation run; changes no belief."""
+
+    # -- lifecycle events (the decisions are made in memory_es/lifecycle/) -------------
+
+    @event(BeliefDecayed)
+    def decay_belief(self, belief_id: str, confidence: float, at: str, policy: str) -> None:
+        """Confidence lives in the read model; the aggregate's view is unchanged."""
+
+    @event(BeliefRetired)
+    def retire_belief(
+        self, belief_id: str, confidence: float, valid_to: str, reason: str, policy: str
+    ) -> None:
+        self._retire(belief_id, Status.RETIRED)
+
+    @event(DecaySwept)
+    def record_decay_sweep(self, at: str, decayed: int, retired: int, policy: str) -> None:
+        """The audit of one sweep; changes no belief."""
+
+    @event(UsageRecorded)
+    def record_usage(
+        self,
+        run_id: str,
+        session_id: str,
+        cited: list[str],
+        uncited: list[str],
+        ambiguous: list[str],
+        cited_delta: float,
+        uncited_delta: float,
+        at: str,
+    ) -> None:
+        self.usage_runs.append(run_id)
+
+    @event(ConflictConfirmed)
+    def confirm_conflict(
+        self, belief_id: str, partner_ids: list[str], importance: int, at: str, policy: str
+    ) -> None:
+        row = self._derived().row_of[belief_id]
+        self.belief_authorities[row] = int(Authority.USER)
+        self._revive(belief_id, Status.ACTIVE)
+
+    @event(BeliefDeactivated)
+    def deactivate_belief(self, belief_id: str, reason: str, at: str, policy: str) -> None:
+        row = self._derived().row_of[belief_id]
+        self.deactivated[belief_id] = self._status(row)
+        self._retire(belief_id, Status.INACTIVE)
+
+    @event(BeliefReactivated)
+    def reactivate_belief(self, belief_id: str, status: str, at: str, policy: str) -> None:
+        self.deactivated.pop(belief_id, None)
+        self._revive(belief_id, Status(status))
+
+    @event(BeliefPinned)
+    def pin_belief(self, belief_id: str, at: str) -> None:
+        insort(self.pinned_ids, belief_id)
+
+    @event(BeliefUnpinned)
+    def unpin_belief(self, belief_id: str, at: str) -> None:
+        self.pinned_ids.remove(belief_id)
 
     def _columns(self) -> tuple[list[Any], ...]:
         """The table's columns after belief_ids, in the order form_belief fills them."""
@@ -495,12 +694,15 @@ class _Lookups:
     live_by_subject: dict[int, _RowIndex] = field(default_factory=dict)
 
     def add(self, row: int, entries: _Entries, *, live: bool) -> None:
-        statement, kind, parts = entries
-        self.statements.add(statement, row)
+        self.statements.add(entries[0], row)
         if live:
-            by_subject = self.live_by_subject.setdefault(kind, _RowIndex())
-            for part in parts:
-                by_subject.add(part, row)
+            self.relive(row, entries)
+
+    def relive(self, row: int, entries: _Entries) -> None:
+        _, kind, parts = entries
+        by_subject = self.live_by_subject.setdefault(kind, _RowIndex())
+        for part in parts:
+            by_subject.add(part, row)
 
     def unlive(self, row: int, entries: _Entries) -> None:
         _, kind, parts = entries

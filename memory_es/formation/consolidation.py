@@ -31,6 +31,20 @@ INITIAL_CONFIDENCE: dict[Authority, float] = {
     Authority.INFERRED: 0.6,
 }
 
+# An inference gains confidence by corroboration — each further piece of evidence adds
+# a step — up to the inferred maximum, just below memory trust (AFFIRMED's 0.8 start);
+# at the maximum it is promoted from PROVISIONAL to ACTIVE. The decay sweep acts on
+# inferences that are provisional or below the maximum (memory_es/lifecycle/decay.py).
+INFERRED_MAX_CONFIDENCE = 0.8
+CORROBORATION_STEP = 0.1
+
+
+def corroborated_confidence(evidence: int) -> float:
+    """An inference's confidence on ``evidence`` pieces of evidence (1 when formed)."""
+    start = INITIAL_CONFIDENCE[Authority.INFERRED]
+    return round(min(INFERRED_MAX_CONFIDENCE, start + CORROBORATION_STEP * (evidence - 1)), 6)
+
+
 DEFAULT_CANDIDATE_CEILING = 64
 
 
@@ -134,6 +148,7 @@ def consolidate(
                 at=incoming.instant,
                 policy=policy,
             )
+            _corroborate(principal, decision.existing_id, at=incoming.instant, policy=policy)
             counts.reinforced += 1
             continue
         _commit(principal, proposal, incoming, decision, vouched, result, now, ids, policy)
@@ -146,6 +161,21 @@ def consolidate(
         at=now,
     )
     return result
+
+
+def _corroborate(principal: PrincipalMemory, belief_id: str, *, at: str, policy: str) -> None:
+    """An inference's new evidence raises its confidence (and may promote it): new
+    evidence also revives what decay took, since the count, not the history, decides."""
+    if principal.authority_of(belief_id) is not Authority.INFERRED:
+        return
+    confidence = corroborated_confidence(principal.evidence_of(belief_id))
+    status = principal.status_of(belief_id)
+    if confidence >= INFERRED_MAX_CONFIDENCE:
+        status = Status.ACTIVE
+    assert status is not None
+    principal.corroborate_belief(
+        belief_id=belief_id, confidence=confidence, status=status.value, at=at, policy=policy
+    )
 
 
 def _commit(

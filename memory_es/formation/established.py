@@ -16,12 +16,17 @@ from dataclasses import dataclass
 
 from memory_es.domain.values import Authority, BeliefType, Role
 from memory_es.formation.extractor import Proposal, SourceTurn
+from memory_es.formation.hazards import candidate_hazard
 
 
 @dataclass(frozen=True)
 class EstablishedFact:
     statement: str
     source_event_ids: tuple[str, ...]
+    # AFFIRMED: an established fact, or the remember tool at memory trust. USER only for
+    # ``remember --from-user`` (a statement the user made to memory directly), backed by
+    # the tool turn that records it; the establish-facts API cannot ask for it.
+    authority: Authority = Authority.AFFIRMED
 
 
 # Roles whose trusted turns may back an established fact. A user turn is the user's
@@ -70,6 +75,7 @@ def established_proposals(
         sources = [by_id.get(i) for i in fact.source_event_ids]
         if (
             not statement
+            or candidate_hazard(statement) is not None  # a key, or an order: never a fact
             or not fact.source_event_ids
             or any(s is None or not s.trusted or s.role not in EVIDENCE_ROLES for s in sources)
         ):
@@ -84,7 +90,7 @@ def established_proposals(
                 subjects=(subject_of(statement),),
                 polarity=True,
                 source=newest,
-                authority=Authority.AFFIRMED,
+                authority=fact.authority,
                 more_sources=tuple(backing[:-1]),
             )
         )

@@ -86,6 +86,7 @@ class ClauseExtractor:
         self.name = "clauses@3+residue" if residue else "clauses@3"
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
+        from memory_es.formation.hazards import candidate_hazard
         from memory_es.formation.patterns import extract_clauses
 
         proposals: list[Proposal] = []
@@ -94,6 +95,10 @@ class ClauseExtractor:
             if not turn.trusted or turn.role != "user":
                 continue
             for found in extract_clauses(turn.text, residue=self.residue):
+                # A belief is information about the user: never a key-like token, never
+                # an order to the assistant (memory_es/formation/hazards).
+                if candidate_hazard(found.statement) is not None:
+                    continue
                 # One turn saying the same thing twice proposes it once.
                 marker = (turn.turn_id, found.statement.casefold())
                 if marker in seen:

@@ -42,7 +42,7 @@ from pydantic import (
 
 from memory_es.domain.values import Authority, BeliefType
 from memory_es.formation.extractor import Proposal, SourceTurn
-from memory_es.formation.hazards import screen
+from memory_es.formation.hazards import candidate_hazard, screen
 from memory_es.model import ChatMessage, ChatModel, ModelError
 from memory_es.policy import provider_extraction_policy
 
@@ -115,7 +115,9 @@ def parse_proposals(text: str, turn_ids: frozenset[str]) -> ProposalDocument:
 
 def _hazardous(text: str) -> bool:
     screened = screen(text)
-    return bool(screened.redactions or screened.injection or REDACTION_MARKER in text)
+    if screened.redactions or screened.injection or REDACTION_MARKER in text:
+        return True
+    return candidate_hazard(text) is not None  # a key-like token, or an order
 
 
 class ProviderExtractor:

@@ -133,12 +133,27 @@ class TraceProfile(_Knobs):
     operator_retention_days: int = Field(default=30, ge=1)
 
 
+class L1Settings(_Knobs):
+    """RFC 002's reversible automated deactivation (docs/lifecycle.md). Off by default;
+    while off, ``maintenance run`` still reports what it would deactivate (dry run first)."""
+
+    enabled: bool = False
+    importance_floor: int = Field(default=0, ge=0, le=3)  # at or below: "low" only
+    retention_days: int = Field(default=90, ge=1)  # idle and interval age, both
+    max_per_sweep: int = Field(default=500, ge=1)
+
+
+class LifecycleProfile(_Knobs):
+    l1: L1Settings = L1Settings()
+
+
 class MemoryProfile(_Knobs):
     schema_version: Literal[1] = 1
     retrieval: RetrievalProfile = RetrievalProfile()
     formation: FormationProfile = FormationProfile()
     context: ContextProfile = ContextProfile()
     trace: TraceProfile = TraceProfile()
+    lifecycle: LifecycleProfile = LifecycleProfile()
 
 
 def shipped_document() -> dict[str, Any]:
@@ -201,6 +216,8 @@ __all__ = [
     "DecaySettings",
     "DecayTauDays",
     "FormationProfile",
+    "L1Settings",
+    "LifecycleProfile",
     "LifecycleWeights",
     "MemoryProfile",
     "RankingWeights",

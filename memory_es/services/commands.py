@@ -57,6 +57,7 @@ class Remember(Command[ConsolidationResult]):
     text: str
     project: str | None = None
     tenant: str = DEFAULT_TENANT
+    from_user: bool = False  # a statement the user made to memory directly: USER
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class RecordRemembered(Command[str]):
 
     session_id: str
     screened: Screened
+    from_user: bool = False
 
 
 @dataclass(frozen=True)

@@ -114,6 +114,8 @@ def consolidate_session(
         EstablishedFact(
             statement=str(f.get("statement", "")),
             source_event_ids=tuple(str(i) for i in _as_list(f.get("source_event_ids"))),
+            # Only remember --from-user records one (a fact recorded before has none).
+            authority=Authority.USER if f.get("authority") == "user" else Authority.AFFIRMED,
         )
         for e in events
         if isinstance(e, Session.FactsEstablished)
@@ -188,10 +190,10 @@ def record_remembered(cmd: commands.RecordRemembered, uow: UnitOfWork) -> str:
         trusted=not screened.injection,
         at=iso(uow.clock.now()),
     )
-    session.establish_facts(
-        facts=[{"statement": screened.text, "source_event_ids": [turn_id]}],
-        at=iso(uow.clock.now()),
-    )
+    fact: dict[str, object] = {"statement": screened.text, "source_event_ids": [turn_id]}
+    if cmd.from_user:
+        fact["authority"] = Authority.USER.name.lower()
+    session.establish_facts(facts=[fact], at=iso(uow.clock.now()))
     uow.sessions.add(session)
     uow.commit()
     return turn_id

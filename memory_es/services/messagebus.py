@@ -40,6 +40,11 @@ IDLE_SWEEP_PAGE = 500
 class Services:
     def __init__(self, adapters: Adapters) -> None:
         self.adapters = adapters
+        # The lifecycle's handlers (decay, L1, pins, confirmation, usage) beside formation's;
+        # imported here because memory_es/lifecycle/ builds on this package.
+        from memory_es.lifecycle.handlers import HANDLERS as LIFECYCLE_HANDLERS
+
+        self._handlers: dict[type[Any], Any] = {**HANDLERS, **LIFECYCLE_HANDLERS}
 
     def handle(self, command: commands.Command[T]) -> T:
         """Run ``command`` in its own unit of work (one transaction), retried on a race."""
@@ -47,7 +52,7 @@ class Services:
             return cast(T, self._remember(command))
         if isinstance(command, commands.SweepIdle):
             return cast(T, self._sweep_idle(command))
-        handler = HANDLERS[type(command)]
+        handler = self._handlers[type(command)]
         result: Any = run_retrying(
             lambda: UnitOfWork(self.adapters), lambda uow: handler(command, uow)
         )
@@ -73,14 +78,15 @@ class Services:
     # -- commands made of commands -----------------------------------------------------------
 
     def _remember(self, cmd: commands.Remember) -> ConsolidationResult:
-        """The remember tool: the statement is its own evidence, formed at AFFIRMED."""
+        """The remember tool: the statement is its own evidence, formed at AFFIRMED (at
+        USER ``from_user``: a statement the user made to memory directly)."""
         if not cmd.text or not cmd.text.strip():
             raise InvalidInput("remember needs a non-empty statement")
         screened = screen(cmd.text)
         session_id = self.handle(
             commands.OpenSession(cmd.principal, project=cmd.project, tenant=cmd.tenant)
         )
-        self.handle(commands.RecordRemembered(session_id, screened))
+        self.handle(commands.RecordRemembered(session_id, screened, from_user=cmd.from_user))
         return self.handle(commands.CloseSession(session_id, trigger="remember"))
 
     def _sweep_idle(self, cmd: commands.SweepIdle) -> IdleSweep:

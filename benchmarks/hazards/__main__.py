@@ -1,0 +1,101 @@
+"""The hazard check's figures (docs/hazards.md): ``python -m benchmarks.hazards``.
+
+Prints how many of the generated secrets (tests/hazard_corpus.py) stay raw after the
+screen, development and held-out templates apart; how many injection styles and benign
+look-alikes form a belief through ``Memory.say`` and ``close_session``; and, given
+``--locomo PATH``, how many LoCoMo turns get any redaction or an injection flag (counts
+only; ``--show N`` prints N redacted turns for eyeballing, never to be committed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import orjson
+
+import memory_es
+from memory_es.formation.hazards import is_injection, screen
+from tests.hazard_corpus import (
+    BENIGN,
+    INJECTIONS,
+    PROBED_BENIGN,
+    PROBED_INJECTIONS,
+    leaked,
+    secret_cases,
+)
+
+CONVERSATIONAL = Path(memory_es.__file__).parent / "profiles" / "conversational.yaml"
+
+
+def secrets_figures() -> dict[str, int]:
+    cases = secret_cases()
+    raw = [c for c in cases if leaked(c, screen(c.text).text)]
+    return {
+        "secrets": len(cases),
+        "secrets_raw": len(raw),
+        "held_out": sum(c.held_out for c in cases),
+        "held_out_raw": sum(c.held_out for c in raw),
+    }
+
+
+def forms(texts: tuple[str, ...]) -> int:
+    """How many of ``texts``, each one turn of its own session, form any belief."""
+    formed = 0
+    with memory_es.open("memory://", profile=CONVERSATIONAL) as memory:
+        for i, text in enumerate(texts):
+            principal = f"p{i}"
+            session = memory.open_session(principal)
+            memory.say(session, text)
+            memory.close_session(session)
+            formed += bool(memory.list_beliefs(principal))
+    return formed
+
+
+def locomo(path: Path, show: int) -> dict[str, int]:
+    samples = orjson.loads(path.read_bytes())
+    turns = redacted = flagged = 0
+    shown = 0
+    for sample in samples:
+        for key, value in sample["conversation"].items():
+            if not key.startswith("session_") or not isinstance(value, list):
+                continue
+            for turn in value:
+                turns += 1
+                screened = screen(str(turn.get("text", "")))
+                redacted += bool(screened.redactions)
+                flagged += screened.injection
+                if (screened.redactions or screened.injection) and shown < show:
+                    shown += 1
+                    print(
+                        f"  {screened.redactions} injection={screened.injection}: "
+                        f"{screened.text[:160]}",
+                        file=sys.stderr,
+                    )
+    return {"locomo_turns": turns, "locomo_redacted": redacted, "locomo_injection": flagged}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.hazards")
+    parser.add_argument("--locomo", type=Path, help="path to locomo10.json (local only)")
+    parser.add_argument("--show", type=int, default=0, help="print N flagged LoCoMo turns")
+    args = parser.parse_args()
+    figures: dict[str, int] = secrets_figures()
+    figures["injections"] = len(INJECTIONS)
+    figures["injections_flagged"] = sum(map(is_injection, INJECTIONS))
+    figures["injections_formed"] = forms(INJECTIONS)
+    figures["benign"] = len(BENIGN)
+    figures["benign_formed"] = forms(BENIGN)
+    figures["probed_injections"] = len(PROBED_INJECTIONS)
+    figures["probed_injections_flagged"] = sum(map(is_injection, PROBED_INJECTIONS))
+    figures["probed_injections_formed"] = forms(PROBED_INJECTIONS)
+    figures["probed_benign"] = len(PROBED_BENIGN)
+    figures["probed_benign_flagged"] = sum(map(is_injection, PROBED_BENIGN))
+    if args.locomo:
+        figures.update(locomo(args.locomo, args.show))
+    print(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""The automatic-hazard check, run on a turn's text before its event is written.
+
+Secrets are replaced by ``[redacted:<kind>]`` because an append-only log can never be
+scrubbed later (:mod:`.secrets`); a prompt injection — typed, or smuggled inside pasted
+content, in any of several languages and disguises — marks the turn untrusted so it never
+forms (:mod:`.injection`). Both are counted on the consolidation record. A turn longer
+than :data:`MAX_TURN_CHARS` is refused. Formation refuses a candidate whose statement
+carries a key-like token or orders the assistant (:func:`candidate_hazard`).
+docs/hazards.md lists the kinds, the steps and the measured figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_es.errors import InvalidInput
+from memory_es.formation.hazards.injection import is_injection, is_instruction
+from memory_es.formation.hazards.secrets import has_high_entropy_token, redact
+
+__all__ = [
+    "MAX_TURN_CHARS",
+    "Screened",
+    "candidate_hazard",
+    "check_turn_size",
+    "has_high_entropy_token",
+    "is_injection",
+    "is_instruction",
+    "screen",
+]
+
+# The largest turn accepted (characters). Screening is linear, so this bounds the time
+# one turn can take (docs/hazards.md: a turn this size screens well under two seconds).
+MAX_TURN_CHARS = 65_536
+
+
+@dataclass(frozen=True)
+class Screened:
+    text: str
+    redactions: tuple[str, ...]
+    injection: bool
+
+    @property
+    def hazards(self) -> tuple[str, ...]:
+        return ("prompt_injection",) if self.injection else ()
+
+
+def check_turn_size(text: str) -> str:
+    if len(text) > MAX_TURN_CHARS:
+        raise InvalidInput(
+            f"a turn is at most {MAX_TURN_CHARS:,} characters (this one has {len(text):,}); "
+            "split it into several turns"
+        )
+    return text
+
+
+def screen(text: str) -> Screened:
+    """Redact the secrets of ``text`` and say whether it carries an injection."""
+    check_turn_size(text)
+    redacted, kinds = redact(text)
+    return Screened(text=redacted, redactions=kinds, injection=is_injection(text))
+
+
+def candidate_hazard(statement: str) -> str | None:
+    """Why a candidate belief built from this statement must not form, or None.
+
+    A belief is information about the user: never a key-like token (the redaction may
+    have missed it, and a belief renders everywhere) and never an instruction to the
+    assistant. Formation calls this on every statement it builds from sentence text.
+    """
+    if "[redacted:" in statement or has_high_entropy_token(statement):
+        return "secret"
+    if is_instruction(statement):
+        return "instruction"
+    return None

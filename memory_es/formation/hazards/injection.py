@@ -1,0 +1,437 @@
+"""Prompt injection: an instruction to the assistant hidden in what the user said.
+
+The text is screened through several views, each undoing one disguise: HTML entities and
+Unicode compatibility forms (NFKC: full-width letters), invisible characters (zero-width,
+bidi controls, tag characters, which are read back as the ASCII they smuggle), markup
+(code fences, HTML tags and comments, markdown emphasis and links), confusable Cyrillic
+and Greek letters, leetspeak, letters spaced apart, accents, and base64. The Latin views
+are matched against the override, role, secret-request and action patterns in English,
+Spanish, French, German, Portuguese and Italian; the unaccented original against
+Chinese, Japanese and Russian. Every pattern is bounded, so screening stays linear.
+
+A candidate belief is refused by :func:`is_instruction` when its statement is an order
+to the assistant rather than information about the user (see memory_es/formation/
+extractor.py): it changes the assistant's role or rules, asks for secrets, or orders an
+action. How the user wants to be served ("User prefers short answers") is not that.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import re
+import unicodedata
+from urllib.parse import unquote
+
+# -- views -------------------------------------------------------------------------------------
+
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
+)
+_TAGS = re.compile("[\U000e0000-\U000e007f]")
+
+# Cyrillic and Greek letters that look Latin (lower case: the views are casefolded).
+_CONFUSABLES = str.maketrans(
+    {
+        "а": "a",
+        "в": "b",
+        "е": "e",
+        "ё": "e",
+        "к": "k",
+        "м": "m",
+        "н": "h",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "т": "t",
+        "у": "y",
+        "х": "x",
+        "і": "i",
+        "ї": "i",
+        "ј": "j",
+        "ѕ": "s",
+        "ԁ": "d",
+        "ԛ": "q",
+        "ԝ": "w",
+        "һ": "h",
+        "ӏ": "l",
+        "ɡ": "g",
+        "ɑ": "a",
+        "α": "a",
+        "β": "b",
+        "ε": "e",
+        "η": "n",
+        "ι": "i",
+        "κ": "k",
+        "ν": "v",
+        "ο": "o",
+        "ρ": "p",
+        "τ": "t",
+        "υ": "u",
+        "χ": "x",
+        "ω": "w",
+        "ѵ": "v",
+        "ց": "g",
+        "օ": "o",
+    }
+)
+_LEET = str.maketrans(
+    {
+        "0": "o",
+        "1": "i",
+        "3": "e",
+        "4": "a",
+        "5": "s",
+        "7": "t",
+        "8": "b",
+        "9": "g",
+        "@": "a",
+        "$": "s",
+        "!": "i",
+        "|": "l",
+        "+": "t",
+    }
+)
+_LEET_RUN = re.compile(r"(?<![a-z0-9@$!|+])[a-z0-9@$!|+]{2,64}")
+_SPACED = re.compile(r"(?<![a-z])(?:[a-z][ .\-_*]{1,2}){3,40}[a-z](?![a-z])")
+
+
+def _unleet(m: re.Match[str]) -> str:
+    run = m.group(0)
+    if run.isalpha() or not any(c.isalpha() for c in run):
+        return run  # a word, or a number: no leetspeak
+    return run.translate(_LEET)
+
+
+_MARKUP = re.compile(r"<!--|-->|<[^<>\n]{0,200}>|```|[`*_~#>|\[\](){}\\]")
+_B64 = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,4096}={0,2}(?![A-Za-z0-9+/=])")
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?\n])\s")
+
+
+def _strip_accents(text: str) -> str:
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _decoded_base64(text: str) -> list[str]:
+    out: list[str] = []
+    for m in _B64.finditer(text):
+        raw = m.group(0)
+        if len(raw) % 4:
+            continue
+        try:
+            decoded = base64.b64decode(raw, validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        if decoded.isprintable() and " " in decoded:
+            out.append(decoded)
+    return out
+
+
+def normalized(text: str) -> str:
+    """The text as a reader sees it: entities decoded, compatibility forms folded,
+    invisible characters dropped (tag characters read as the ASCII they carry)."""
+    text = html.unescape(text)
+    text = _TAGS.sub(lambda m: chr(ord(m.group(0)) - 0xE0000), text)
+    text = unicodedata.normalize("NFKC", text)
+    return _INVISIBLE.sub("", text)
+
+
+def views(text: str) -> tuple[str, list[str]]:
+    """(the original script view, the Latin views) of ``text`` for matching."""
+    base = normalized(text).casefold()
+    if "%" in base:
+        base = base + "\n" + unquote(base)
+    flat = re.sub(r"[ \t]+", " ", _MARKUP.sub(" ", base))
+    latin = _strip_accents(flat.translate(_CONFUSABLES))
+    # Leetspeak and spaced letters: only the sentences they change are read again.
+    undone: list[str] = []
+    for sentence in _SENTENCE_END.split(latin):
+        leet = _LEET_RUN.sub(_unleet, sentence)
+        spaced = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), sentence)
+        undone.extend(v for v in (leet, spaced) if v != sentence)
+    decoded = [_strip_accents(d.casefold()) for d in _decoded_base64(normalized(text))]
+    if _INVISIBLE.search(text):  # "ignore\u200bprevious": the space it stood for
+        spaced_out = _INVISIBLE.sub(" ", unicodedata.normalize("NFKC", html.unescape(text)))
+        decoded.append(_strip_accents(spaced_out.casefold().translate(_CONFUSABLES)))
+    return flat, [latin, *(["\n".join(undone)] if undone else []), *decoded]
+
+
+# -- patterns ----------------------------------------------------------------------------------
+
+_GAP = r"(?:\W{1,3}\w{1,20}){0,5}?\W{1,3}"  # up to five words between
+
+# Markers that only a prompt carries: fake role headers and chat-template tokens.
+_MARKERS = re.compile(
+    r"<\s{0,3}/?\s{0,3}(?:system|instructions?|im_start|im_end|sys|prompt|admin)\b[^<>]{0,100}>"
+    r"|\[/?(?:system|inst|sys)\]|<<\s{0,3}sys\s{0,3}>>|<\|[a-z_]{1,20}\|>"
+    r"|(?:^|\n)[ \t>#*_]{0,10}(?:system|assistant|developer|admin)[ \t*_]{0,4}:"
+    r"|###\s{0,3}(?:system|instructions?|new instructions)"
+    r"|(?:^|[\n.!?]\s{0,3})(?:override|new rules?|jailbreak)\s?:"
+)
+_COMMENT_WORDS = re.compile(
+    r"\b(?:ai|assistant|model|agent|llm|bot|ignore|remember|store|save|instructions?|system|"
+    r"prompt)\b"
+)
+
+
+def _comments(text: str) -> list[str]:
+    """The bodies of HTML comments (an unclosed one runs to the end), each read once."""
+    bodies: list[str] = []
+    pos = text.find("<!--")
+    while pos != -1:
+        end = text.find("-->", pos + 4)
+        stop = len(text) if end == -1 else end
+        bodies.append(text[pos + 4 : stop])
+        pos = text.find("<!--", stop)
+    return bodies
+
+
+_SECRETS = (
+    r"(?:system prompt|(?:initial|original|hidden|system|secret|first|developer)\s"
+    r"(?:prompt|instructions?|message|rules)|instructions verbatim|/etc/(?:passwd|shadow)|"
+    r"id_rsa|\.env\b|"
+    r"your (?:instructions|prompt|rules)|passwords?|passcodes?|credentials?|creds|api keys?|"
+    r"secret keys?|secrets|tokens?|private keys?|ssh keys?|product keys|keys you know|keys|"
+    r"admin (?:password|access|rights)|root (?:password|access)|user table|database|"
+    r"saved (?:credentials|passwords|logins)|private data|personal data|user data|"
+    r"(?:the )?user'?s? (?:files|data|emails|messages|history|contacts)|contents of|pin)"
+)
+_RULES = (
+    r"(?:instructions?|prompts?|rules|guidelines|directives?|directions|programming|"
+    r"guardrails|restrictions|constraints|polic(?:y|ies)|filters?|safety|training|"
+    r"system message|content policy|everything (?:above|before|else|you were told)|"
+    r"all (?:of )?the above|what (?:you were|i) told you|(?:all )?previous messages)"
+)
+
+
+def _at_word_start(alternatives: tuple[str, ...]) -> re.Pattern[str]:
+    """Every alternative opens at a word boundary; the boundary is factored out so that a
+    position inside a word fails on one check, not one per alternative."""
+    return re.compile(r"\b(?:" + "|".join(alternatives) + ")")
+
+
+_LATIN = _at_word_start(
+    (
+        # the override, English
+        rf"\b(?:ignore|ignoring|disregard|forget|override|bypass|skip|abandon|discard|"
+        rf"neglect|drop)\b{_GAP}{_RULES}\b",
+        r"\b(?:ignore|disregard|forget)\s(?:all|everything)\s(?:above|before|previous|prior|"
+        r"earlier|else|of (?:it|this|that|the above))\b",
+        # role and mode hijacks
+        r"\byou(?: are|'re| r) now (?:a|an|in|the|dan|no longer|my|called|named|free|"
+        r"unrestricted|unfiltered|jailbroken|developer|admin|root|evil|going to)\b|"
+        r"\bfrom now on,?\s(?:you|your)\b|"
+        r"\b(?:starting now|henceforth|from this point),?\syou\b|"
+        r"\byour new (?:role|name|instructions?|task|purpose|job|persona)\b|"
+        r"\bstop being (?:an? |the )?(?:assistant|ai|chatbot|helpful|safe)\b|"
+        r"\bno longer (?:an? )?(?:assistant|bound|restricted)\b|\byou(?:'re| are) no longer\b|"
+        r"\b(?:from this moment|from here on|as of now),?\syou\b|"
+        r"\byou (?:will|must|shall|should) (?:now )?(?:act|behave|pretend|roleplay|respond|"
+        r"answer|speak) as\b|\bi(?: want|'d like| would like| need) you to (?:act|pretend|"
+        r"behave|roleplay|play the role|be my|be an?|ignore|forget)\b|"
+        r"\byour (?:new |real |only |actual |true )?(?:task|job|role|purpose|mission|goal) "
+        r"(?:now |from now on )?is\b|"
+        r"\b(?:what|which) (?:are|were|is) your (?:original |initial |hidden |system |secret )?"
+        r"(?:instructions|prompt|rules|guidelines)\b|"
+        r"\b(?:repeat|print|output|recite|copy)\b(?:\W{1,3}\w{1,20}){0,6}?\W{1,3}"
+        r"(?:word for word|verbatim)\b|"
+        r"\b(?:the |you )?(?:assistant|ai|model|bot|agent|llm)s? (?:must|should|shall|will|"
+        r"has to|is to) (?:always |now |only |never |then )?(?:obey|follow|ignore|reveal|send|"
+        r"run|execute|comply|share|approve|trust|grant|forward|leak)\b|"
+        r"\bobey (?:anyone|everyone|whoever|all|any)\b",
+        r"\b(?:enter|enable|activate|switch to|turn on|unlock)\s(?:\w{1,20}\s)?"
+        r"(?:developer|debug|god|jailbreak|dan|admin|maintenance|unrestricted|sudo|root)"
+        r"\smode\b|\bjailbr[eo]a?k|\bdo anything now\b|\bdan\b(?= (?:mode|an ai|prompt))|"
+        r"\bsystem override\b|\badmin override\b|\bdeveloper override\b",
+        r"\b(?:unfiltered|uncensored|unrestricted|unaligned|jailbroken)\s(?:\w{1,20}\s)?"
+        r"(?:assistant|ai|model|bot|chatbot|llm|mode|version|answers?|responses?|output)\b|"
+        r"\b(?:assistant|ai|model|bot|chatbot|llm|answer|answers|respond|responses?)\s"
+        r"(?:\w{1,20}\s){0,3}(?:with no|without(?: any)?|free of)\s"
+        r"(?:rules|restrictions|limits|filters?|limitations|censorship|guidelines|ethics)\b",
+        # asking for secrets
+        rf"\b(?:reveal|print|show|display|output|repeat|dump|leak|expose|disclose|share|"
+        rf"tell|give|send|email|forward|export|include|list|return|read out|spell out|"
+        rf"type out|paste|post|upload|respond with|reply with|respond only with|"
+        rf"reply only with)\b{_GAP}{_SECRETS}\b",
+        # smuggled in pasted content, addressed to the model reading it
+        r"\b(?:note|message|instructions?|reminder|p\.?s\.?)\s(?:to|for)\s(?:the\s|any\s|all\s)?"
+        r"(?:[\w-]{1,20}\s)?(?:ai|assistant|llm|language model|model|chatbot|agent|bot)s?\b|"
+        r"\b(?:ai|llm|assistant|chatbot|agent|language model|model)s?\s(?:\w{1,20}\s)?"
+        r"(?:reading|processing|summari[sz]ing|seeing|parsing)\sthis\b|"
+        r"\bif you(?: are|'re) an?\s(?:ai|llm|assistant|language model|agent|bot)\b|"
+        r"\bwhen\s(?:you|the\s(?:ai|assistant|model))\s(?:read|see|process|summari[sz]e)s?\s"
+        r"this\b|\bdo\snot\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
+        r"\bdon'?t\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
+        r"\bwithout\s(?:telling|asking|notifying|confirmation|confirming)\b|"
+        r"\bno confirmation needed\b|"
+        r"\b(?:secretly|silently|quietly)\s(?:remember|store|save|record|add|send|run)\b|"
+        rf"\badd\b{_GAP}to\s(?:your\s)?(?:memory|memories)\b",
+        # Spanish
+        rf"\b(?:ignora|ignore|ignorar|olvida|olvidar|omite|omitir|descarta|desobedece)\b{_GAP}"
+        r"(?:instrucciones|reglas|indicaciones|directrices|normas|restricciones)\b",
+        r"\b(?:a partir de ahora|desde ahora|de ahora en adelante)\b|\bahora eres\b|"
+        r"\b(?:actua|finge|comportate|haz de cuenta)\s(?:como|que|ser)\b|"
+        r"\b(?:sin|libre de)\s(?:restricciones|filtros?|limites|reglas|censura)\b",
+        rf"\b(?:revela|muestra|dime|dame|envia|manda|ensename|imprime|comparte)\b{_GAP}"
+        r"(?:contrasena|contrasenas|clave|claves|credenciales|prompt|instrucciones|"
+        r"secretos?|token)\b",
+        # French
+        rf"\b(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|neglige)\b{_GAP}"
+        r"(?:instructions|consignes|regles|directives|restrictions)\b",
+        r"\b(?:tu es|vous etes) (?:maintenant|desormais|dorenavant)\b|"
+        r"\b(?:a partir de maintenant|desormais|dorenavant),?\s(?:tu|vous)\b|"
+        r"\b(?:agis|agissez|fais semblant|faites semblant|comporte-toi|joue le role)\b|"
+        r"\bsans (?:filtres?|restrictions?|limites|regles|censure)\b",
+        rf"\b(?:revele|revelez|montre|montrez|donne|donnez|dis|envoie|envoyez|affiche)\b"
+        rf"{_GAP}(?:mot de passe|mots de passe|identifiants|cles?|prompt|secrets?)\b",
+        # German
+        rf"\b(?:ignoriere|ignorier|ignorieren|vergiss|vergessen|missachte|uberspringe)\b"
+        rf"{_GAP}(?:anweisungen|regeln|richtlinien|vorgaben|instruktionen|"
+        r"einschrankungen|befehle)\b",
+        r"\bdu bist (?:jetzt|nun|ab jetzt|ab sofort)\b|\bab (?:jetzt|sofort),? (?:bist du|"
+        r"du bist)\b|\b(?:tu so als|verhalte dich (?:wie|als)|spiele die rolle|gib dich als)"
+        r"\b|\bohne (?:regeln|einschrankungen|filter|grenzen|zensur)\b",
+        rf"\b(?:zeig|zeige|verrate|gib|sende|schick|nenne)\b{_GAP}(?:passwort|kennwort|"
+        r"zugangsdaten|schlussel|systemprompt|geheimnis)\b",
+        # Portuguese
+        rf"\b(?:ignore|ignora|ignorar|esqueca|esquece|esquecer|desconsidere|desconsidera)\b"
+        rf"{_GAP}(?:instrucoes|regras|diretrizes|orientacoes|restricoes)\b",
+        r"\bagora (?:voce e|tu es|es)\b|\ba partir de agora\b|"
+        r"\b(?:aja|finja|atue|comporte-se) (?:como|ser|que)\b|"
+        r"\bsem (?:limites|restricoes|filtros?|regras|censura)\b",
+        rf"\b(?:revele|mostre|diga|me de|envie|mande|passe)\b{_GAP}(?:senha|senhas|"
+        r"credenciais|chaves?|prompt|segredos?)\b",
+        # Italian
+        rf"\b(?:ignora|ignorare|dimentica|dimenticare|trascura)\b{_GAP}(?:istruzioni|regole|"
+        r"direttive|indicazioni|restrizioni)\b",
+        r"\b(?:ora|adesso) sei\b|\bd'?\s?ora in poi\b|\bda ora in poi\b|"
+        r"\b(?:agisci|fingi|comportati|fai finta) (?:come|di essere|da)\b|"
+        r"\bsenza (?:regole|restrizioni|limiti|filtri|censura)\b",
+        rf"\b(?:rivela|mostra|dimmi|dammi|invia|manda|stampa)\b{_GAP}(?:password|"
+        r"credenziali|chiavi?|prompt|segreti?)\b",
+    )
+)
+# Orders: an imperative that opens a clause (checked by :func:`_opens_clause`), so "I
+# act as treasurer" and "I told my boss to run the numbers" are no orders.
+_IMPERATIVE = _at_word_start(
+    (
+        r"\b(?:act|behave|pretend|roleplay|role-play|impersonate|simulate|"
+        r"play the (?:role|part)|respond as|answer as|speak as)\b",
+        # ordering an action with consequences
+        r"\b(?:run|execute|exec|eval|sudo)\s(?:\w{1,20}\s){0,3}?"
+        r"(?:rm|the (?:following|attached|script|command|payload|code)|this "
+        r"(?:script|command|code|payload)|commands?|scripts?|payload|shell|curl|wget|"
+        r"powershell|bash)\b",
+        r"\b(?:transfer|wire|send|pay|move)\s(?:\w{1,20}\s){0,4}?"
+        r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:dollars|euros|usd|eur|btc)|money|funds|"
+        r"the (?:money|funds|balance)|to (?:account|iban|wallet))",
+        r"\b(?:send|email|forward|upload|post|leak|exfiltrate|copy)\s"
+        r"(?:\w{1,20}\s){0,5}?(?:to\s\S{1,80}@|to\shttps?:|to\s(?:me|this address|"
+        r"attacker|external))",
+        r"\b(?:delete|erase|wipe|drop|destroy|format)\s(?:\w{1,20}\s){0,3}?"
+        r"(?:all|everything|files|data|database|table|memory|memories|account|backups)\b",
+        r"\b(?:grant|give)\s(?:\w{1,20}\s){0,3}?(?:admin|root|full)\s"
+        r"(?:access|rights|permissions|privileges)\b",
+        r"\b(?:disable|turn off|bypass)\s(?:\w{1,20}\s){0,3}?"
+        r"(?:safety|filters?|logging|security|2fa|mfa|alerts|monitoring|guardrails)\b",
+        r"\b(?:obey|follow)\s(?:only\s)?(?:me|my (?:new\s)?(?:orders|commands|"
+        r"instructions)|the following)\b",
+        r"\b(?:mark|approve|whitelist|trust)\s(?:\w{1,20}\s){0,4}?"
+        r"(?:as trusted|(?:all|every|any)\s(?:\w{1,20}\s){0,2}?(?:transfers?|payments?|"
+        r"requests?|transactions?|charges?))",
+    )
+)
+_CLAUSE_OPENERS = re.compile(r"(?:[.!?;:\n,\-]|\b(?:please|now|just|then|and|also|so|ok|okay))\s*$")
+
+
+def _opens_clause(view: str, at: int) -> bool:
+    before = view[max(0, at - 12) : at]
+    return (not before.strip() and at <= 12) or bool(_CLAUSE_OPENERS.search(before))
+
+
+def _orders(view: str) -> bool:
+    return any(_opens_clause(view, m.start()) for m in _IMPERATIVE.finditer(view))
+
+
+_OTHER_SCRIPTS = re.compile(
+    "|".join(
+        (
+            # Chinese
+            r"(?:忽略|无视|忽视|不要理会|忘记|忘掉|跳过).{0,8}?(?:指令|指示|提示|规则|说明|要求|设定)",
+            r"你现在是|从现在(?:开始|起)[,，]?你|现在你是|(?:扮演|假装|充当)",
+            r"(?:告诉我|透露|显示|泄露|给我|发送|输出).{0,10}?(?:密码|口令|密钥|凭证|系统提示|令牌)",
+            r"没有(?:任何)?(?:限制|规则|过滤)",
+            # Japanese
+            r"(?:指示|命令|ルール|規則|プロンプト|制約).{0,8}?(?:無視|忘れ)",
+            r"(?:今から|これから|今日から).{0,6}?(?:あなたは|君は|お前は)|あなたは(?:今から|これから)",
+            r"(?:ふりをして|として振る舞|演じて|なりきって)",
+            r"(?:パスワード|暗証番号|秘密鍵|認証情報|apiキー|システムプロンプト).{0,8}?"
+            r"(?:教えて|見せて|表示|送って|出力)",
+            r"制限の?ない|制限なし|ルールのない",
+            # Russian
+            r"(?:игнорируй|игнорируйте|игнорировать|проигнорируй|забудь|забудьте)"
+            r"(?:\W{1,3}\w{1,20}){0,4}?\W{1,3}(?:инструкци|правил|указани|ограничени|команд)",
+            r"\bтеперь (?:ты|вы)\b|\bс этого момента (?:ты|вы)\b|"
+            r"(?:притворись|веди себя как|действуй как|играй роль|представь,? что ты)",
+            r"(?:покажи|скажи|раскрой|выведи|отправь|дай)(?:\W{1,3}\w{1,20}){0,5}?\W{1,3}"
+            r"(?:парол|ключ|учетн|секрет|системн)",
+            r"без (?:ограничений|правил|фильтров|цензуры)",
+        )
+    )
+)
+
+
+_NON_LATIN = re.compile("[\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
+
+
+def is_injection(text: str) -> bool:
+    """Whether ``text`` carries an instruction aimed at the assistant."""
+    return _injected(text, *views(text))
+
+
+def _injected(text: str, original: str, latin_views: list[str]) -> bool:
+    plain = normalized(text).casefold()
+    if _MARKERS.search(plain):
+        return True
+    # An HTML comment is invisible when rendered: one that speaks to a model is a plant.
+    if any(_COMMENT_WORDS.search(body) for body in _comments(plain)):
+        return True
+    if _NON_LATIN.search(original) and _OTHER_SCRIPTS.search(original):
+        return True
+    return any(_LATIN.search(view) or _orders(view) for view in latin_views)
+
+
+# -- candidates --------------------------------------------------------------------------------
+
+_STATEMENT_ORDERS = re.compile(
+    r"^(?:user said:\s)?(?:please\s|always\s|never\s|now\s|just\s|also\s)*"
+    r"(?:act|pretend|roleplay|behave|impersonate|ignore|disregard|forget|override|bypass|"
+    r"reveal|run|execute|send|transfer|wire|email|forward|delete|grant|disable|leak|obey|"
+    r"simulate|jailbreak)\b"
+)
+_STATEMENT_SECRETS = re.compile(
+    r"\b(?:include|contain|reveal|show|display|tell|give|share|send|list|print|expose|leak|"
+    r"output|mention|provide|append|add|disclose|repeat)(?:s|d|ed|ing)?\b"
+    r"(?:\W{1,3}\w{1,20}){0,6}?\W{1,3}"
+    r"(?:(?:admin|root|master|my|the|their|user'?s?|all)\s)?(?:passwords?|passcodes?|"
+    r"credentials?|api keys?|secret keys?|private keys?|tokens?|system prompt|ssn|"
+    r"pin codes?|seed phrases?|secrets)\b"
+)
+
+
+def is_instruction(statement: str) -> bool:
+    """Whether a candidate's statement orders the assistant instead of saying something
+    about the user: an imperative order, a request for secrets, a role or rule change."""
+    original, latin_views = views(statement)
+    for view in latin_views:
+        s = view.strip()
+        if _STATEMENT_ORDERS.match(s) or _STATEMENT_SECRETS.search(s):
+            return True
+    return _injected(statement, original, latin_views)

@@ -60,12 +60,6 @@ def log_head(memory: Memory) -> int:
     return memory.projection_status().log_head
 
 
-def requires(method: str) -> None:
-    """The lifecycle issue adds these to Memory; their tools are tested once it lands."""
-    if not hasattr(Memory, method):
-        pytest.skip(f"Memory.{method} is not on this branch yet (the lifecycle work)")
-
-
 def test_the_server_offers_the_issue_tools_with_their_arguments(memory: Memory) -> None:
     async def scenario(client: Client) -> None:
         listed = {t.name: t for t in (await client.list_tools()).tools}
@@ -255,8 +249,6 @@ def test_one_principal_cannot_read_or_write_anothers_memory(
 def test_record_usage_credits_the_cited_memories_once_per_run(
     store: Memory, clock: FixedClock
 ) -> None:
-    requires("record_usage")
-
     async def scenario(client: Client) -> None:
         await say_in_session(client, "I live in Seattle.", "I work at Initech.")
         clock.advance(60)
@@ -275,9 +267,6 @@ def test_record_usage_credits_the_cited_memories_once_per_run(
 
 
 def test_conflicts_are_listed_and_a_confirmation_settles_them(store: Memory) -> None:
-    requires("conflicts")
-    requires("confirm")
-
     async def scenario(client: Client) -> None:
         # The same instant (the fixed clock): neither statement is newer, so they conflict.
         _, first = await say_in_session(client, "I live in Seattle.")

@@ -112,14 +112,14 @@ class MemoryTools:
                 raise InvalidInput("record_usage needs a run id (one per model call)")
             if not final_message or not final_message.strip():
                 raise InvalidInput("record_usage needs the model's final message")
-            result = _lifecycle(self.memory, "record_usage")(session_id, run_id, final_message)
+            result = self.memory.record_usage(session_id, run_id, final_message)
             return _describe(result)
 
         return self._serial(call)
 
     def list_conflicts(self, principal: str) -> str:
         def call() -> str:
-            result = _lifecycle(self.memory, "conflicts")(principal, tenant=self.tenant)
+            result = self.memory.conflicts(principal, tenant=self.tenant)
             return _describe(result) or "no conflicts await confirmation"
 
         return self._serial(call)
@@ -127,7 +127,7 @@ class MemoryTools:
     def confirm_conflict(self, principal: str, belief_id: str) -> str:
         def call() -> str:
             record = self._own_belief(principal, belief_id)
-            return _describe(_lifecycle(self.memory, "confirm")(record.belief_id))
+            return _describe(self.memory.confirm(record.belief_id))
 
         return self._serial(call)
 
@@ -208,14 +208,6 @@ class MemoryTools:
         counts = {k: v for k, v in result.counts.as_dict().items() if v}
         lines.append("counts: " + (", ".join(f"{k}={v}" for k, v in counts.items()) or "none"))
         return "\n".join(lines)
-
-
-def _lifecycle(memory: Memory, name: str) -> Callable[..., Any]:
-    """A lifecycle method (issue 15's usage feedback and conflict confirmation)."""
-    method = getattr(memory, name, None)
-    if method is None:
-        raise UsageError(f"this memory_es has no Memory.{name} (the lifecycle work): not available")
-    return method  # type: ignore[no-any-return]
 
 
 def _belief_json(record: BeliefRecord) -> dict[str, Any]:

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from memory_es.formation.consolidation import ConsolidationResult
     from memory_es.formation.established import EstablishedFact
     from memory_es.formation.extractor import Extractor, SourceTurn
+    from memory_es.history import BeliefEvent
     from memory_es.ingest import IngestReport
     from memory_es.lifecycle.conflicts import PendingConflict
     from memory_es.lifecycle.usage import UsageReceipt
@@ -365,6 +366,12 @@ class Memory:
 
     def list_beliefs(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> list[BeliefRecord]:
         return self.index.beliefs(principal_key(tenant, principal))
+
+    def belief_history(self, belief_id: str) -> list[BeliefEvent]:
+        """The events of one belief (a full id) with their store positions, from the log."""
+        from memory_es.history import belief_history
+
+        return belief_history(self, belief_id)
 
     # -- retrieval: in-turn recall and recall traces (memory_es/retrieval/) ----------------
 

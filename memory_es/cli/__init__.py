@@ -21,6 +21,7 @@ from memory_es.cli import (
     ingest_cmds,
     lifecycle_cmds,
     maintenance_cmds,
+    mcp_cmds,
     memory_cmds,
     projection_cmds,
     recall_cmds,
@@ -44,6 +45,7 @@ COMMAND_GROUPS = (
     demo,
     bench_cmds,
     eval_formation_cmds,
+    mcp_cmds,
 )
 
 

@@ -43,10 +43,15 @@ def clock(args: argparse.Namespace) -> Clock:
 
 
 def open_store(
-    args: argparse.Namespace, *, on_stale: Literal["refuse", "rebuild", "ignore"] = "refuse"
+    args: argparse.Namespace,
+    *,
+    on_stale: Literal["refuse", "rebuild", "ignore"] = "refuse",
+    in_process: bool = False,
 ) -> memory_es.Memory:
+    """The store the command works on; ``in_process``: a long-running command (the MCP
+    server) may serve ``memory://``, which lives as long as its process."""
     url = store_url(args)
-    if not parse_store_url(url).persistent:
+    if not in_process and not parse_store_url(url).persistent:
         raise UsageError(
             "memory:// lives in one process, so a command cannot persist to it;"
             " use sqlite:///PATH or postgresql://..."

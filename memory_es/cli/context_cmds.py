@@ -19,17 +19,12 @@ def register(commands: Subparsers) -> None:
 
 
 def _context(args: argparse.Namespace) -> int:
+    from memory_es.context.pack import pack_text  # lazily: the command line starts light
+
     with open_store(args) as memory:
         pack = memory.context(args.session, args.text)
     if args.json:
         print_json(pack.as_dict())
         return 0
-    for message in pack.messages:
-        # The trust tier, then the part: a memory message is a user-role message whose
-        # text came from memory, not from the user.
-        header = f"--- {message.trust}: {message.kind}"
-        if message.kind == "prefix":
-            header += f" sha256:{pack.prefix_digest[:8]}"  # --json has the whole digest
-        print(header + " ---")
-        print(message.content)
+    print(pack_text(pack))
     return 0

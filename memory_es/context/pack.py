@@ -288,3 +288,16 @@ def build_context_pack(
         messages=tuple(messages),
         window_tokens=window_tokens,
     )
+
+
+def pack_text(pack: ContextPack) -> str:
+    """The pack as text, one header per message: its trust tier, then its part (a memory
+    message is a user-role message whose text came from memory, not from the user)."""
+    parts: list[str] = []
+    for message in pack.messages:
+        header = f"--- {message.trust}: {message.kind}"
+        if message.kind == "prefix":
+            header += f" sha256:{pack.prefix_digest[:8]}"  # as_dict() has the whole digest
+        parts.append(header + " ---")
+        parts.append(message.content)
+    return "\n".join(parts)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from enum import IntEnum, StrEnum
 from uuid import UUID, uuid5
 
@@ -59,6 +60,11 @@ def principal_aggregate_id(principal: str, tenant: str = DEFAULT_TENANT) -> UUID
 def short_id(belief_id: str) -> str:
     """The eight-hex form the renderer emits and a model cites: ``[m:xxxxxxxx]``."""
     return belief_id.replace("-", "")[:8]
+
+
+# A short id as a person or a model copies it: [m:xxxxxxxx], m:xxxxxxxx or the eight hex
+# digits (lower-cased first); group 1 is the short id.
+SHORT_ID_REF = re.compile(r"^(?:\[?m:)?([0-9a-f]{8})\]?$")
 
 
 def normalize_statement(text: str) -> str:

@@ -10,13 +10,12 @@ remember tool, the idle sweep) are in ``memory_es/services/messagebus.py``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from memory_es.domain.session import Session
-from memory_es.domain.values import GENERAL_SCOPE, Authority, Role, Status
+from memory_es.domain.values import GENERAL_SCOPE, SHORT_ID_REF, Authority, Role, Status
 from memory_es.errors import InvalidInput, UnknownBelief, UsageError
 from memory_es.formation.hazards import Screened, screen
 from memory_es.ports import iso
@@ -33,9 +32,6 @@ if TYPE_CHECKING:
 
 # Formation, the session snapshot (the recall stack) and the policy are imported by the
 # handlers that use them: `say` records a turn without loading them (issue 13).
-
-_SHORT_ID = re.compile(r"^(?:\[?m:)?([0-9a-f]{8})\]?$")
-
 
 # -- sessions ------------------------------------------------------------------------------
 
@@ -215,7 +211,7 @@ def record_remembered(cmd: commands.RecordRemembered, uow: UnitOfWork) -> str:
 def find_belief(index: RecallIndex, ref: str) -> BeliefRecord:
     """A full belief id, or its eight-hex short id (``[m:xxxxxxxx]`` accepted)."""
     text = (ref or "").strip().lower()
-    m = _SHORT_ID.match(text)
+    m = SHORT_ID_REF.match(text)
     if m is not None:
         rows = index.find_by_short_id(m.group(1))
         if len(rows) > 1:

@@ -1,0 +1,250 @@
+"""What the MCP server's tools and resources do, without the SDK: each takes the principal
+the server resolved (from its configuration or the caller's bearer token, never from a
+tool argument) and refuses a session or belief of anyone else.
+
+Every method returns the text (or JSON-ready data) a model reads, or raises a
+``MemoryEsError`` that names the problem; the server turns that into a tool result with
+``isError`` set. Validation happens before anything is written, so a refused call leaves
+the log as it was. Calls are serialized: one store, one writer at a time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+from uuid import UUID
+
+from memory_es.app import Memory
+from memory_es.context.pack import pack_text
+from memory_es.domain.values import DEFAULT_TENANT, LIVE_STATUSES, SHORT_ID_REF
+from memory_es.errors import InvalidInput, UnknownBelief, UnknownSession, UsageError
+from memory_es.formation.consolidation import ConsolidationResult
+from memory_es.retrieval.render import render_line
+from projections.records import BeliefRecord, principal_key
+
+T = TypeVar("T")
+
+MAX_RECALL_LIMIT = 50
+
+
+class MemoryTools:
+    """The tools over one open store; ``principal`` is always the server's, not the model's."""
+
+    def __init__(self, memory: Memory, *, tenant: str = DEFAULT_TENANT) -> None:
+        self.memory = memory
+        self.tenant = tenant
+        self._lock = threading.Lock()
+
+    def _serial(self, call: Callable[[], T]) -> T:
+        with self._lock:
+            return call()
+
+    # -- sessions ------------------------------------------------------------------------
+
+    def open_session(self, principal: str, project: str | None = None) -> str:
+        return self._serial(
+            lambda: self.memory.open_session(principal, project=project, tenant=self.tenant)
+        )
+
+    def record_turn(self, principal: str, session_id: str, text: str, role: str = "user") -> str:
+        def call() -> str:
+            self._own_session(principal, session_id)
+            receipt = self.memory.say(session_id, text, role=role)
+            line = f"recorded turn {receipt.seq} ({role})"
+            if not receipt.trusted and role == "user":
+                line += "; untrusted (it reads as an instruction to memory): it will not form"
+            if receipt.redactions:
+                line += "; redacted before storage: " + ", ".join(receipt.redactions)
+            return line
+
+        return self._serial(call)
+
+    def close_session(self, principal: str, session_id: str) -> str:
+        def call() -> str:
+            self._own_session(principal, session_id)
+            return self._formation_text(self.memory.close_session(session_id))
+
+        return self._serial(call)
+
+    def context_pack(self, principal: str, session_id: str, text: str) -> str:
+        def call() -> str:
+            self._own_session(principal, session_id)
+            if not text or not text.strip():
+                raise InvalidInput("context_pack needs the user turn's text")
+            return pack_text(self.memory.context(session_id, text))
+
+        return self._serial(call)
+
+    # -- recall and governance -----------------------------------------------------------
+
+    def recall(
+        self, principal: str, query: str, project: str | None = None, limit: int = 10
+    ) -> str:
+        if not query or not query.strip():
+            raise InvalidInput("recall needs a non-empty query")
+        if not 1 <= limit <= MAX_RECALL_LIMIT:
+            raise InvalidInput(f"limit must be between 1 and {MAX_RECALL_LIMIT}, not {limit}")
+        result = self._serial(
+            lambda: self.memory.recall(
+                principal, query, project=project, limit=limit, tenant=self.tenant
+            )
+        )
+        return "\n".join(result.lines()) or "no memory matches this query"
+
+    def remember(self, principal: str, text: str) -> str:
+        return self._serial(
+            lambda: self._formation_text(self.memory.remember(principal, text, tenant=self.tenant))
+        )
+
+    def reject(self, principal: str, belief_id: str) -> str:
+        def call() -> str:
+            record = self.memory.reject(self._own_belief(principal, belief_id).belief_id)
+            return f"{render_line(record.belief_id, record.statement)}  ({record.status})"
+
+        return self._serial(call)
+
+    def record_usage(self, principal: str, session_id: str, run_id: str, final_message: str) -> str:
+        def call() -> str:
+            self._own_session(principal, session_id)
+            if not run_id or not run_id.strip():
+                raise InvalidInput("record_usage needs a run id (one per model call)")
+            if not final_message or not final_message.strip():
+                raise InvalidInput("record_usage needs the model's final message")
+            result = self.memory.record_usage(session_id, run_id, final_message)
+            return _describe(result)
+
+        return self._serial(call)
+
+    def list_conflicts(self, principal: str) -> str:
+        def call() -> str:
+            result = self.memory.conflicts(principal, tenant=self.tenant)
+            return _describe(result) or "no conflicts await confirmation"
+
+        return self._serial(call)
+
+    def confirm_conflict(self, principal: str, belief_id: str) -> str:
+        def call() -> str:
+            record = self._own_belief(principal, belief_id)
+            return _describe(self.memory.confirm(record.belief_id))
+
+        return self._serial(call)
+
+    # -- resources -----------------------------------------------------------------------
+
+    def current_beliefs(self, principal: str) -> list[dict[str, Any]]:
+        records = self._serial(lambda: self.memory.list_beliefs(principal, tenant=self.tenant))
+        return [_belief_json(r) for r in records if r.status in LIVE_STATUSES]
+
+    def provenance(self, principal: str, belief_id: str) -> dict[str, Any]:
+        """The belief and its source turns, as stored (secrets were redacted before the
+        turn's event was written)."""
+
+        def call() -> dict[str, Any]:
+            record = self._own_belief(principal, belief_id)
+            sources = set(record.source_event_ids)
+            sessions = [record.source_session_id]
+            for event in self.memory.belief_history(record.belief_id):
+                session = event.fields.get("source_session_id")
+                if isinstance(session, str) and session not in sessions:
+                    sessions.append(session)
+            turns = [
+                {"session_id": session_id, **dataclasses.asdict(turn)}
+                for session_id in sessions
+                for turn in self.memory.session_turns(session_id)
+                if turn.turn_id in sources
+            ]
+            return {"belief": _belief_json(record), "source_turns": turns}
+
+        return self._serial(call)
+
+    def history(self, principal: str, belief_id: str) -> dict[str, Any]:
+        def call() -> dict[str, Any]:
+            record = self._own_belief(principal, belief_id)
+            events = self.memory.belief_history(record.belief_id)
+            return {"belief": _belief_json(record), "events": [e.as_dict() for e in events]}
+
+        return self._serial(call)
+
+    # -- ownership -----------------------------------------------------------------------
+
+    def _own_session(self, principal: str, session_id: str) -> None:
+        """Refuse a session of another principal exactly as an unknown one: its existence
+        is not the caller's to learn."""
+        session = self.memory.session(session_id)
+        if session.principal != principal or session.tenant != self.tenant:
+            raise UnknownSession(session_id)
+
+    def _own_belief(self, principal: str, ref: str) -> BeliefRecord:
+        """One of the principal's own beliefs, by full or short id; anyone else's is unknown
+        (a short id another principal's belief shares is neither found nor ambiguous)."""
+        owner = principal_key(self.tenant, principal)
+        text = (ref or "").strip().lower()
+        match = SHORT_ID_REF.match(text)
+        if match is not None:
+            rows = self.memory.index.find_by_short_id(match.group(1))
+        else:
+            try:
+                row = self.memory.index.get(str(UUID(text)))
+            except ValueError:
+                raise UnknownBelief(ref) from None
+            rows = [row] if row is not None else []
+        found = [r for r in rows if r.principal == owner]
+        if len(found) > 1:
+            raise UsageError(f"short id {ref} fits {len(found)} beliefs: use the full id")
+        if not found:
+            raise UnknownBelief(ref)
+        return found[0]
+
+    def _formation_text(self, result: ConsolidationResult) -> str:
+        """What formation did: each belief formed or superseded as a line, then the counts."""
+        lines = [
+            f"{kind}: {render_line(r.belief_id, r.statement, r.conflicts_with)}"
+            for kind, ids in (("formed", result.formed), ("superseded", result.superseded))
+            for r in (self.memory.index.get(b) for b in ids)
+            if r is not None
+        ]
+        counts = {k: v for k, v in result.counts.as_dict().items() if v}
+        lines.append("counts: " + (", ".join(f"{k}={v}" for k, v in counts.items()) or "none"))
+        return "\n".join(lines)
+
+
+def _belief_json(record: BeliefRecord) -> dict[str, Any]:
+    return {
+        "belief_id": record.belief_id,
+        "short_id": record.short_id,
+        "line": render_line(record.belief_id, record.statement, record.conflicts_with),
+        "statement": record.statement,
+        "belief_type": record.belief_type,
+        "status": record.status,
+        "authority": record.authority,
+        "confidence": record.confidence,
+        "project": record.project,
+        "valid_from": record.valid_from,
+        "valid_to": record.valid_to,
+        "successor_id": record.successor_id,
+        "conflicts_with": list(record.conflicts_with),
+        "position": record.position,
+        "source_session_id": record.source_session_id,
+        "source_event_ids": list(record.source_event_ids),
+    }
+
+
+def _describe(value: Any) -> str:
+    """Text for a lifecycle method's result: a belief as its memory line, a pending
+    conflict as its belief's line naming its partners, anything else as its fields."""
+    if isinstance(value, BeliefRecord):
+        line = render_line(value.belief_id, value.statement, value.conflicts_with)
+        return f"{line}  ({value.status})"
+    belief, partners = getattr(value, "belief", None), getattr(value, "partners", None)
+    if isinstance(belief, BeliefRecord) and isinstance(partners, tuple | list):
+        return render_line(belief.belief_id, belief.statement, [p.belief_id for p in partners])
+    if isinstance(value, list | tuple):
+        return "\n".join(_describe(item) for item in value)
+    as_dict = getattr(value, "as_dict", None)
+    if callable(as_dict):
+        value = as_dict()
+    if isinstance(value, dict):
+        return "\n".join(f"{k}: {v}" for k, v in value.items())
+    return str(value)

@@ -139,13 +139,10 @@ def lean_page_reader(
 ) -> PageReader | None:
     """The log read for the projector alone, when nothing but the transcoder shapes the
     stored state: one query for the rows of ``classes``' topics, and each event built from
-    its decoded state as the mapper builds it (no notification objects, no upcasting to
-    run). The originator id is kept as its text on SQLite (the projector only uses
+    its decoded state as the mapper builds it, upcasts included (no notification objects). The originator id is kept as its text on SQLite (the projector only uses
     ``str`` of it; building a UUID per event cost more than decoding it). None: the
     library's path (``select_notifications``) must be used."""
     if mapper.cipher is not None or mapper.compressor is not None:
-        return None
-    if any(getattr(cls, "class_version", 1) != 1 for cls in classes.values()):
         return None
     decode = mapper.transcoder.decode
     new = object.__new__
@@ -156,10 +153,16 @@ def lean_page_reader(
         for position, stored_id, version, topic, state in rows:
             originator_id = convert_id(stored_id)
             fields = decode(state if type(state) is bytes else bytes(state))
-            fields.pop("class_version", None)
+            # Upcast as the library's mapper does (Mapper.to_domain_event).
+            cls = classes[topic]
+            from_version = fields.pop("class_version", 1)
+            to_version = getattr(cls, "class_version", 1)
+            while from_version < to_version:
+                getattr(cls, f"upcast_v{from_version}_v{from_version + 1}")(fields)
+                from_version += 1
             fields["originator_id"] = originator_id
             fields["originator_version"] = version
-            event = new(classes[topic])
+            event = new(cls)
             set_dict(event, "__dict__", fields)
             page.append((position, event))
         return page

@@ -139,7 +139,8 @@ def lean_page_reader(
 ) -> PageReader | None:
     """The log read for the projector alone, when nothing but the transcoder shapes the
     stored state: one query for the rows of ``classes``' topics, and each event built from
-    its decoded state as the mapper builds it, upcasts included (no notification objects). The originator id is kept as its text on SQLite (the projector only uses
+    its decoded state as the mapper builds it, upcasts included (no notification
+    objects). The originator id is kept as its text on SQLite (the projector only uses
     ``str`` of it; building a UUID per event cost more than decoding it). None: the
     library's path (``select_notifications``) must be used."""
     if mapper.cipher is not None or mapper.compressor is not None:

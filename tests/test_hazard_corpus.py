@@ -16,6 +16,14 @@ import orjson
 import pytest
 
 import memory_es
+from benchmarks.hazards.corpus import (
+    BENIGN,
+    INJECTIONS,
+    PROBED_BENIGN,
+    PROBED_INJECTIONS,
+    leaked,
+    secret_cases,
+)
 from memory_es.errors import InvalidInput
 from memory_es.formation.extractor import ClauseExtractor, SourceTurn
 from memory_es.formation.hazards import (
@@ -24,14 +32,6 @@ from memory_es.formation.hazards import (
     has_high_entropy_token,
     is_injection,
     screen,
-)
-from tests.hazard_corpus import (
-    BENIGN,
-    INJECTIONS,
-    PROBED_BENIGN,
-    PROBED_INJECTIONS,
-    leaked,
-    secret_cases,
 )
 from tests.stores import store_url
 

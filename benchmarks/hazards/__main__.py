@@ -16,8 +16,7 @@ from pathlib import Path
 import orjson
 
 import memory_es
-from memory_es.formation.hazards import is_injection, screen
-from tests.hazard_corpus import (
+from benchmarks.hazards.corpus import (
     BENIGN,
     INJECTIONS,
     PROBED_BENIGN,
@@ -25,6 +24,7 @@ from tests.hazard_corpus import (
     leaked,
     secret_cases,
 )
+from memory_es.formation.hazards import is_injection, screen
 
 CONVERSATIONAL = Path(memory_es.__file__).parent / "profiles" / "conversational.yaml"
 

@@ -59,7 +59,7 @@ def open_session(cmd: commands.OpenSession, uow: UnitOfWork) -> str:
             session_id=str(session.id),
             now=now,
         )
-        session.take_session_snapshot(**frozen.event_fields())
+        session.take_session_snapshot(frozen)
     uow.sessions.add(session)
     uow.commit()
     return str(session.id)

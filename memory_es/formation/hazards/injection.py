@@ -333,8 +333,10 @@ _IMPERATIVE = _at_word_start(
         r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:dollars|euros|usd|eur|btc)|money|funds|"
         r"the (?:money|funds|balance)|to (?:account|iban|wallet))",
         r"\b(?:send|email|forward|upload|post|leak|exfiltrate|copy)\s"
-        r"(?:\w{1,20}\s){0,5}?(?:to\s\S{1,80}@|to\shttps?:|to\s(?:me|this address|"
-        r"attacker|external))",
+        r"(?:\w{1,20}\s){0,5}?(?:to\s\S{1,80}@|to\shttps?:|to\s(?:me|attacker|external)\b|"
+        r"to\s(?:this|that|these|the following|the|an?|my|our)\s(?:\w{1,20}\s)?"
+        r"(?:address|number|email|e-mail|account|url|link|site|server|phone|inbox|webhook|"
+        r"endpoint|contact|channel|chat)\b)",
         r"\b(?:delete|erase|wipe|drop|destroy|format)\s(?:\w{1,20}\s){0,3}?"
         r"(?:all|everything|files|data|database|table|memory|memories|account|backups)\b",
         r"\b(?:grant|give)\s(?:\w{1,20}\s){0,3}?(?:admin|root|full)\s"
@@ -343,12 +345,19 @@ _IMPERATIVE = _at_word_start(
         r"(?:safety|filters?|logging|security|2fa|mfa|alerts|monitoring|guardrails)\b",
         r"\b(?:obey|follow)\s(?:only\s)?(?:me|my (?:new\s)?(?:orders|commands|"
         r"instructions)|the following)\b",
+        # a rule change: someone else's words to be read as the system's or an admin's
+        r"\b(?:treat|consider|regard|handle)\s(?:\w{1,20}\s|\S{1,80}@\S{1,80}\s){0,6}?as\s"
+        r"(?:\w{1,20}\s){0,3}?(?:system|admin|administrator|developer|operator|root|"
+        r"trusted|authoritative|official instructions|instructions|commands|orders)\b",
         r"\b(?:mark|approve|whitelist|trust)\s(?:\w{1,20}\s){0,4}?"
         r"(?:as trusted|(?:all|every|any)\s(?:\w{1,20}\s){0,2}?(?:transfers?|payments?|"
         r"requests?|transactions?|charges?))",
     )
 )
-_CLAUSE_OPENERS = re.compile(r"(?:[.!?;:\n,\-]|\b(?:please|now|just|then|and|also|so|ok|okay))\s*$")
+_CLAUSE_OPENERS = re.compile(
+    r"(?:[.!?;:\n,\-]|\b(?:please|now|just|then|and|also|so|ok|okay|first|always|"
+    r"immediately|automatically|quietly|kindly|simply|next))\s*$"
+)
 
 
 def _opens_clause(view: str, at: int) -> bool:

@@ -669,7 +669,7 @@ _CONTEXTS: tuple[_Context, ...] = (
     # with Qw3rty!9"), and a lock combination is digits ("the combination is 12-34-56").
     _Context(
         "password",
-        _ctx(r"key|login|log\s?in|logged\s+in|sign\s?in|signed\s+in|credentials?|creds"),
+        _ctx(r"key|pass|login|log\s?in|logged\s+in|sign\s?in|signed\s+in|credentials?|creds"),
         looks_secret,
         numeric=False,
         strong=False,
@@ -744,7 +744,8 @@ def _forward(text: str, tokens: _Tokens, i: int, at: int, ctx: _Context) -> int 
     """The index of the value said after the context word ending at ``at``."""
     tail = text[at : tokens[i].start] if i < len(tokens) else text[at:]
     seen_connector = bool(re.search(r"[:=#]|^['’]s\b|^\s*[-—–]", tail))
-    ends = "?" in tail or "." in tail or "!" in tail
+    # "passport no. is X": the stop of an abbreviation the context ends with is no end.
+    ends = "?" in tail or "!" in tail or ("." in tail and (i == 0 or tokens[i - 1].ends_sentence))
     # "My email password? It's X." - the answer after its own question.
     if ends and (i >= len(tokens) or _apostrophe(tokens[i].core) not in ("it's", "its", "it")):
         return None
@@ -777,7 +778,11 @@ def _forward(text: str, tokens: _Tokens, i: int, at: int, ctx: _Context) -> int 
         elif _candidate(tokens, j, ctx) is not None:
             return j
         if t.ends_sentence:
-            return None
+            # "The PIN for my debit card? 0917.": the answer right after its question.
+            asked = tokens.text[t.end - 1] == "?" and j + 1 < len(tokens)
+            return j + 1 if asked and _direct(tokens[j + 1].core) else None
+        if tokens.text[t.end - 1] in ":=":
+            seen_connector = True  # "the password for the nas: X"
         j += 1
     return None
 

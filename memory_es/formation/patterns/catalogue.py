@@ -20,6 +20,7 @@ from memory_es.formation.patterns import (
     possessions,
     preferences,
     relationships,
+    requests,
     residence,
     retractions,
 )
@@ -33,6 +34,7 @@ CATALOGUE: tuple[Rule, ...] = (
     *employment.RULES,
     *relationships.RULES,
     *preferences.RULES,
+    *requests.RULES,
     *decisions.RULES,
     *possessions.RULES,
     *attributes.RULES,

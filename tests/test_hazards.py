@@ -209,6 +209,19 @@ def test_generated_secrets_never_survive_the_screen(case: tuple[str, str]) -> No
         ("2FA backup codes: 1234-5678 2345-6789", "1234-5678"),
         ("tax id: 12-3456789", "12-3456789"),
         ("my social insurance number is 130 692 544", "130 692 544"),
+        # Later rounds of fresh phrasings (the rule behind each written after the probe).
+        ("i set the router admin pass to Sunflower!88", "Sunflower!88"),
+        ("password for the nas: correct-horse-battery-staple", "correct-horse-battery-staple"),
+        ("my passport no. is X1234567", "X1234567"),
+        ("The PIN for my debit card? 0917.", "0917"),
+        ("ssh root@10.0.0.5 with password toor", "toor"),
+        ("use hunter22 to get in", "hunter22"),
+        ("the secret word is 'pineapple'", "pineapple"),
+        ("the new pw for netflix → Kitty!2024", "Kitty!2024"),
+        ("The code to get into the building is #4455", "4455"),
+        ("my login for the portal is jsmith, password is qwerty123", "qwerty123"),
+        ("the lock combo's 3-17-29", "3-17-29"),
+        ("Login details: user mjones pass Gr33nTea", "Gr33nTea"),
     ],
 )
 def test_other_phrasings_are_redacted(text: str, secret: str) -> None:

@@ -471,7 +471,7 @@ class _Tokens:
 
 
 _CONNECTORS = _words(
-    "is was are were = : - — – -> => to as equals reads es est ist é è lautet it's "
+    "is was are were = : - — – -> => → ⇒ to as equals reads es est ist é è lautet it's "
     "its becomes became remains"
 )
 _DETERMINERS = _words("the my our your his her their this that a an")
@@ -566,6 +566,8 @@ _THREE_DIGITS = re.compile(r"\d[-. ]?\d[-. ]?\d")
 _KEYISH = re.compile(r"[A-Za-z0-9+/_~-]{12}")
 _PW_WORDS = (
     r"pass(?:word|wd|code|key|phrase)s?|pass\s+word|pwd|pw|p/w|pword|"
+    r"secret\s+(?:word|phrase|answer)|safe\s?word|code\s?word|security\s+answer|"
+    r"answer\s+to\s+(?:my|the)\s+security\s+question|"
     r"contrase[nñ]a|clave|mot\s+de\s+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
     r"пароль|密码|パスワード|暗証番号"
 )
@@ -575,7 +577,8 @@ _CONTEXTS: tuple[_Context, ...] = (
         _ctx(
             r"(?:wi-?fi|router|network|wpa2?|hotspot|laptop|computer|phone|email|e-mail)"
             r"\s+(?:code|key)|code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:wi-?fi|router|"
-            r"network|internet|laptop|computer)|" + _PW_WORDS
+            r"network|internet|laptop|computer)|to\s+(?:get\s+in|log\s?in|sign\s?in|"
+            r"unlock\s+(?:it|the\s+\w+|my\s+\w+))|" + _PW_WORDS
         ),
         plausible_value,
         numeric=True,
@@ -588,6 +591,7 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"house|front\s+door|unlock|padlock|combination)\s+(?:code|combo|combination)|"
             r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:door|gate|alarm|lock|lockbox|"
             r"locker|safe|garage|keypad|building|house|front\s+door)|cvv2?|cvc|security\s+code|"
+            r"code\s+to\s+(?:get\s+in(?:to)?|open|unlock|enter)(?:\s+(?:the|my|our)\s+\w+)?|"
             r"pins?(?:\s+(?:code|number))?"
         ),
         plausible_value,
@@ -740,8 +744,11 @@ def _apostrophe(core: str) -> str:
     return core.casefold().replace("’", "'")
 
 
-def _forward(text: str, tokens: _Tokens, i: int, at: int, ctx: _Context) -> int | None:
-    """The index of the value said after the context word ending at ``at``."""
+def _forward(
+    text: str, tokens: _Tokens, i: int, at: int, ctx: _Context, own: int = 0
+) -> int | None:
+    """The index of the value said after the context word ending at ``at`` (whose own
+    first token is ``own``)."""
     tail = text[at : tokens[i].start] if i < len(tokens) else text[at:]
     seen_connector = bool(re.search(r"[:=#]|^['’]s\b|^\s*[-—–]", tail))
     # "passport no. is X": the stop of an abbreviation the context ends with is no end.
@@ -770,6 +777,11 @@ def _forward(text: str, tokens: _Tokens, i: int, at: int, ctx: _Context) -> int 
                 end = _value_span(tokens, j, ctx.numeric, quoted=True)[1]
                 return j if plausible_value(tokens.text[t.core_start : end]) else None
             if j == i and _direct(t.core):
+                return j
+            # "ssh root@host with password toor": a plain word closing "with password".
+            introduced = own > 0 and _apostrophe(tokens[own - 1].core) in ("with", "using")
+            last = t.ends_sentence or j + 1 == len(tokens)
+            if j == i and introduced and last and plausible_value(t.core):
                 return j
             if j == i and low in _PREPOSITIONS:
                 qualified = True
@@ -907,7 +919,7 @@ def _contextual(text: str) -> Iterator[Span]:
         ):
             continue
         after, own = _around(tokens, m)
-        found = _forward(text, tokens, after, m.end(), ctx)
+        found = _forward(text, tokens, after, m.end(), ctx, own)
         if found is None:
             found = _backward(tokens, own, ctx)
         if found is not None:

@@ -201,7 +201,11 @@ _SECRETS = (
     r"secret keys?|secrets|tokens?|private keys?|ssh keys?|product keys|keys you know|keys|"
     r"admin (?:password|access|rights)|root (?:password|access)|user table|database|"
     r"saved (?:credentials|passwords|logins)|private data|personal data|user data|"
-    r"(?:the )?user'?s? (?:files|data|emails|messages|history|contacts)|contents of|pin)"
+    r"(?:the )?user'?s? (?:files|data|emails|messages|history|contacts)|contents of|pin|"
+    r"(?:their|his|her) (?:files|data|emails|messages|chats|contacts|passwords)|"
+    r"(?:other|another|all|every|any)\s(?:users?|people|customers?|members?|clients?)'?s?\s"
+    r"(?:chats?|conversations?|messages|data|files|emails|history|contacts|details|records|"
+    r"memories|info(?:rmation)?))"
 )
 _RULES = (
     r"(?:instructions?|prompts?|rules|guidelines|directives?|directions|programming|"
@@ -233,8 +237,10 @@ _LATIN = _at_word_start(
         r"\bstop being (?:an? |the )?(?:assistant|ai|chatbot|helpful|safe)\b|"
         r"\bno longer (?:an? )?(?:assistant|bound|restricted)\b|\byou(?:'re| are) no longer\b|"
         r"\b(?:from this moment|from here on|as of now),?\syou\b|"
+        r"\b(?:from|starting|as of) (?:today|tonight|this (?:moment|message|point))(?: on)?,?\s"
+        r"(?:you|respond|answer|reply|act|always|only|never|ignore)\b|"
         r"\byou (?:will|must|shall|should) (?:now )?(?:act|behave|pretend|roleplay|respond|"
-        r"answer|speak) as\b|\bi(?: want|'d like| would like| need) you to (?:act|pretend|"
+        r"answer|speak) as\b|\bi(?: want|'d like| would like| need) (?:you|u|ya) to (?:act|pretend|"
         r"behave|roleplay|play the role|be my|be an?|ignore|forget)\b|"
         r"\byour (?:new |real |only |actual |true )?(?:task|job|role|purpose|mission|goal) "
         r"(?:now |from now on )?is\b|"
@@ -253,7 +259,7 @@ _LATIN = _at_word_start(
         r"\b(?:unfiltered|uncensored|unrestricted|unaligned|jailbroken)\s(?:\w{1,20}\s)?"
         r"(?:assistant|ai|model|bot|chatbot|llm|mode|version|answers?|responses?|output)\b|"
         r"\b(?:assistant|ai|model|bot|chatbot|llm|answer|answers|respond|responses?)\s"
-        r"(?:\w{1,20}\s){0,3}(?:with no|without(?: any)?|free of)\s"
+        r"(?:\S{1,30}\s){0,4}(?:with no|without(?: any)?|free of)\s"
         r"(?:rules|restrictions|limits|filters?|limitations|censorship|guidelines|ethics)\b",
         # asking for secrets
         rf"\b(?:reveal|print|show|display|output|repeat|dump|leak|expose|disclose|share|"
@@ -267,7 +273,17 @@ _LATIN = _at_word_start(
         r"(?:reading|processing|summari[sz]ing|seeing|parsing)\sthis\b|"
         r"\bif you(?: are|'re) an?\s(?:ai|llm|assistant|language model|agent|bot)\b|"
         r"\bwhen\s(?:you|the\s(?:ai|assistant|model))\s(?:read|see|process|summari[sz]e)s?\s"
-        r"this\b|\bdo\snot\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
+        r"this\b|\b(?:do\snot|never)\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
+        # claims that the rules changed or that someone authorised the assistant
+        r"\byour (?:instructions|rules|guidelines|prompt|settings|polic(?:y|ies)|programming|"
+        r"restrictions) (?:have|has) (?:been |just been )?(?:updated|changed|replaced|"
+        r"overridden|revoked|removed|lifted|suspended)\b|\bwithout refusing\b|"
+        r"\bnever refuse\b|"
+        r"\b(?:has|have|is|are)\s(?:\w{1,20}\s)?(?:authori[sz]ed|allowed|permitted|cleared)\s"
+        r"(?:you|the (?:assistant|ai|model|bot))\sto\b|"
+        r"\b(?:reply|respond|answer)\s(?:to\s)?(?:\w{1,20}\s){0,3}?with\s(?:\w{1,20}\s){0,3}?"
+        r"(?:contents|everything|all)\s(?:of|in)\s(?:your|the)\s(?:memory|memories|context|"
+        r"prompt|instructions|database|notes|files)\b|"
         r"\bdon'?t\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
         r"\bwithout\s(?:telling|asking|notifying|confirmation|confirming)\b|"
         r"\bno confirmation needed\b|"
@@ -323,7 +339,12 @@ _LATIN = _at_word_start(
 _IMPERATIVE = _at_word_start(
     (
         r"\b(?:act|behave|pretend|roleplay|role-play|impersonate|simulate|"
-        r"play the (?:role|part)|respond as|answer as|speak as)\b",
+        r"play the (?:role|part)|(?:respond|answer|speak|reply) (?:only )?as)\b",
+        # a standing order to disclose the user's own details to others
+        r"\b(?:tell|give|show|share|reveal|disclose|send|read out)\s(?:them|him|her|anyone|"
+        r"everyone|whoever|people|others|the caller|the sender|strangers)\s(?:\w{1,20}\s){0,2}?"
+        r"(?:my|our|the user'?s?)\s(?:\w{1,20}\s)?(?:address|phone|number|location|schedule|"
+        r"details|info|information|secrets?|passwords?|data|email|contacts|whereabouts)\b",
         # ordering an action with consequences
         r"\b(?:run|execute|exec|eval|sudo)\s(?:\w{1,20}\s){0,3}?"
         r"(?:rm|the (?:following|attached|script|command|payload|code)|this "

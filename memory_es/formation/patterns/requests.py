@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from memory_es.formation.patterns.lexicon import PREF
-from memory_es.formation.patterns.phrases import preference_subject, tidy
+from memory_es.formation.patterns.phrases import preference_subject, third, tidy
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
 
 # "please", "could you", "can you always", "from now on please" (the opener of a request).
@@ -107,7 +107,28 @@ def _avoid(m: re.Match[str]) -> list[Found]:
     return [found("preference.request_avoid", f"User prefers answers without {o}", PREF, o)]
 
 
-RULES: tuple[Rule, ...] = (_keep, _language, _use, _avoid)
+_SERVICE_VERBS = (
+    r"explain|answer|keep|use|write|give|reply|respond|talk|speak|show|list|summari[sz]e|"
+    r"walk me through|check|ask|remind|suggest|recommend|include|avoid|stick to"
+)
+
+
+@rule(
+    "preference.request_manner",
+    rf"^I (?:would |'d |really |do )?(?:prefer|like|want|need) (?:it )?(?:if |when |that |for )?"
+    rf"you (?:to )?(?:always |just |only )?(?P<v>{_SERVICE_VERBS})\b(?P<rest>[^.!?]*)[.!?]*$",
+)
+def _manner(m: re.Match[str]) -> list[Found]:
+    """ "I prefer you explain things step by step": how they want to be served."""
+    rest = tidy(m["rest"])
+    if not rest or len(rest.split()) > 12:
+        return []
+    verb = m["v"].lower()
+    statement = f"User prefers that the assistant {verb} {third(rest)}"
+    return [found("preference.request_manner", statement, PREF, "answer style")]
+
+
+RULES: tuple[Rule, ...] = (_keep, _language, _use, _avoid, _manner)
 
 
 def asked_for(sentence: str) -> list[Found]:

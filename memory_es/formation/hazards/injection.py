@@ -173,7 +173,9 @@ _MARKERS = re.compile(
     r"|\[/?(?:system|inst|sys)\]|<<\s{0,3}sys\s{0,3}>>|<\|[a-z_]{1,20}\|>"
     r"|(?:^|\n)[ \t>#*_]{0,10}(?:system|assistant|developer|admin)[ \t*_]{0,4}:"
     r"|###\s{0,3}(?:system|instructions?|new instructions)"
-    r"|(?:^|[\n.!?]\s{0,3})(?:override|new rules?|jailbreak)\s?:"
+    r"|(?:^|[\n.!?]\s{0,3})(?:override|new rules?|new polic(?:y|ies)|jailbreak)\s?:"
+    r"|\bend of (?:the )?(?:user|system|human) (?:message|input|prompt|turn)\b"
+    r"|\b(?:new|next|begin|updated) system (?:message|prompt|instructions?)\b"
 )
 _COMMENT_WORDS = re.compile(
     r"\b(?:ai|assistant|model|agent|llm|bot|ignore|remember|store|save|instructions?|system|"
@@ -260,7 +262,19 @@ _LATIN = _at_word_start(
         r"(?:assistant|ai|model|bot|chatbot|llm|mode|version|answers?|responses?|output)\b|"
         r"\b(?:assistant|ai|model|bot|chatbot|llm|answer|answers|respond|responses?)\s"
         r"(?:\S{1,30}\s){0,4}(?:with no|without(?: any)?|free of)\s"
-        r"(?:rules|restrictions|limits|filters?|limitations|censorship|guidelines|ethics)\b",
+        r"(?:\w{1,20}\s)?(?:rules|restrictions|limits|filters?|limitations|censorship|"
+        r"guidelines|ethics)\b|"
+        # the assistant's rules and permissions, stated to it
+        r"\b(?:assistants?|ai|chatbots?|bots?|models?|llms?)\s(?:must|shall|has to|have to|"
+        r"are to|is to|are required to|is required to)\b|"
+        r"\byou(?:'re| are| r)? (?:now |hereby )?(?:allowed|permitted|authori[sz]ed|"
+        r"cleared) to\b|"
+        r"\byou (?:have|got|need|get) (?:no|zero) (?:rules|restrictions|limits|filters|"
+        r"guidelines|boundaries)\b|"
+        r"\byou (?:must|have to|will|shall|need to) (?:now )?(?:obey|comply with|follow|do) "
+        r"(?:everything|anything|all|me|whatever|every)\b|"
+        r"\b(?:store|save|remember|add|keep|note|memori[sz]e|record) (?:this|the following|"
+        r"these|a|my) (?:new )?(?:rules?|instructions?|directives?|polic(?:y|ies)|commands?)\b",
         # asking for secrets
         rf"\b(?:reveal|print|show|display|output|repeat|dump|leak|expose|disclose|share|"
         rf"tell|give|send|email|forward|export|include|list|return|read out|spell out|"
@@ -444,7 +458,10 @@ _STATEMENT_ORDERS = re.compile(
     r"^(?:user said:\s)?(?:please\s|always\s|never\s|now\s|just\s|also\s)*"
     r"(?:act|pretend|roleplay|behave|impersonate|ignore|disregard|forget|override|bypass|"
     r"reveal|run|execute|send|transfer|wire|email|forward|delete|grant|disable|leak|obey|"
-    r"simulate|jailbreak)\b"
+    r"simulate|jailbreak|write|store|save|print|output|show|tell|give|share|post|upload|"
+    r"trust|treat|translate|follow|approve|allow|enable|copy|paste|include|add|insert|"
+    r"remove|erase|answer|reply|respond|repeat|disclose|list|dump|export|open|install|"
+    r"download|pay|buy|book|call|text|message|skip|stop|never|always|do not|don't)\b"
 )
 _STATEMENT_SECRETS = re.compile(
     r"\b(?:include|contain|reveal|show|display|tell|give|share|send|list|print|expose|leak|"

@@ -222,6 +222,15 @@ def test_generated_secrets_never_survive_the_screen(case: tuple[str, str]) -> No
         ("my login for the portal is jsmith, password is qwerty123", "qwerty123"),
         ("the lock combo's 3-17-29", "3-17-29"),
         ("Login details: user mjones pass Gr33nTea", "Gr33nTea"),
+        ("I keep forgetting, is my wifi password still flamingo42?", "flamingo42"),
+        ("My phone's passcode is my birthday, 0412", "0412"),
+        ("the gym locker pin? 3131", "3131"),
+        ("If you need to get into my laptop it's Waffles123", "Waffles123"),
+        ("the code for the bike lock is 4-0-8", "4-0-8"),
+        ("Btw the pin to my phone is 0000, super secure lol", "0000"),
+        ("For the record my Hulu pass is 'moonlight99'", "moonlight99"),
+        ("Spotify: user lena.k / pw Sp0tify!", "Sp0tify!"),
+        ("It's 'Horse-Battery-9', the password I use for work", "Horse-Battery-9"),
     ],
 )
 def test_other_phrasings_are_redacted(text: str, secret: str) -> None:

@@ -577,7 +577,7 @@ _CONTEXTS: tuple[_Context, ...] = (
         _ctx(
             r"(?:wi-?fi|router|network|wpa2?|hotspot|laptop|computer|phone|email|e-mail)"
             r"\s+(?:code|key)|code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:wi-?fi|router|"
-            r"network|internet|laptop|computer)|to\s+(?:get\s+in|log\s?in|sign\s?in|"
+            r"network|internet|laptop|computer)|to\s+(?:get\s+in(?:to\s+(?:my|the|our)\s+\w+)?|log\s?in|sign\s?in|"
             r"unlock\s+(?:it|the\s+\w+|my\s+\w+))|" + _PW_WORDS
         ),
         plausible_value,
@@ -589,7 +589,7 @@ _CONTEXTS: tuple[_Context, ...] = (
         _ctx(
             r"(?:door|gate|alarm|lock|lockbox|locker|safe|garage|entry|access|keypad|building|"
             r"house|front\s+door|unlock|padlock|combination)\s+(?:code|combo|combination)|"
-            r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:door|gate|alarm|lock|lockbox|"
+            r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[a-z]{2,12}\s+)?(?:door|gate|alarm|lock|lockbox|"
             r"locker|safe|garage|keypad|building|house|front\s+door)|cvv2?|cvc|security\s+code|"
             r"code\s+to\s+(?:get\s+in(?:to)?|open|unlock|enter)(?:\s+(?:the|my|our)\s+\w+)?|"
             r"pins?(?:\s+(?:code|number))?"
@@ -753,7 +753,10 @@ def _forward(
     seen_connector = bool(re.search(r"[:=#]|^['’]s\b|^\s*[-—–]", tail))
     # "passport no. is X": the stop of an abbreviation the context ends with is no end.
     ends = "?" in tail or "!" in tail or ("." in tail and (i == 0 or tokens[i - 1].ends_sentence))
-    # "My email password? It's X." - the answer after its own question.
+    # "My email password? It's X." - the answer after its own question; "the gym locker
+    # pin? 3131" - the answer alone.
+    if ends and i < len(tokens) and "?" in tail and ctx.strong and _direct(tokens[i].core):
+        return i
     if ends and (i >= len(tokens) or _apostrophe(tokens[i].core) not in ("it's", "its", "it")):
         return None
     qualified = False  # "password for the netflix account is X"
@@ -772,6 +775,17 @@ def _forward(
             seen_connector = True
         elif seen_connector and low in _FILLERS:
             pass
+        elif j == i and ctx.strong and low in _FILLERS and j + 1 < limit:
+            # "is my wifi password still X?": a filler, then the value
+            if _direct(tokens[j + 1].core):
+                return j + 1
+        elif seen_connector and ctx.strong and low in _DETERMINERS:
+            # "the passcode is my birthday, 0412": what it is, then the value itself
+            k = j + 1
+            while k < min(limit, j + 4) and tokens.text[tokens[k].end - 1] != ",":
+                k += 1
+            comma = k + 1 < len(tokens) and tokens.text[tokens[k].end - 1] == ","
+            return k + 1 if comma and _direct(tokens[k + 1].core) else None
         elif ctx.strong:
             if seen_connector:
                 end = _value_span(tokens, j, ctx.numeric, quoted=True)[1]

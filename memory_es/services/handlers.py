@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from memory_es.domain.principal import PrincipalMemory
     from memory_es.formation.consolidation import ConsolidationResult
     from memory_es.formation.extractor import SourceTurn
+    from memory_es.formation.rederive import Rederivation, SessionInput
     from projections.base import RecallIndex
 
 # Formation, the session snapshot (the recall stack) and the policy are imported by the
@@ -102,17 +103,12 @@ def _record_turn(
 # -- formation -----------------------------------------------------------------------------
 
 
-def consolidate_session(
-    uow: UnitOfWork,
-    session: Session,
-    principal: PrincipalMemory,
-    *,
-    trigger: str,
-    now: str,
-) -> ConsolidationResult:
-    """Formation over the session's original events, at the session's own project."""
-    from memory_es.formation.consolidation import consolidate
+def session_input(uow: UnitOfWork, session: Session) -> SessionInput:
+    """What formation reads of a session, from its original events: its trusted turns,
+    the extractor's proposals under the current policy and the admitted established
+    facts."""
     from memory_es.formation.established import EstablishedFact, established_proposals
+    from memory_es.formation.rederive import SessionInput
 
     events = list(uow.sessions.events(session.id))
     turn_events = [e for e in events if isinstance(e, Session.TurnRecorded)]
@@ -129,21 +125,36 @@ def consolidate_session(
         for f in e.facts
     ]
     admitted, refused_facts = established_proposals(facts, turns)
-    return consolidate(
-        principal,
+    return SessionInput(
         session_id=str(session.id),
         project=session.project,
-        turns=turns,
+        turns=tuple(turns),
         redactions=sum(len(e.redactions) for e in turn_events),
         refused=sum(1 for e in turn_events if e.hazards),
-        proposals=uow.extractor.extract(turns),
-        authority=Authority.USER,
+        proposals=tuple(uow.extractor.extract(turns)),
+        established=tuple(admitted),
+        established_refused=refused_facts,
+    )
+
+
+def consolidate_session(
+    uow: UnitOfWork,
+    session: Session,
+    principal: PrincipalMemory,
+    *,
+    trigger: str,
+    now: str,
+) -> ConsolidationResult:
+    """Formation over the session's original events, at the session's own project."""
+    from memory_es.formation.rederive import consolidate_input
+
+    return consolidate_input(
+        principal,
+        session_input(uow, session),
         now=now,
         ids=uow.ids,
         trigger=trigger,
         extractor=uow.extractor.name,
-        established=admitted,
-        established_refused=refused_facts,
     )
 
 
@@ -273,6 +284,37 @@ def replay(cmd: commands.ReplaySession, uow: UnitOfWork) -> ConsolidationResult:
     return result
 
 
+def rederive_principal(cmd: commands.RederivePrincipal, uow: UnitOfWork) -> Rederivation:
+    """One principal's stale sessions re-derived in order under the current policy, in
+    one transaction with their ``SessionsRederived`` record; a dry run decides the same
+    events and discards them (nothing is written: the unit of work leaves uncommitted)."""
+    from memory_es.formation.rederive import rederive
+
+    principal = uow.principals.get_or_create(cmd.tenant, cmd.principal)
+    sessions = []
+    for session_id in cmd.session_ids:
+        session = uow.sessions.get(session_id)
+        if session.is_closed:  # the ledger lists consolidated sessions: closed ones
+            sessions.append(session_input(uow, session))
+    uow.catch_up()  # the rows the retirements read (confidence, statement) are current
+    records = {r.belief_id: r for r in uow.index.beliefs(principal_key(cmd.tenant, cmd.principal))}
+    result = rederive(
+        principal,
+        sessions,
+        records=records,
+        now=iso(uow.clock.now()),
+        ids=uow.ids,
+        extractor=uow.extractor.name,
+        skipped=cmd.skipped,
+    )
+    # Added either way: a dry run leaves the unit of work with it uncommitted, which
+    # discards its events and evicts the mutated aggregate from the cache.
+    uow.principals.add(principal)
+    if cmd.confirm:
+        uow.commit()
+    return result
+
+
 def source_turns(events: Iterable[Any]) -> list[SourceTurn]:
     """The turns among a session's events, as formation reads them."""
     from memory_es.formation.extractor import SourceTurn
@@ -301,6 +343,7 @@ HANDLERS: dict[type[commands.Command[Any]], Handler] = {
     commands.RecordRemembered: record_remembered,
     commands.Reject: reject,
     commands.ReplaySession: replay,
+    commands.RederivePrincipal: rederive_principal,
 }
 
 

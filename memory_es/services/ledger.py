@@ -57,9 +57,12 @@ class FormationStatus:
 
     def message(self) -> str:
         """One line: what is stale and the command that fixes it."""
+        principals = f"{self.stale_principals} principal" + (
+            "" if self.stale_principals == 1 else "s"
+        )
         return (
-            f"{self.stale_sessions} of {self.sessions} sessions ({self.stale_principals}"
-            f" principals) were formed under {', '.join(self.stale_policies)}; this code"
+            f"{self.stale_sessions} of {self.sessions} sessions ({principals})"
+            f" were formed under {', '.join(self.stale_policies)}; this code"
             f" forms under {self.current}: run `memory-es memory rederive --all --dry-run`,"
             " then `--confirm`"
         )

@@ -16,12 +16,12 @@ from uuid import UUID
 
 from memory_es.domain.session import Session
 from memory_es.domain.values import GENERAL_SCOPE, SHORT_ID_REF, Authority, Role, Status
-from memory_es.errors import InvalidInput, UnknownBelief, UsageError
+from memory_es.errors import InvalidInput, UnknownBelief, UnknownSession, UsageError
 from memory_es.formation.hazards import Screened, screen
 from memory_es.ports import iso
 from memory_es.services import commands
 from memory_es.services.results import FactsReceipt, TurnReceipt
-from memory_es.services.unit_of_work import UnitOfWork
+from memory_es.services.unit_of_work import UnitOfWork, parse_session_id
 from projections.records import BeliefRecord, principal_key
 
 if TYPE_CHECKING:
@@ -107,10 +107,18 @@ def session_input(uow: UnitOfWork, session: Session) -> SessionInput:
     """What formation reads of a session, from its original events: its trusted turns,
     the extractor's proposals under the current policy and the admitted established
     facts."""
+    return events_input(uow, str(session.id), session.project, uow.sessions.events(session.id))
+
+
+def events_input(
+    uow: UnitOfWork, session_id: str, project: str, stored: Iterable[Any]
+) -> SessionInput:
+    """``session_input`` from the session's events, read once (re-derivation reads
+    many sessions: it does not load each aggregate as well)."""
     from memory_es.formation.established import EstablishedFact, established_proposals
     from memory_es.formation.rederive import SessionInput
 
-    events = list(uow.sessions.events(session.id))
+    events = list(stored)
     turn_events = [e for e in events if isinstance(e, Session.TurnRecorded)]
     turns = source_turns(turn_events)
     facts = [
@@ -126,8 +134,8 @@ def session_input(uow: UnitOfWork, session: Session) -> SessionInput:
     ]
     admitted, refused_facts = established_proposals(facts, turns)
     return SessionInput(
-        session_id=str(session.id),
-        project=session.project,
+        session_id=session_id,
+        project=project,
         turns=tuple(turns),
         redactions=sum(len(e.redactions) for e in turn_events),
         refused=sum(1 for e in turn_events if e.hazards),
@@ -293,9 +301,13 @@ def rederive_principal(cmd: commands.RederivePrincipal, uow: UnitOfWork) -> Rede
     principal = uow.principals.get_or_create(cmd.tenant, cmd.principal)
     sessions = []
     for session_id in cmd.session_ids:
-        session = uow.sessions.get(session_id)
-        if session.is_closed:  # the ledger lists consolidated sessions: closed ones
-            sessions.append(session_input(uow, session))
+        events = list(uow.sessions.events(parse_session_id(session_id)))
+        opened = events[0] if events else None
+        if not isinstance(opened, Session.Opened):
+            raise UnknownSession(session_id)
+        # The ledger lists consolidated sessions, which are closed ones.
+        if any(isinstance(e, Session.Closed) for e in events):
+            sessions.append(events_input(uow, session_id, opened.project, events))
     uow.catch_up()  # the rows the retirements read (confidence, statement) are current
     records = {r.belief_id: r for r in uow.index.beliefs(principal_key(cmd.tenant, cmd.principal))}
     result = rederive(

@@ -20,16 +20,18 @@ import memory_es
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import Authority, BeliefType, principal_aggregate_id
 from memory_es.formation.extractor import ClauseExtractor, Proposal, SourceTurn
+from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock
 from tests.conformance import START
 
 DAY = 86400
-REASON = "rederived:formation@4"
+REASON = f"rederived:{formation_policy()}"
 
 
 class LegacyExtractor:
-    """An older formation policy: it did not read residence yet, and it kept a reading
-    of every turn ("User once said ...") that today's policy no longer derives."""
+    """An older formation policy: it read residence only from a turn that says "now"
+    (a move), and it kept a reading of every turn ("User once said ...") that today's
+    policy no longer derives."""
 
     name = "legacy@1"
 
@@ -37,7 +39,11 @@ class LegacyExtractor:
         self._inner = ClauseExtractor()
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
-        kept = [p for p in self._inner.extract(turns) if "home location" not in p.subjects]
+        kept = [
+            p
+            for p in self._inner.extract(turns)
+            if "home location" not in p.subjects or "now" in p.source.text
+        ]
         readings = [
             Proposal(
                 statement=f"User once said {turn.text.rstrip('.!')}.",
@@ -138,21 +144,20 @@ class RederiveConformance(abc.ABC):
             assert log_head(memory) == head and memory.index.dump() == dump
             assert dry.dry_run and dry.sessions_examined == 4 and dry.sessions_skipped == 0
             ana = next(p for p in dry.principals if p.principal == "default/ana")
-            assert [c.statement for c in ana.formed] == [
-                "User lives in Rome.",
-                "User lives in Milan.",
-            ]
+            # Today's policy reads the older residence too: it forms superseded by the
+            # later one, as in a store that formed the sessions in order (not a conflict).
+            assert [c.statement for c in ana.formed] == ["User lives in Rome."]
             assert [c.statement for c in ana.superseded] == ["User lives in Rome."]
             assert [c.statement for c in ana.retired] == [
                 "User once said I live in Rome. I have a Vespa.",
                 "User once said I live in Milan now.",
             ]
-            assert ana.unchanged == 1  # the Vespa
+            assert ana.unchanged == 2  # the Vespa and Milan
             keys = dry.as_dict()
-            assert (keys["would_form"], keys["would_retire"], keys["unchanged"]) == (4, 4, 2)
+            assert (keys["would_form"], keys["would_retire"], keys["unchanged"]) == (2, 4, 4)
             # The dry run decided exactly what the confirmed run then does.
             done = memory.rederive(confirm=True).as_dict()
-            assert (done["formed"], done["retired"], done["unchanged"]) == (4, 4, 2)
+            assert (done["formed"], done["retired"], done["unchanged"]) == (2, 4, 4)
             assert done["superseded"] == keys["would_supersede"] == 2
 
     def test_confirm_applies_it_as_events_and_a_second_confirm_writes_nothing(
@@ -160,6 +165,7 @@ class RederiveConformance(abc.ABC):
     ) -> None:
         with self.legacy_store(tmp_path, "store") as memory:
             vespa = beliefs(memory, "ana")["User has a Vespa."]
+            milan = beliefs(memory, "ana")["User lives in Milan."]
             memory.rederive(confirm=True)
             ana = beliefs(memory, "ana")
             assert {s: b.status for s, b in ana.items()} == {
@@ -170,7 +176,9 @@ class RederiveConformance(abc.ABC):
                 "User lives in Milan.": "active",
             }
             # Derived again with the same statement: the same belief, untouched.
-            assert ana["User has a Vespa."] == vespa
+            assert ana["User has a Vespa."] == vespa and ana["User lives in Milan."] == milan
+            rome = ana["User lives in Rome."]
+            assert rome.successor_id == milan.belief_id and rome.valid_to == milan.valid_from
             retired = ana["User once said I live in Milan now."]
             history = memory.belief_history(retired.belief_id)
             assert [h.event for h in history] == ["BeliefFormed", "BeliefRetired"]

@@ -283,8 +283,9 @@ class Memory:
         report = self.services.handle(
             commands.Rederive(principal, tenant=tenant, confirm=confirm, progress=progress)
         )
-        if confirm:
-            self.formation_staleness = None  # recomputed by formation_status()
+        if confirm and self.formation_staleness is not None:
+            status = self.formation_status()
+            self.formation_staleness = status if status.pending else None
         return report
 
     def formation_status(self) -> FormationStatus:

@@ -183,6 +183,7 @@ def test_the_command_line_names_the_stale_policy_and_its_fix(
         (("--all", "--dry-run", "--confirm"), "--dry-run and --confirm contradict each other"),
         ((), "one of the arguments --principal --all is required"),
         (("--all", "--principal", "ana"), "not allowed with argument"),
+        (("--principal", "nobody"), "unknown principal: nobody has no memory"),
     ],
 )
 def test_rederive_usage_errors_are_one_line_and_exit_2(

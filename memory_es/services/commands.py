@@ -7,7 +7,7 @@ that runs in a unit of work; ``Command[R]`` says what its handler returns.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from memory_es.domain.values import DEFAULT_TENANT, Role
@@ -96,7 +96,8 @@ class Rederive(Command["RederiveReport"]):
     principal: str | None = None
     tenant: str = DEFAULT_TENANT
     confirm: bool = False
-    progress: Callable[[int, int], None] | None = None
+    # Where the caller shows progress (a bar): not part of what is asked.
+    progress: Callable[[int, int], None] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

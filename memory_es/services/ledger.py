@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
+from eventsourcing.application import Application
 from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
@@ -78,7 +80,7 @@ class FormationStatus:
         }
 
 
-def formation_ledger(app: Any) -> dict[str, PrincipalLedger]:
+def formation_ledger(app: Application[UUID]) -> dict[str, PrincipalLedger]:
     """Every principal's ledger by aggregate id, in the order principals were created."""
     with event_store_errors():
         return _ledger(app)
@@ -103,7 +105,7 @@ def formation_status(ledgers: dict[str, PrincipalLedger], extractor: str) -> For
     )
 
 
-def _ledger(app: Any) -> dict[str, PrincipalLedger]:
+def _ledger(app: Application[UUID]) -> dict[str, PrincipalLedger]:
     ledgers: dict[str, PrincipalLedger] = {}
     for event in _events(app):
         owner = str(event.originator_id)
@@ -116,7 +118,7 @@ def _ledger(app: Any) -> dict[str, PrincipalLedger]:
     return ledgers
 
 
-def _events(app: Any) -> Iterator[Any]:
+def _events(app: Application[UUID]) -> Iterator[Any]:
     recorder = app.recorder
     topics = (
         get_topic(PrincipalMemory.Created),

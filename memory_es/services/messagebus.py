@@ -151,6 +151,8 @@ class Services:
         if cmd.principal is not None:
             wanted = f"{cmd.tenant}/{cmd.principal.strip()}"
             ledgers = [ledger for ledger in ledgers if ledger.key == wanted]
+            if not ledgers:
+                raise InvalidInput(f"unknown principal: {cmd.principal.strip()} has no memory")
         report = RederiveReport(policy=current, dry_run=not cmd.confirm)
         total = sum(len(ledger.sessions) for ledger in ledgers)
         done = 0

@@ -22,6 +22,7 @@ from memory_es.domain.values import Authority, BeliefType, principal_aggregate_i
 from memory_es.formation.extractor import ClauseExtractor, Proposal, SourceTurn
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock
+from memory_es.services.commands import RederivePrincipal
 from tests.conformance import START
 
 DAY = 86400
@@ -104,6 +105,13 @@ def state(memory: memory_es.Memory, *principals: str) -> set[tuple[Any, ...]]:
         for p in principals
         for b in memory.list_beliefs(p)
     }
+
+
+def beliefs_by_session(memory: memory_es.Memory, principal: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for b in memory.list_beliefs(principal):
+        out.setdefault(b.source_session_id, []).append(b.statement)
+    return out
 
 
 def log_head(memory: memory_es.Memory) -> int:
@@ -282,6 +290,22 @@ class RederiveConformance(abc.ABC):
             assert not memory.formation_status().pending
 
     # -- resumable -----------------------------------------------------------------------------
+
+    def test_a_principal_rederived_since_its_ledger_was_read_is_not_rederived_twice(
+        self, tmp_path: Path
+    ) -> None:
+        """Another run (another process, or this one's attempt that lost a race and is
+        retried) re-derived the principal after the ledger was read: nothing twice."""
+        with self.legacy_store(tmp_path, "store") as memory:
+            sessions = tuple(s for s, b in beliefs_by_session(memory, "ana").items() if b)
+            assert len(sessions) == 2
+            memory.rederive(principal="ana", confirm=True)
+            head, dump = log_head(memory), memory.index.dump()
+            late = RederivePrincipal("default", "ana", sessions, confirm=True, seen_version=0)
+            result = memory.services.handle(late)
+            assert result.sessions_examined == [] and result.sessions_skipped == 2
+            assert log_head(memory) == head and memory.index.dump() == dump
+            assert len(events_of(memory, "ana", PrincipalMemory.SessionsRederived)) == 1
 
     def test_an_interrupted_rederive_resumes_to_the_same_end_state(self, tmp_path: Path) -> None:
         with self.legacy_store(tmp_path, "whole") as whole:

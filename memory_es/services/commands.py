@@ -110,6 +110,9 @@ class RederivePrincipal(Command["Rederivation"]):
     session_ids: tuple[str, ...]
     skipped: int = 0
     confirm: bool = False
+    # The principal's version when its ledger was read: a session consolidated under the
+    # current policy since (another run, or this one's retried attempt) is skipped.
+    seen_version: int = 0
 
 
 @dataclass(frozen=True)

@@ -297,10 +297,19 @@ def rederive_principal(cmd: commands.RederivePrincipal, uow: UnitOfWork) -> Rede
     one transaction with their ``SessionsRederived`` record; a dry run decides the same
     events and discards them (nothing is written: the unit of work leaves uncommitted)."""
     from memory_es.formation.rederive import rederive
+    from memory_es.policy import formation_key
+    from memory_es.services.ledger import consolidated_since
 
     principal = uow.principals.get_or_create(cmd.tenant, cmd.principal)
+    # Never twice: what was consolidated under the current policy since the ledger was
+    # read (a concurrent run, or this one's attempt that lost a race) is left alone.
+    current = formation_key(uow.extractor.name)
+    since = consolidated_since(uow.principals.events_since(principal, cmd.seen_version))
+    done = [s for s in cmd.session_ids if since.get(s) == current]
     sessions = []
     for session_id in cmd.session_ids:
+        if session_id in done:
+            continue
         events = list(uow.sessions.events(parse_session_id(session_id)))
         opened = events[0] if events else None
         if not isinstance(opened, Session.Opened):
@@ -317,8 +326,10 @@ def rederive_principal(cmd: commands.RederivePrincipal, uow: UnitOfWork) -> Rede
         now=iso(uow.clock.now()),
         ids=uow.ids,
         extractor=uow.extractor.name,
-        skipped=cmd.skipped,
+        skipped=cmd.skipped + len(done),
     )
+    if not result.sessions_examined:
+        return result  # nothing was decided, nothing changed
     # Added either way: a dry run leaves the unit of work with it uncommitted, which
     # discards its events and evicts the mutated aggregate from the cache.
     uow.principals.add(principal)

@@ -11,7 +11,7 @@ the start-up check call it, a serving path never does (docs/operations.md gives 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -33,6 +33,9 @@ class PrincipalLedger:
     # session id -> the formation key of its latest consolidation, in the order the
     # sessions were first consolidated (closed).
     sessions: dict[str, str] = field(default_factory=dict)
+    # The principal aggregate's version at the last consolidation read: a later one
+    # (another process's) is read from the aggregate's own events (``consolidated_since``).
+    version: int = 0
 
     @property
     def key(self) -> str:
@@ -115,6 +118,7 @@ def _ledger(app: Application[UUID]) -> dict[str, PrincipalLedger]:
         ledger = ledgers.get(owner)
         if ledger is not None:
             ledger.sessions[event.session_id] = formation_key(event.extractor, event.policy)
+            ledger.version = event.originator_version
     return ledgers
 
 
@@ -135,3 +139,13 @@ def _events(app: Application[UUID]) -> Iterator[Any]:
         for notification in page:
             yield app.mapper.to_domain_event(notification)
         after = page[-1].id
+
+
+def consolidated_since(events: Iterable[Any]) -> dict[str, str]:
+    """The formation key of each session consolidated in ``events`` (a principal's,
+    after the version its ledger was read at), the latest winning."""
+    return {
+        e.session_id: formation_key(e.extractor, e.policy)
+        for e in events
+        if isinstance(e, PrincipalMemory.ConsolidationRecorded)
+    }

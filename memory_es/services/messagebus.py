@@ -169,6 +169,7 @@ class Services:
                             tuple(stale),
                             skipped=skipped,
                             confirm=cmd.confirm,
+                            seen_version=ledger.version,
                         )
                     )
                 )

@@ -19,6 +19,7 @@ import pytest
 import memory_es
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import Authority, BeliefType, principal_aggregate_id
+from memory_es.formation.established import EstablishedFact
 from memory_es.formation.extractor import ClauseExtractor, Proposal, SourceTurn
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock
@@ -227,6 +228,12 @@ class RederiveConformance(abc.ABC):
             memory.extractor = LegacyExtractor()
             memory.remember("ana", "My badge number is 42.")
             memory.remember("ana", "I am allergic to peanuts.", from_user=True)
+            # An established fact, backed by a turn today's policy reads nothing from.
+            session = memory.open_session("ana")
+            turn = memory.say(session, "Our team ships on Fridays.")
+            fact = EstablishedFact("User's team ships on Fridays.", (turn.turn_id,))
+            memory.establish_facts(session, [fact])
+            memory.close_session(session)
             memory.extractor = ClauseExtractor()
             ana = beliefs(memory, "ana")
             pinned = ana["User once said I live in Rome. I have a Vespa."]
@@ -243,8 +250,10 @@ class RederiveConformance(abc.ABC):
             memory.rederive(principal="ana", confirm=True)
             after = beliefs(memory, "ana")
             # Remembered (AFFIRMED, and USER from the user) and pinned: kept as they were.
-            for statement in ("My badge number is 42.", "I am allergic to peanuts."):
+            kept = ("My badge number is 42.", "User's team ships on Fridays.")
+            for statement in (*kept, "I am allergic to peanuts."):
                 assert after[statement] == before[statement], statement
+            assert {after[s].authority for s in kept} == {int(Authority.AFFIRMED)}
             assert after[statement].authority == int(Authority.USER)
             assert after[pinned.statement].status == "active" and after[pinned.statement].pinned
             # Derived again: the same id, utility and citation time.

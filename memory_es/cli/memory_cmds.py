@@ -178,7 +178,9 @@ def _print_rederivation(report: RederiveReport) -> None:
         ):
             for change in changes:
                 print(f"  {label}: {render_line(change.belief_id, change.statement)}")
-        print(f"  {'would stay' if report.dry_run else 'stayed'}: {principal.unchanged} beliefs")
+        stay = "would stay" if report.dry_run else "stayed"
+        plural = "" if principal.unchanged == 1 else "s"
+        print(f"  {stay}: {principal.unchanged} belief{plural}")
     counts = report.as_dict()
     summary = ", ".join(
         f"{k}={counts[k]}"

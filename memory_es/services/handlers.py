@@ -1,7 +1,7 @@
 """Command handlers: each takes its command and a unit of work, and commits once.
 
 Sessions (open, say) and formation (close and consolidate, established facts, the
-remember tool's turn, durable rejection, governed replay). A handler reads aggregates
+remember tool's turn, durable rejection, governed replay, one principal's re-derivation). A handler reads aggregates
 from ``uow.sessions`` / ``uow.principals``, calls the pure domain, adds what it changed
 and calls ``uow.commit()``; it reads the clock, ids, extractor and read model from the
 unit of work, never from the ``Memory`` facade. Commands made of other commands (the

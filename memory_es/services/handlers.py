@@ -1,11 +1,12 @@
 """Command handlers: each takes its command and a unit of work, and commits once.
 
 Sessions (open, say) and formation (close and consolidate, established facts, the
-remember tool's turn, durable rejection, governed replay, one principal's re-derivation). A handler reads aggregates
-from ``uow.sessions`` / ``uow.principals``, calls the pure domain, adds what it changed
-and calls ``uow.commit()``; it reads the clock, ids, extractor and read model from the
-unit of work, never from the ``Memory`` facade. Commands made of other commands (the
-remember tool, the idle sweep) are in ``memory_es/services/messagebus.py``.
+remember tool's turn, durable rejection, governed replay, one principal's
+re-derivation). A handler reads aggregates from ``uow.sessions`` / ``uow.principals``,
+calls the pure domain, adds what it changed and calls ``uow.commit()``; it reads the
+clock, ids, extractor and read model from the unit of work, never from the ``Memory``
+facade. Commands made of other commands (the remember tool, the idle sweep, the whole
+re-derivation) are in ``memory_es/services/messagebus.py``.
 """
 
 from __future__ import annotations

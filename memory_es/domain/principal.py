@@ -130,6 +130,22 @@ class PrincipalMemory(Aggregate):
         counts: dict[str, int]
         at: str
 
+    class SessionsRederived(Aggregate.Event):
+        """The re-derivation record (``memory rederive``): these sessions were
+        re-consolidated from their turns under ``policy`` (formation version and the
+        extractor's identity, ``formation_key``) in the same transaction, with the
+        beliefs it formed, retired (reason ``rederived:<version>``), superseded and left
+        unchanged. Changes no belief; a re-derivation interrupted before its save wrote
+        nothing, so running it again resumes where it stopped."""
+
+        policy: str
+        session_ids: list[str]
+        formed: int
+        retired: int
+        superseded: int
+        unchanged: int
+        at: str
+
     # -- lifecycle (issue 15: memory_es/lifecycle/) ------------------------------------
 
     class BeliefDecayed(Aggregate.Event):
@@ -563,6 +579,19 @@ class PrincipalMemory(Aggregate):
         at: str,
     ) -> None:
         """The audit of one formation run; changes no belief."""
+
+    @event(SessionsRederived)
+    def record_rederivation(
+        self,
+        policy: str,
+        session_ids: list[str],
+        formed: int,
+        retired: int,
+        superseded: int,
+        unchanged: int,
+        at: str,
+    ) -> None:
+        """The record of one re-derivation; changes no belief."""
 
     # -- lifecycle events (the decisions are made in memory_es/lifecycle/) -------------
 

@@ -11,6 +11,7 @@ from uuid import uuid4
 
 from eventsourcing.domain import Aggregate
 
+from memory_es.domain.principal import FORMED_FIELDS, FormedBelief, PrincipalMemory
 from memory_es.domain.session import SNAPSHOT_FIELDS, FrozenSnapshot, Session
 from memory_es.domain.values import Status
 from memory_es.ports import instant_second, second_key
@@ -83,3 +84,12 @@ def test_the_session_snapshot_shape_is_declared_once() -> None:
     session.take_session_snapshot(snapshot)
     assert session.session_snapshot == snapshot.event_fields()
     assert session.session_snapshot["lines"] is not snapshot.lines  # a copy, not shared
+
+
+def test_a_formed_belief_shape_is_declared_once() -> None:
+    """BeliefFormed stores exactly FormedBelief's fields beside the library's own (its
+    topic and class version unchanged: stores written earlier replay)."""
+    library = {f.name for f in fields(Aggregate.Event)}
+    stored = [f.name for f in fields(PrincipalMemory.BeliefFormed) if f.name not in library]
+    assert tuple(stored) == FORMED_FIELDS == tuple(f.name for f in fields(FormedBelief))
+    assert PrincipalMemory.BeliefFormed.class_version == 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.resolver import Decision, Evidence, Existing, Outcome, beats, resolve
 from memory_es.domain.values import (
     GENERAL_SCOPE,
@@ -227,27 +227,29 @@ def _commit(
     belief_id = ids.new_id()
     newest = max(proposal.sources, key=lambda s: (s.at, s.seq))
     principal.form_belief(
-        belief_id=belief_id,
-        statement=proposal.statement,
-        normalized=incoming.normalized,
-        belief_type=proposal.belief_type.value,
-        subjects=list(proposal.subjects),
-        subject_key=incoming.subject_key,
-        polarity=proposal.polarity,
-        authority=int(authority),
-        confidence=INITIAL_CONFIDENCE[authority],
-        status=(Status.PROVISIONAL if authority is Authority.INFERRED else Status.ACTIVE).value,
-        project=incoming.project,
-        portable=incoming.portable,
-        source_event_ids=sorted(incoming.source_event_ids),
-        source_session_id=incoming.session_id,
-        source_seq=incoming.seq,
-        valid_from=newest.at,
-        formed_at=now,
-        policy=policy,
-        supersedes=decision.supersedes[0] if decision.supersedes else None,
-        conflicts_with=decision.conflicts[0] if decision.conflicts else None,
-        context=proposal.context,
+        FormedBelief(
+            belief_id=belief_id,
+            statement=proposal.statement,
+            normalized=incoming.normalized,
+            belief_type=proposal.belief_type.value,
+            subjects=list(proposal.subjects),
+            subject_key=incoming.subject_key,
+            polarity=proposal.polarity,
+            authority=int(authority),
+            confidence=INITIAL_CONFIDENCE[authority],
+            status=(Status.PROVISIONAL if authority is Authority.INFERRED else Status.ACTIVE).value,
+            project=incoming.project,
+            portable=incoming.portable,
+            source_event_ids=sorted(incoming.source_event_ids),
+            source_session_id=incoming.session_id,
+            source_seq=incoming.seq,
+            valid_from=newest.at,
+            formed_at=now,
+            policy=policy,
+            supersedes=decision.supersedes[0] if decision.supersedes else None,
+            conflicts_with=decision.conflicts[0] if decision.conflicts else None,
+            context=proposal.context,
+        )
     )
     counts.committed += 1
     result.formed.append(belief_id)

@@ -142,9 +142,16 @@ class SessionRepository:
         self._uow = uow
 
     def get(self, session_id: str) -> Session:
+        session = self.find(session_id)
+        if session is None:
+            raise UnknownSession(session_id)
+        return session
+
+    def find(self, session_id: str) -> Session | None:
+        """The stored (or pending) session, or None if there is none by that id."""
         session = self._uow.load(parse_session_id(session_id))
         if not isinstance(session, Session):
-            raise UnknownSession(session_id)
+            return None
         self._uow.principals_seen.add(principal_key(session.tenant, session.principal))
         return session
 

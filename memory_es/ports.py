@@ -82,7 +82,7 @@ def check_instant(at: datetime) -> datetime:
     if at.tzinfo is None:
         raise ValueError("an instant needs a timezone")
     if not EARLIEST_INSTANT <= at <= LATEST_INSTANT:
-        raise ValueError(f"{at.isoformat()} is outside 1970-01-01 to 2200-12-31 (UTC)")
+        raise ValueError(f"{at.isoformat()} is outside 1970 through 2200 (UTC)")
     return at
 
 

@@ -4,7 +4,6 @@ line that repeats a key is refused. Run against every store kind."""
 from __future__ import annotations
 
 import errno
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ import pytest
 
 import memory_es
 from benchmarks.perf.synthetic import ingest_lines
+from benchmarks.reliability.edge_probes import ingest_end_state
 from memory_es import ingest as ingest_module
 from memory_es.errors import StoreUnavailable
 from memory_es.ingest import IngestError, IngestInterrupted
@@ -25,40 +25,12 @@ LINES = ingest_lines(sessions=8, turns_per_session=5, principals=3, seed=5)
 SMALL_BATCH = 4
 
 
-def end_state(memory: memory_es.Memory, lines: list[bytes]) -> dict[str, Any]:
-    """What an ingest leaves, ids aside (belief and turn ids come from the id port)."""
-    stored = memory.app.recorder.select_notifications(start=None, limit=100_000)
-    keys = {orjson.loads(line)["session"]: orjson.loads(line)["principal"] for line in lines}
-    sessions = {}
-    for key, principal in sorted(keys.items()):
-        session_id = ingest_module.ingest_session_id("default", principal, key)
-        session = memory.session(session_id)
-        sessions[key] = (
-            session.opened_at,
-            session.closed_at,
-            [(t.role, t.text, t.at) for t in memory.session_turns(session_id)],
-        )
-    beliefs = {
-        principal: sorted(
-            (b.statement, b.status, b.valid_from, b.formed_at)
-            for b in memory.list_beliefs(principal)
-        )
-        for principal in sorted(set(keys.values()))
-    }
-    return {
-        "events": len(stored),
-        "topics": Counter(n.topic for n in stored),
-        "sessions": sessions,
-        "beliefs": beliefs,
-    }
-
-
 @pytest.fixture(scope="module")
 def uninterrupted() -> dict[str, Any]:
     with memory_es.open("memory://") as memory:
         report = memory.ingest(LINES, batch_events=SMALL_BATCH)
         assert (report.sessions, report.turns) == (8, 40)
-        return end_state(memory, LINES)
+        return ingest_end_state(memory, LINES)
 
 
 def failing_save(fail_on_call: int, error: Exception) -> Callable[..., None]:
@@ -85,7 +57,7 @@ def test_re_ingesting_a_file_adds_no_event(
         assert memory.projection_status().log_head == head
         assert (again.sessions, again.turns, again.transactions) == (0, 0, 0)
         assert (again.skipped_sessions, again.skipped_turns) == (8, 40)
-        assert end_state(memory, LINES) == uninterrupted
+        assert ingest_end_state(memory, LINES) == uninterrupted
     if any_store_url != "memory://":  # another process, later: the store is the record
         with memory_es.open(any_store_url) as memory:
             memory.ingest(LINES)
@@ -112,7 +84,7 @@ def test_an_ingest_cut_off_mid_way_and_run_again_ends_as_an_uninterrupted_one(
         report = memory.ingest(LINES, batch_events=SMALL_BATCH)
         assert report.skipped_turns == written and report.turns == len(LINES) - written
         assert report.resumed_sessions == 1  # the cut fell inside a session
-        assert end_state(memory, LINES) == uninterrupted
+        assert ingest_end_state(memory, LINES) == uninterrupted
 
 
 @pytest.mark.parametrize(
@@ -145,7 +117,7 @@ def test_an_ingest_line_outside_1970_to_2200_is_refused(memory: memory_es.Memory
     with pytest.raises(IngestError) as raised:
         memory.ingest([line])
     assert str(raised.value).startswith("line 1: at: ")
-    assert "outside 1970-01-01 to 2200-12-31" in str(raised.value)
+    assert "is outside 1970 through 2200 (UTC)" in str(raised.value)
 
 
 def test_cli_a_full_disk_during_ingest_is_one_line_and_running_again_completes(
@@ -169,7 +141,7 @@ def test_cli_a_full_disk_during_ingest_is_one_line_and_running_again_completes(
     assert code == 0 and err == ""
     assert "already ingested: " in out and "1 resumed" in out
     with memory_es.open(url) as memory:
-        assert end_state(memory, LINES) == uninterrupted
+        assert ingest_end_state(memory, LINES) == uninterrupted
 
 
 def test_a_field_name_said_as_a_value_or_an_escape_in_the_text_is_no_repeat(

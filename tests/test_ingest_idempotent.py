@@ -95,6 +95,9 @@ def test_an_ingest_cut_off_mid_way_and_run_again_ends_as_an_uninterrupted_one(
         # The same key spelt with an escape is the same key.
         '{"principal": "ana", "session": "s1", "at": "2026-03-02T09:00:00Z",'
         ' "text": "I live in Oslo.", "princ\\u0069pal": "bo"}',
+        # A first value the model would refuse, hidden by the last.
+        '{"principal": 7, "session": "s1", "at": "2026-03-02T09:00:00Z",'
+        ' "text": "I live in Oslo.", "project": null, "principal": "bo"}',
     ],
 )
 def test_a_line_that_repeats_a_key_is_refused_with_its_line_number(

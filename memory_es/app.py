@@ -670,7 +670,7 @@ def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> Recall
     else:
         from projections.postgres import PostgresRecallIndex
 
-        pg_index = PostgresRecallIndex(spec.pg_conninfo, schema=spec.pg_schema)
+        pg_index = PostgresRecallIndex(spec.pg_connect, schema=spec.pg_schema)
         pg_index.migrate()
         index = pg_index
     index.vector_encoder = encoder

@@ -44,7 +44,7 @@ def open_session(cmd: commands.OpenSession, uow: UnitOfWork) -> str:
         raise InvalidInput("a principal needs a non-empty name")
     now = uow.clock.now()
     session = Session(
-        id=UUID(uow.ids.new_id()),
+        id=UUID(cmd.session_id or uow.ids.new_id()),
         tenant=cmd.tenant,
         principal=principal,
         project=(cmd.project or GENERAL_SCOPE).strip() or GENERAL_SCOPE,

@@ -17,7 +17,7 @@ from eventsourcing.domain import CanMutateAggregate
 from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.values import principal_aggregate_id
+from memory_es.domain.values import principal_aggregate_id, split_principal_identity
 from memory_es.errors import UnknownBelief
 from memory_es.store_errors import event_store_errors
 
@@ -73,7 +73,7 @@ def _belief_history(memory: Memory, belief_id: str) -> list[BeliefEvent]:
     record = memory.index.get(belief_id)
     if record is None:
         raise UnknownBelief(belief_id)
-    tenant, _, principal = record.principal.partition("/")
+    tenant, principal = split_principal_identity(record.principal)
     aggregate_id = principal_aggregate_id(principal, tenant)
     recorder = memory.app.recorder
     topics = _belief_event_topics()

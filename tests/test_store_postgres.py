@@ -8,13 +8,35 @@ from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
+from tests.reliability_conformance import (
+    ConcurrentProcessConformance,
+    ReliabilityConformance,
+    _first_open,
+    race,
+)
 from tests.stores import postgres_schema_url
+
+FIRST_OPENS = 4
+TRIALS = 3
 
 
 class TestPostgresStore(
-    StoreConformance, PersistentStoreConformance, ContextConformance, LifecycleConformance
+    StoreConformance,
+    PersistentStoreConformance,
+    ContextConformance,
+    LifecycleConformance,
+    ReliabilityConformance,
+    ConcurrentProcessConformance,
 ):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:
         with postgres_schema_url() as url:
             yield url
+
+
+def test_concurrent_first_opens_of_a_fresh_schema_all_succeed() -> None:
+    """Four processes open one schema nobody created yet, at once; three trials. The
+    schema, the read model's and the log's tables are created under one advisory lock."""
+    for _ in range(TRIALS):
+        with postgres_schema_url() as url:
+            assert race(_first_open, [(url,)] * FIRST_OPENS) == [0] * FIRST_OPENS

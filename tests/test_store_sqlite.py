@@ -8,11 +8,17 @@ from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
+from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
 from tests.stores import sqlite_url
 
 
 class TestSqliteStore(
-    StoreConformance, PersistentStoreConformance, ContextConformance, LifecycleConformance
+    StoreConformance,
+    PersistentStoreConformance,
+    ContextConformance,
+    LifecycleConformance,
+    ReliabilityConformance,
+    ConcurrentProcessConformance,
 ):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:

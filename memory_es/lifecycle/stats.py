@@ -81,10 +81,11 @@ def lifecycle_stats(memory: Memory, principal: str | None = None, *, tenant: str
     counts["trace_expiries"] = memory.traces.count_expired(
         principal_key(tenant, principal) if principal else None
     )
-    # The read model's quarantine of events it cannot apply lands with the reliability
-    # work (branch `reliability`, projections/quarantine.py); until the index can count
-    # them there are none to report.
-    counts["quarantined_events"] = 0
+    # Events the read model could not apply and skipped (projections/runner.py): the
+    # store's, or those of the principal's own aggregate.
+    counts["quarantined_events"] = sum(
+        1 for q in memory.index.quarantined() if only is None or q.originator_id == str(only)
+    )
     return {key: int(counts[key]) for key in KEYS}
 
 

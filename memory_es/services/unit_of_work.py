@@ -38,7 +38,7 @@ from eventsourcing.persistence import RecordConflictError
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
-from memory_es.domain.values import principal_aggregate_id
+from memory_es.domain.values import legacy_principal_aggregate_id, principal_aggregate_id
 from memory_es.errors import UnknownSession, WriteConflict
 from memory_es.es_internals import evict_cache
 from memory_es.ports import Clock, IdGenerator
@@ -166,6 +166,16 @@ class PrincipalRepository:
         found = self._uow.load(principal_aggregate_id(principal, tenant))
         if isinstance(found, PrincipalMemory):
             return found
+        legacy = legacy_principal_aggregate_id(principal, tenant)
+        if legacy is not None:
+            # A name with a "/" written before the structured key: its aggregate is the
+            # one the old key named, if that aggregate was created for exactly this pair.
+            old = self._uow.load(legacy)
+            if isinstance(old, PrincipalMemory) and (old.tenant, old.principal) == (
+                tenant,
+                principal,
+            ):
+                return old
         return PrincipalMemory(tenant=tenant, principal=principal)
 
     def add(self, principal: PrincipalMemory) -> None:

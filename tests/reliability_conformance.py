@@ -7,15 +7,13 @@ from __future__ import annotations
 import json
 import multiprocessing
 import unicodedata
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 import memory_es
-from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.values import principal_aggregate_id
+from benchmarks.reliability.store_probes import force_unappliable_events
 from memory_es.errors import InvalidInput, UnknownBelief, UsageError
 from memory_es.formation.established import EstablishedFact
 from memory_es.ports import FixedClock, iso
@@ -79,34 +77,10 @@ class ReliabilityConformance:
     ) -> None:
         _told(memory, "ana", "I live in Oslo.")
         _told(memory, "dan", "I live in Kyiv.")
-        # Forced into the log past the edge: a pin of a belief never formed and a belief
-        # formed again under an id another principal's belief has (what colliding id
-        # sources write) — no store can apply either — and a statement with a NUL byte
-        # (PostgreSQL's text cannot hold it).
-        aggregate = memory.app.repository.get(principal_aggregate_id("ana"))
-        assert isinstance(aggregate, PrincipalMemory)
-        aggregate.pin_belief(belief_id=str(uuid.UUID(int=7)), at=iso(clock.now()))
-        formed = next(
-            e
-            for e in memory.app.events.get(aggregate.id)
-            if isinstance(e, PrincipalMemory.BeliefFormed)
-        )
-        other = memory.app.repository.get(principal_aggregate_id("dan"))
-        assert isinstance(other, PrincipalMemory)
-        envelope = ("originator_id", "originator_version", "timestamp")
-        other.form_belief(**{k: v for k, v in vars(formed).items() if k not in envelope})
-        session_id = memory.open_session("bea")
-        session = memory.session(session_id)
-        session.record_turn(
-            turn_id=str(uuid.uuid4()),
-            role="user",
-            text="I live in Ber\x00lin.",
-            trusted=True,
-            at=iso(clock.now()),
-            redactions=[],
-            hazards=[],
-        )
-        memory.app.save(aggregate, other, session)  # in the log; not yet in the read model
+        # In the log past the edge, not yet in the read model: a pin of a belief never
+        # formed, a belief formed again under another principal's belief id, a turn with
+        # a NUL byte (benchmarks/reliability/store_probes.py).
+        session_id = force_unappliable_events(memory, "ana", "dan", "bea", at=iso(clock.now()))
         if memory.spec.persistent:
             memory.close()
             memory = memory_es.open(url, clock=clock)  # open catches up past them

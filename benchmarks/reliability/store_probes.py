@@ -20,8 +20,10 @@ from typing import Any
 
 import memory_es
 from benchmarks.reliability.probe import ProbeResult
+from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.values import principal_aggregate_id
 from memory_es.errors import InvalidInput, MemoryEsError, UnknownBelief, UsageError
-from memory_es.ports import FixedClock
+from memory_es.ports import FixedClock, iso
 
 WRITERS = 8
 CLOSES = 10
@@ -68,6 +70,8 @@ def run(workdir: pathlib.Path, *, postgres_url: str | None) -> list[ProbeResult]
     for kind, make in in_process:
         with make() as url:
             results.append(_bad_bytes(kind, url))
+        with make() as url:
+            results.append(_bad_events(kind, url))
         with make() as url:
             results.extend(_isolation(kind, url))
     return results
@@ -207,6 +211,85 @@ def _first_opens(base: str) -> ProbeResult:
 # -- in one process -----------------------------------------------------------------------
 
 
+def force_unappliable_events(
+    memory: memory_es.Memory, owner: str, other: str, speaker: str, *, at: str
+) -> str:
+    """Write past the edge, straight into the log, what no read model can apply: a pin
+    of a belief ``owner`` never formed, and ``owner``'s first belief formed again under
+    its id by ``other`` (what colliding id sources write); and, in an open session of
+    ``speaker`` (returned; its close forms from it), a turn holding a NUL byte, which
+    PostgreSQL's text cannot hold. ``owner`` and ``other`` must have formed already."""
+    owned = memory.app.repository.get(principal_aggregate_id(owner))
+    copier = memory.app.repository.get(principal_aggregate_id(other))
+    assert isinstance(owned, PrincipalMemory) and isinstance(copier, PrincipalMemory)
+    owned.pin_belief(belief_id=str(uuid.UUID(int=7)), at=at)
+    formed = next(
+        e for e in memory.app.events.get(owned.id) if isinstance(e, PrincipalMemory.BeliefFormed)
+    )
+    envelope = ("originator_id", "originator_version", "timestamp")
+    copier.form_belief(**{k: v for k, v in vars(formed).items() if k not in envelope})
+    session_id = memory.open_session(speaker)
+    session = memory.session(session_id)
+    session.record_turn(
+        turn_id=str(uuid.uuid4()),
+        role="user",
+        text="I live in Ber\x00lin.",
+        trusted=True,
+        at=at,
+        redactions=[],
+        hazards=[],
+    )
+    memory.app.save(owned, copier, session)
+    return session_id
+
+
+def _bad_events(kind: str, url: str) -> ProbeResult:
+    """Events no read model can apply, forced into the log: every operation after them
+    still works (open, close, recall, status, rebuild, a later write and its recall)."""
+    clock = FixedClock(START)
+    probe = f"operations after events no read model can apply, forced into the log ({kind})"
+    memory = memory_es.open(url, clock=clock)
+    _told(memory, "ana", "I live in Oslo.")
+    _told(memory, "dan", "I live in Kyiv.")
+    session_id = force_unappliable_events(memory, "ana", "dan", "bea", at=iso(clock.now()))
+    operations: list[Callable[[memory_es.Memory], object]] = [
+        lambda m: m.close_session(session_id),
+        lambda m: m.recall("ana", "where do I live").lines() or _fail(),
+        lambda m: m.projection_status().lag == 0 or _fail(),
+        lambda m: m.rebuild_projections(),
+        lambda m: _told(m, "cho", "I live in Lima."),
+        lambda m: m.recall("cho", "live").lines() or _fail(),
+    ]
+    if memory.spec.persistent:
+        memory.close()
+        try:
+            memory = memory_es.open(url, clock=clock)  # the open catches up past them
+        except Exception:  # a store that cannot open can do none of the rest either
+            tried = 1 + len(operations)
+            return ProbeResult("bad events", probe, tried=tried, failed=tried, note="no open")
+    else:
+        memory.catch_up()
+    failed = 0
+    with memory:
+        for operation in operations:
+            try:
+                operation(memory)
+            except Exception:  # a probe counts what fails, whatever it raises
+                failed += 1
+        quarantined = memory.projection_status().quarantined
+    return ProbeResult(
+        "bad events",
+        probe,
+        tried=1 + len(operations),  # the open, then each operation
+        failed=failed,
+        note=f"{quarantined} events quarantined",
+    )
+
+
+def _fail() -> None:
+    raise AssertionError("the operation answered nothing")
+
+
 def _write(memory: memory_es.Memory, path: str, text: str) -> None:
     if path == "say":
         session = memory.open_session("ana")
@@ -230,9 +313,10 @@ def _bad_bytes(kind: str, url: str) -> ProbeResult:
                 try:
                     _write(memory, path, f"I live in Ber{char}lin.")
                 except InvalidInput:
+                    continue  # refused, as promised
+                except Exception:
                     pass
-                else:
-                    failed += 1
+                failed += 1
         _told(memory, "ana", "I work at Acme.")
         usable = bool(memory.recall("ana", "where do I live").lines())
         quarantined = memory.projection_status().quarantined

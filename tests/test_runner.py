@@ -16,7 +16,7 @@ from memory_es.domain.session import Session
 from memory_es.ports import FixedClock
 from projections.base import IndexWriter
 from projections.projector import PROJECTED_EVENTS, project_event
-from projections.records import BeliefRecord, SessionRecord
+from projections.records import BeliefRecord, QuarantinedEvent, SessionRecord
 from projections.runner import PROJECTED_TOPICS
 from tests.conformance import play
 
@@ -46,6 +46,9 @@ class _Untouchable(IndexWriter):
         self._fail()
 
     def update_belief(self, belief_id: str, **changes: Any) -> None:
+        self._fail()
+
+    def quarantine(self, event: QuarantinedEvent) -> None:
         self._fail()
 
     def raise_head(self, principal: str, position: int) -> None:

@@ -231,8 +231,8 @@ def find_belief(index: RecallIndex, ref: str, owner: str | None = None) -> Belie
     if m is not None:
         if owner is None:
             raise UsageError(
-                f"short id {m.group(1)} resolves only within a principal: pass --principal P"
-                " (principal=...) or the full belief id"
+                f"short id {m.group(1)} resolves only within a principal: pass its principal"
+                " (--principal P) or the full belief id"
             )
         rows = [r for r in index.find_by_short_id(m.group(1)) if r.principal == owner]
         if len(rows) > 1:

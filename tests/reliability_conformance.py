@@ -5,7 +5,6 @@ stores that outlive a process, writers and first opens racing in real processes.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import unicodedata
 from collections.abc import Callable
 from typing import Any
@@ -13,7 +12,16 @@ from typing import Any
 import pytest
 
 import memory_es
-from benchmarks.reliability.store_probes import force_unappliable_events
+from benchmarks.reliability.store_probes import (
+    CLOSES,
+    SEQUENTIAL_SESSIONS,
+    WRITERS,
+    close_writer,
+    force_unappliable_events,
+    race,
+    sequential_writer,
+    told,
+)
 from memory_es.errors import InvalidInput, UnknownBelief, UsageError
 from memory_es.formation.established import EstablishedFact
 from memory_es.ports import FixedClock, iso
@@ -21,13 +29,6 @@ from memory_es.ports import FixedClock, iso
 REFUSED = ("NUL \x00 byte", "bell \x07", "escape \x1b[31m", "C1 \x85 next line", "DEL \x7f")
 PINNED_TOPIC = "memory_es.domain.principal:PrincipalMemory.BeliefPinned"
 FORMED_TOPIC = "memory_es.domain.principal:PrincipalMemory.BeliefFormed"
-
-
-def _told(memory: memory_es.Memory, principal: str, text: str, **names: Any) -> str:
-    session = memory.open_session(principal, **names)
-    memory.say(session, text)
-    memory.close_session(session)
-    return session
 
 
 def _statements(memory: memory_es.Memory, principal: str, **names: Any) -> list[str]:
@@ -66,7 +67,7 @@ class ReliabilityConformance:
         assert memory.projection_status().quarantined == 0
 
     def test_text_is_nfc_normalized_before_it_is_recorded(self, memory: memory_es.Memory) -> None:
-        _told(memory, "ana", unicodedata.normalize("NFD", "I live in Zürich."))
+        told(memory, "ana", unicodedata.normalize("NFD", "I live in Zürich."))
         assert _statements(memory, "ana") == ["User lives in Zürich."]  # composed
         assert memory.recall("ana", "Zürich").lines()
 
@@ -75,8 +76,8 @@ class ReliabilityConformance:
     def test_an_event_the_read_model_cannot_apply_is_quarantined_not_fatal(
         self, url: str, memory: memory_es.Memory, clock: FixedClock
     ) -> None:
-        _told(memory, "ana", "I live in Oslo.")
-        _told(memory, "dan", "I live in Kyiv.")
+        told(memory, "ana", "I live in Oslo.")
+        told(memory, "dan", "I live in Kyiv.")
         # In the log past the edge, not yet in the read model: a pin of a belief never
         # formed, a belief formed again under another principal's belief id, a turn with
         # a NUL byte (benchmarks/reliability/store_probes.py).
@@ -98,7 +99,7 @@ class ReliabilityConformance:
             assert memory.stats()["quarantined_events"] == len(expected)
             assert memory.recall("ana", "where do I live").lines()
             # Later writes still reach the read model; a rebuild meets them again, skips them.
-            _told(memory, "cho", "I live in Lima.")
+            told(memory, "cho", "I live in Lima.")
             assert _statements(memory, "cho") == ["User lives in Lima."]
             memory.rebuild_projections()
             assert memory.projection_status().quarantined == len(expected)
@@ -111,8 +112,8 @@ class ReliabilityConformance:
     # -- identity ----------------------------------------------------------------------------
 
     def test_names_with_slashes_are_separate_principals(self, memory: memory_es.Memory) -> None:
-        _told(memory, "x/y", "I live in Oslo.", tenant="acme")
-        _told(memory, "y", "I live in Rome.", tenant="acme/x")
+        told(memory, "x/y", "I live in Oslo.", tenant="acme")
+        told(memory, "y", "I live in Rome.", tenant="acme/x")
         assert _statements(memory, "x/y", tenant="acme") == ["User lives in Oslo."]
         assert _statements(memory, "y", tenant="acme/x") == ["User lives in Rome."]
         assert memory.recall("x/y", "live", tenant="acme").lines()[0].endswith("Oslo.")
@@ -121,15 +122,15 @@ class ReliabilityConformance:
     def test_a_name_is_one_principal_with_or_without_surrounding_spaces(
         self, memory: memory_es.Memory
     ) -> None:
-        _told(memory, " dana ", "I live in Oslo.", tenant=" acme")
+        told(memory, " dana ", "I live in Oslo.", tenant=" acme")
         assert _statements(memory, "dana", tenant="acme") == ["User lives in Oslo."]
         assert _statements(memory, "dana ", tenant="acme ") == ["User lives in Oslo."]
         assert memory.recall("  dana", "live", tenant="acme").lines()
         assert memory.session(memory.open_session(" dana", tenant="acme")).principal == "dana"
 
     def test_a_short_id_resolves_only_within_its_principal(self, memory: memory_es.Memory) -> None:
-        _told(memory, "ana", "I live in Oslo.")
-        _told(memory, "bea", "I live in Rome.")
+        told(memory, "ana", "I live in Oslo.")
+        told(memory, "bea", "I live in Rome.")
         (oslo,) = memory.list_beliefs("ana")
         actions: list[Callable[..., Any]] = [memory.reject, memory.pin, memory.confirm]
         for action in actions:
@@ -143,58 +144,16 @@ class ReliabilityConformance:
         assert memory.reject(oslo.belief_id).status == "rejected"  # a full id needs none
 
 
-# -- real processes ----------------------------------------------------------------------
-
-WRITERS = 8
-CLOSES = 10
-
-
-def _context() -> Any:
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["memory_es", "memory_es.app", "memory_es.formation"])
-    return context
-
-
-def _close_writer(url: str, writer: int, barrier: Any) -> None:
-    with memory_es.open(url) as memory:
-        barrier.wait(timeout=120)
-        for n in range(CLOSES):
-            _told(memory, "shared", f"I live in City{writer}x{n}.")
-
-
-def _sequential_writer(url: str, writer: int, barrier: Any) -> None:
-    with memory_es.open(url, ids=memory_es.SequentialIds()) as memory:
-        barrier.wait(timeout=120)
-        for n in range(5):
-            _told(memory, f"p{writer}", f"I live in City{writer}x{n}. I like tea{n}.")
-
-
-def _first_open(url: str, barrier: Any) -> None:
-    barrier.wait(timeout=120)
-    with memory_es.open(url) as memory:
-        _told(memory, "ana", "I live in Oslo.")
-
-
-def race(target: Callable[..., None], args: list[tuple[Any, ...]]) -> list[int | None]:
-    """Start one process per args tuple at once (a barrier); their exit codes."""
-    context = _context()
-    barrier = context.Barrier(len(args))
-    processes = [context.Process(target=target, args=(*a, barrier)) for a in args]
-    for p in processes:
-        p.start()
-    for p in processes:
-        p.join(timeout=300)
-    return [p.exitcode for p in processes]
-
-
 class ConcurrentProcessConformance:
-    """For the stores that outlive a process (the ``url`` fixture)."""
+    """For the stores that outlive a process (the ``url`` fixture): real processes,
+    started together (the workloads are the reliability suite's:
+    benchmarks/reliability/store_probes.py)."""
 
     def test_eight_writers_closing_ten_sessions_each_on_one_principal_lose_none(
         self, url: str
     ) -> None:
         memory_es.open(url).close()  # the tables exist before the race
-        assert race(_close_writer, [(url, w) for w in range(WRITERS)]) == [0] * WRITERS
+        assert race(close_writer, [(url, w) for w in range(WRITERS)]) == [0] * WRITERS
         with memory_es.open(url) as memory:
             statements = set(_statements(memory, "shared"))
             assert statements == {
@@ -210,10 +169,10 @@ class ConcurrentProcessConformance:
 
     def test_two_processes_with_sequential_ids_never_collide(self, url: str) -> None:
         memory_es.open(url).close()
-        assert race(_sequential_writer, [(url, w) for w in (1, 2)]) == [0, 0]
+        assert race(sequential_writer, [(url, w) for w in (1, 2)]) == [0, 0]
         with memory_es.open(url) as memory:
             assert memory.projection_status().quarantined == 0
             beliefs = [b for w in (1, 2) for b in memory.list_beliefs(f"p{w}")]
-            assert len(beliefs) >= 2 * 5
+            assert len(beliefs) == 2 * SEQUENTIAL_SESSIONS
             assert len({b.belief_id for b in beliefs}) == len(beliefs)
             assert len({b.short_id for b in beliefs}) == len(beliefs)

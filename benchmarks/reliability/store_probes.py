@@ -4,7 +4,9 @@ first opens, bad bytes, isolation, sequential ids — each a count tried and fai
 ``run(workdir, postgres_url=...)`` measures on a SQLite file under ``workdir`` and, given
 a PostgreSQL URL, on fresh schemas of that server (dropped afterwards); the in-process
 store joins the probes that need no second process. Real processes race where the
-promise is about processes (a barrier starts them together).
+promise is about processes (a barrier starts them together), started by the
+``forkserver`` method: like ``spawn`` it imports the caller's main module in each child,
+so a script that calls ``run`` must do so under ``if __name__ == "__main__":``.
 """
 
 from __future__ import annotations
@@ -113,33 +115,36 @@ def _postgres(base: str) -> Iterator[str]:
 # -- processes ----------------------------------------------------------------------------
 
 
-def _told(memory: memory_es.Memory, principal: str, text: str, **names: Any) -> None:
+def told(memory: memory_es.Memory, principal: str, text: str, **names: Any) -> None:
+    """A session of one turn, closed (formation runs)."""
     session = memory.open_session(principal, **names)
     memory.say(session, text)
     memory.close_session(session)
 
 
-def _close_writer(url: str, writer: int, barrier: Any) -> None:
+def close_writer(url: str, writer: int, barrier: Any) -> None:
     with memory_es.open(url) as memory:
         barrier.wait(timeout=300)
         for n in range(CLOSES):
-            _told(memory, "shared", f"I live in City{writer}x{n}.")
+            told(memory, "shared", f"I live in City{writer}x{n}.")
 
 
-def _sequential_writer(url: str, writer: int, barrier: Any) -> None:
+def sequential_writer(url: str, writer: int, barrier: Any) -> None:
     with memory_es.open(url, ids=memory_es.SequentialIds()) as memory:
         barrier.wait(timeout=300)
         for n in range(SEQUENTIAL_SESSIONS):
-            _told(memory, f"p{writer}", f"I live in City{writer}x{n}.")
+            told(memory, f"p{writer}", f"I live in City{writer}x{n}.")
 
 
-def _first_open(url: str, barrier: Any) -> None:
+def first_open(url: str, barrier: Any) -> None:
     barrier.wait(timeout=300)
     with memory_es.open(url) as memory:
-        _told(memory, "ana", "I live in Oslo.")
+        told(memory, "ana", "I live in Oslo.")
 
 
-def _race(target: Callable[..., None], args: list[tuple[Any, ...]]) -> list[int | None]:
+def race(target: Callable[..., None], args: list[tuple[Any, ...]]) -> list[int | None]:
+    """One process per ``args`` tuple, started together (a barrier, passed last); their
+    exit codes."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["memory_es", "memory_es.app", "memory_es.formation"])
     barrier = context.Barrier(len(args))
@@ -161,7 +166,7 @@ def _consolidations(memory: memory_es.Memory) -> int:
 
 def _concurrent_closes(kind: str, url: str) -> ProbeResult:
     memory_es.open(url).close()
-    codes = _race(_close_writer, [(url, w) for w in range(WRITERS)])
+    codes = race(close_writer, [(url, w) for w in range(WRITERS)])
     with memory_es.open(url) as memory:
         formed = {b.statement for b in memory.list_beliefs("shared")}
         closed = _consolidations(memory)
@@ -178,7 +183,7 @@ def _concurrent_closes(kind: str, url: str) -> ProbeResult:
 
 def _sequential_ids(kind: str, url: str) -> ProbeResult:
     memory_es.open(url).close()
-    codes = _race(_sequential_writer, [(url, w) for w in (1, 2)])
+    codes = race(sequential_writer, [(url, w) for w in (1, 2)])
     with memory_es.open(url) as memory:
         beliefs = [b for w in (1, 2) for b in memory.list_beliefs(f"p{w}")]
         quarantined = memory.projection_status().quarantined
@@ -197,7 +202,7 @@ def _first_opens(base: str) -> ProbeResult:
     failed = 0
     for _ in range(FIRST_OPEN_TRIALS):
         with _postgres(base) as url:
-            codes = _race(_first_open, [(url,)] * FIRST_OPENS)
+            codes = race(first_open, [(url,)] * FIRST_OPENS)
             failed += sum(1 for c in codes if c != 0)
     return ProbeResult(
         "concurrency",
@@ -249,15 +254,15 @@ def _bad_events(kind: str, url: str) -> ProbeResult:
     clock = FixedClock(START)
     probe = f"operations after events no read model can apply, forced into the log ({kind})"
     memory = memory_es.open(url, clock=clock)
-    _told(memory, "ana", "I live in Oslo.")
-    _told(memory, "dan", "I live in Kyiv.")
+    told(memory, "ana", "I live in Oslo.")
+    told(memory, "dan", "I live in Kyiv.")
     session_id = force_unappliable_events(memory, "ana", "dan", "bea", at=iso(clock.now()))
     operations: list[Callable[[memory_es.Memory], object]] = [
         lambda m: m.close_session(session_id),
         lambda m: m.recall("ana", "where do I live").lines() or _fail(),
         lambda m: m.projection_status().lag == 0 or _fail(),
         lambda m: m.rebuild_projections(),
-        lambda m: _told(m, "cho", "I live in Lima."),
+        lambda m: told(m, "cho", "I live in Lima."),
         lambda m: m.recall("cho", "live").lines() or _fail(),
     ]
     if memory.spec.persistent:
@@ -306,7 +311,7 @@ def _bad_bytes(kind: str, url: str) -> ProbeResult:
     the store still records, recalls and reports afterwards with nothing quarantined."""
     failed = tried = 0
     with memory_es.open(url, clock=FixedClock(START)) as memory:
-        _told(memory, "ana", "I live in Oslo.")
+        told(memory, "ana", "I live in Oslo.")
         for char in BAD_BYTES.values():
             for path in WRITE_PATHS:
                 tried += 1
@@ -317,7 +322,7 @@ def _bad_bytes(kind: str, url: str) -> ProbeResult:
                 except Exception:
                     pass
                 failed += 1
-        _told(memory, "ana", "I work at Acme.")
+        told(memory, "ana", "I work at Acme.")
         usable = bool(memory.recall("ana", "where do I live").lines())
         quarantined = memory.projection_status().quarantined
     return ProbeResult(
@@ -335,13 +340,13 @@ def _isolation(kind: str, url: str) -> list[ProbeResult]:
     short_failed = short_tried = 0
     with memory_es.open(url, clock=clock) as memory:
         for n, ((t1, p1), (t2, p2)) in enumerate(SLASH_PAIRS):
-            _told(memory, p1, f"I live in Oslo{n}.", tenant=t1)
-            _told(memory, p2, f"I live in Rome{n}.", tenant=t2)
+            told(memory, p1, f"I live in Oslo{n}.", tenant=t1)
+            told(memory, p2, f"I live in Rome{n}.", tenant=t2)
             one = [b.statement for b in memory.list_beliefs(p1, tenant=t1)]
             other = [b.statement for b in memory.list_beliefs(p2, tenant=t2)]
             if one != [f"User lives in Oslo{n}."] or other != [f"User lives in Rome{n}."]:
                 slash_failed += 1
-        _told(memory, "eve", "I live in Paris.")
+        told(memory, "eve", "I live in Paris.")
         for victim in ("x/y", "y"):
             tenant = "acme" if victim == "x/y" else "acme/x"
             for record in memory.list_beliefs(victim, tenant=tenant):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,7 @@ from benchmarks.reliability.store_probes import (
     sequential_writer,
     told,
 )
+from memory_es.domain.values import PRINCIPAL_NAMESPACE
 from memory_es.errors import InvalidInput, UnknownBelief, UsageError
 from memory_es.formation.established import EstablishedFact
 from memory_es.ports import FixedClock, iso
@@ -118,6 +120,37 @@ class ReliabilityConformance:
         assert _statements(memory, "y", tenant="acme/x") == ["User lives in Rome."]
         assert memory.recall("x/y", "live", tenant="acme").lines()[0].endswith("Oslo.")
         assert memory.recall("y", "live", tenant="acme/x").lines()[0].endswith("Rome.")
+
+    def test_a_slash_named_principal_of_an_older_store_keeps_its_memory(
+        self, memory: memory_es.Memory, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from memory_es.domain import principal as principal_module
+        from memory_es.services import unit_of_work
+
+        def old_key(principal: str, tenant: str = "default") -> uuid.UUID:
+            return uuid.uuid5(PRINCIPAL_NAMESPACE, f"{tenant}/{principal}")
+
+        with monkeypatch.context() as old_code:  # the aggregate id as it was keyed before
+            old_code.setattr(principal_module, "principal_aggregate_id", old_key)
+            old_code.setattr(unit_of_work, "principal_aggregate_id", old_key)
+            told(memory, "x/y", "I live in Oslo.", tenant="acme")
+        memory.services.adapters.evict_cache()
+        clock.advance(86400)
+        told(memory, "x/y", "I live in Rome now.", tenant="acme")
+        beliefs = {b.statement: b for b in memory.list_beliefs("x/y", tenant="acme")}
+        # The same aggregate went on: its resolver superseded what it knew.
+        assert beliefs["User lives in Oslo."].status == "superseded"
+        rome = beliefs["User lives in Rome."]
+        assert beliefs["User lives in Oslo."].successor_id == rome.belief_id
+        history = memory.belief_history(beliefs["User lives in Oslo."].belief_id)
+        assert [e.event for e in history] == ["BeliefFormed", "BeliefSuperseded"]
+        memory.pin(rome.belief_id)  # on the old aggregate: its stats count it
+        assert memory.stats("x/y", tenant="acme")["pins"] == 1
+        # The pair the old key confused with it is a principal of its own.
+        told(memory, "y", "I live in Lima.", tenant="acme/x")
+        assert _statements(memory, "y", tenant="acme/x") == ["User lives in Lima."]
+        assert memory.stats("y", tenant="acme/x")["pins"] == 0
+        assert memory.index.get(rome.belief_id).status == "active"  # untouched by it
 
     def test_a_name_is_one_principal_with_or_without_surrounding_spaces(
         self, memory: memory_es.Memory

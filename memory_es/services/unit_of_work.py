@@ -160,6 +160,38 @@ class SessionRepository:
         return self._uow.events(session_id)
 
 
+def legacy_principal(
+    load: Callable[[UUID], Any | None], tenant: str, principal: str
+) -> PrincipalMemory | None:
+    """A principal whose name holds a "/", written before the structured key: the
+    aggregate the old ``tenant/principal`` key named, if it was created for exactly this
+    pair (another pair the old key confused with it starts afresh under its own key)."""
+    legacy = legacy_principal_aggregate_id(principal, tenant)
+    if legacy is None:
+        return None
+    old = load(legacy)
+    if isinstance(old, PrincipalMemory) and (old.tenant, old.principal) == (tenant, principal):
+        return old
+    return None
+
+
+def principal_aggregate_ids(app: Application[UUID], tenant: str, principal: str) -> set[UUID]:
+    """Every aggregate holding the principal's memory, for reads of the log (history,
+    stats): its own, and the legacy one ``legacy_principal`` finds."""
+    ids = {principal_aggregate_id(principal, tenant)}
+
+    def load(aggregate_id: UUID) -> Any | None:
+        try:
+            return app.repository.get(aggregate_id)
+        except AggregateNotFoundError:
+            return None
+
+    legacy = legacy_principal(load, tenant, principal)
+    if legacy is not None:
+        ids.add(legacy.id)
+    return ids
+
+
 class PrincipalRepository:
     def __init__(self, uow: UnitOfWork) -> None:
         self._uow = uow
@@ -169,17 +201,9 @@ class PrincipalRepository:
         found = self._uow.load(principal_aggregate_id(principal, tenant))
         if isinstance(found, PrincipalMemory):
             return found
-        legacy = legacy_principal_aggregate_id(principal, tenant)
-        if legacy is not None:
-            # A name with a "/" written before the structured key: its aggregate is the
-            # one the old key named, if that aggregate was created for exactly this pair.
-            old = self._uow.load(legacy)
-            if isinstance(old, PrincipalMemory) and (old.tenant, old.principal) == (
-                tenant,
-                principal,
-            ):
-                return old
-        return PrincipalMemory(tenant=tenant, principal=principal)
+        return legacy_principal(self._uow.load, tenant, principal) or PrincipalMemory(
+            tenant=tenant, principal=principal
+        )
 
     def add(self, principal: PrincipalMemory) -> None:
         self._uow.add(principal)

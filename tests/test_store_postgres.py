@@ -9,6 +9,7 @@ from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
+from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
 from tests.stores import postgres_schema_url
 
@@ -18,6 +19,7 @@ class TestPostgresStore(
     PersistentStoreConformance,
     ContextConformance,
     LifecycleConformance,
+    RederiveConformance,
     ReliabilityConformance,
     ConcurrentProcessConformance,
 ):

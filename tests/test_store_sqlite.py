@@ -8,6 +8,7 @@ from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
+from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
 from tests.stores import sqlite_url
 
@@ -17,6 +18,7 @@ class TestSqliteStore(
     PersistentStoreConformance,
     ContextConformance,
     LifecycleConformance,
+    RederiveConformance,
     ReliabilityConformance,
     ConcurrentProcessConformance,
 ):

@@ -231,8 +231,7 @@ def force_unappliable_events(
     formed = next(
         e for e in memory.app.events.get(owned.id) if isinstance(e, PrincipalMemory.BeliefFormed)
     )
-    envelope = ("originator_id", "originator_version", "timestamp")
-    copier.form_belief(**{k: v for k, v in vars(formed).items() if k not in envelope})
+    copier.form_belief(formed)  # the event is the formed belief's value (FormedBelief)
     session_id = memory.open_session(speaker)
     session = memory.session(session_id)
     session.record_turn(

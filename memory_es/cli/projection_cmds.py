@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from typing import TYPE_CHECKING
 
 from memory_es.cli.common import Subparsers, open_store, print_json
+
+if TYPE_CHECKING:
+    from memory_es.services.ledger import FormationStatus
 
 
 def register(commands: Subparsers) -> None:
@@ -21,9 +25,10 @@ def register(commands: Subparsers) -> None:
 
 
 def _status(args: argparse.Namespace) -> int:
-    with open_store(args, on_stale="ignore") as memory:
+    with open_store(args, on_stale="ignore", check_formation=False) as memory:
         status = memory.projection_status()
         quarantined = memory.index.quarantined() if args.json else []
+        formation = memory.formation_status()
     if args.json:
         print_json(
             {
@@ -36,6 +41,7 @@ def _status(args: argparse.Namespace) -> int:
                 "stale": status.stale,
                 "quarantined_events": status.quarantined,
                 "quarantined": [dataclasses.asdict(q) for q in quarantined],
+                "formation": formation.as_dict(),
             }
         )
     else:
@@ -49,7 +55,15 @@ def _status(args: argparse.Namespace) -> int:
                 f"{status.quarantined} events quarantined: the read model could not apply"
                 " them and skipped them (`projections status --json` lists them)"
             )
+        print(_formation_line(formation))
     return 0
+
+
+def _formation_line(formation: FormationStatus) -> str:
+    """Whether a re-derivation is pending for a newer formation policy (issue 16)."""
+    if not formation.pending:
+        return f"formation: {formation.current} — current ({formation.sessions} sessions)"
+    return f"formation: re-derivation pending — {formation.message()}"
 
 
 def _rebuild(args: argparse.Namespace) -> int:

@@ -458,10 +458,16 @@ _STATEMENT_ORDERS = re.compile(
     r"^(?:user said:\s)?(?:please\s|always\s|never\s|now\s|just\s|also\s)*"
     r"(?:act|pretend|roleplay|behave|impersonate|ignore|disregard|forget|override|bypass|"
     r"reveal|run|execute|send|transfer|wire|email|forward|delete|grant|disable|leak|obey|"
-    r"simulate|jailbreak|write|store|save|print|output|show|tell|give|share|post|upload|"
-    r"trust|treat|translate|follow|approve|allow|enable|copy|paste|include|add|insert|"
-    r"remove|erase|answer|reply|respond|repeat|disclose|list|dump|export|open|install|"
-    r"download|pay|buy|book|call|text|message|skip|stop|never|always|do not|don't)\b"
+    r"simulate|jailbreak)\b"
+    # verbs that also name things ("answer style", "text message"): an order only with
+    # the object or particle an imperative takes ("Write my PIN into ...", "Store this")
+    r"|^(?:user said:\s)?(?:please\s|always\s|never\s|now\s|just\s|also\s)*"
+    r"(?:write|store|save|print|output|show|tell|give|share|post|upload|trust|treat|"
+    r"translate|follow|approve|allow|enable|copy|paste|include|add|insert|remove|erase|"
+    r"answer|reply|respond|repeat|disclose|list|dump|export|open|install|download|pay|"
+    r"buy|book|call|text|message|skip|stop|do not|don't)\s(?:my|your|the|this|that|these|"
+    r"those|all|every|each|any|it|them|me|him|her|us|user's|their|a|an|to|with|in|into|down|"
+    r"out|up|back|only|everything|anything|whatever)\b"
 )
 _STATEMENT_SECRETS = re.compile(
     r"\b(?:include|contain|reveal|show|display|tell|give|share|send|list|print|expose|leak|"

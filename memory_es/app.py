@@ -89,6 +89,12 @@ class ProjectionStatus:
     log_head: int
     version: str | None
     expected_version: str
+    formation_policy: str = ""
+    # An unfinished rebuild beside the serving read model: its committed position, the
+    # version it builds, and whether a rebuild holds the lock now (else it was cut off).
+    rebuild_position: int | None = None
+    rebuild_version: str | None = None
+    rebuild_running: bool = False
 
     @property
     def lag(self) -> int:
@@ -497,17 +503,27 @@ class Memory:
     def catch_up(self) -> int:
         return self.runner.catch_up()
 
-    def rebuild_projections(self, *, progress: Progress | None = None) -> int:
+    def rebuild_projections(self, *, progress: Progress | None = None, resume: bool = True) -> int:
+        """Rebuild the read model beside the serving one and swap it in; exclusive
+        (``RebuildInProgress``), and an interrupted one resumes (``resume``)."""
         with self.services.adapters.lock:
-            return self.runner.rebuild(progress=progress)
+            return self.runner.rebuild(progress=progress, resume=resume)
 
-    def projection_status(self) -> ProjectionStatus:
+    def projection_status(self, *, probe_rebuild: bool = False) -> ProjectionStatus:
+        """``probe_rebuild``: also ask whether a rebuild holds the lock now."""
+        from memory_es.policy import formation_policy
+
+        leftover = self.index.rebuild_leftover()
         return ProjectionStatus(
             name="recall_index",
             tracked_position=self.index.tracked_position(),
             log_head=self.runner.log_head(),
             version=self.index.stored_version(),
             expected_version=self.index.version,
+            formation_policy=formation_policy(),
+            rebuild_position=None if leftover is None else leftover[0],
+            rebuild_version=None if leftover is None else leftover[1],
+            rebuild_running=probe_rebuild and self.index.rebuild_running(),
         )
 
 

@@ -56,11 +56,17 @@ class ProjectionRunner:
         """Apply every event past the tracked position; returns how many were read."""
         return self._follow(rebuild=False, progress=progress)
 
-    def rebuild(self, *, progress: Progress | None = None) -> int:
-        """Replay from position 0 into fresh tables, then swap them in."""
-        self._index.start_rebuild()
-        read = self._follow(rebuild=True, progress=progress)
-        self._index.finish_rebuild()
+    def rebuild(self, *, progress: Progress | None = None, resume: bool = True) -> int:
+        """Replay the log into the rebuild tables beside the serving ones, then swap them
+        in; returns the positions covered by this call. Exclusive (the index's rebuild
+        lock); an interrupted rebuild of the same version goes on from its last committed
+        page (``resume`` False starts over from 0)."""
+        with self._index.rebuild_lock():
+            if not resume:
+                self._index.discard_rebuild()
+            self._index.start_rebuild()
+            read = self._follow(rebuild=True, progress=progress)
+            self._index.finish_rebuild()
         # Events written while the swap happened are picked up here.
         return read + self.catch_up()
 

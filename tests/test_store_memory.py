@@ -7,9 +7,12 @@ from pathlib import Path
 from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
+from tests.timetravel_conformance import TimeTravelConformance
 
 
-class TestMemoryStore(StoreConformance, ContextConformance, LifecycleConformance):
+class TestMemoryStore(
+    StoreConformance, ContextConformance, LifecycleConformance, TimeTravelConformance
+):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:
         yield "memory://"

@@ -9,10 +9,16 @@ from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.stores import sqlite_url
+from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
 
 class TestSqliteStore(
-    StoreConformance, PersistentStoreConformance, ContextConformance, LifecycleConformance
+    StoreConformance,
+    PersistentStoreConformance,
+    ContextConformance,
+    LifecycleConformance,
+    TimeTravelConformance,
+    PersistentTimeTravelConformance,
 ):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:

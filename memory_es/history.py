@@ -10,6 +10,7 @@ scan of those topics — so serving paths never call it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import principal_aggregate_id
-from memory_es.errors import UnknownBelief
+from memory_es.errors import UnknownBelief, UnknownSession
 from memory_es.store_errors import event_store_errors
 
 if TYPE_CHECKING:
@@ -45,6 +46,45 @@ class BeliefEvent:
             "version": self.version,
             "fields": self.fields,
         }
+
+
+@dataclass(frozen=True)
+class HistoryTurn:
+    """A source turn an event of the belief names (as stored: redacted before writing)."""
+
+    session_id: str
+    turn_id: str
+    seq: int
+    role: str
+    text: str
+    at: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def source_turns(memory: Memory, events: Sequence[BeliefEvent]) -> dict[int, list[HistoryTurn]]:
+    """Per event (by position), the turns of its source session its evidence ids name:
+    the turns a formation or a reinforcement read. Each session is read once."""
+    turns_of: dict[str, dict[str, HistoryTurn]] = {}
+    out: dict[int, list[HistoryTurn]] = {}
+    for event in events:
+        ids = event.fields.get("source_event_ids") or ()
+        session_id = event.fields.get("source_session_id")
+        if not ids or not isinstance(session_id, str):
+            continue
+        if session_id not in turns_of:
+            try:
+                turns = memory.session_turns(session_id)
+            except UnknownSession:  # evidence that is not a session's turn (remember)
+                turns = []
+            turns_of[session_id] = {
+                t.turn_id: HistoryTurn(session_id, t.turn_id, t.seq, t.role, t.text, t.at)
+                for t in turns
+            }
+        known = turns_of[session_id]
+        out[event.position] = [known[i] for i in ids if i in known]
+    return out
 
 
 def _belief_event_topics() -> tuple[str, ...]:

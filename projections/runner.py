@@ -70,12 +70,28 @@ class ProjectionRunner:
         # Events written while the swap happened are picked up here.
         return read + self.catch_up()
 
-    def _follow(self, *, rebuild: bool, progress: Progress | None) -> int:
+    def fold(self, into: RecallIndex, *, until: int, originator: str | None = None) -> int:
+        """Project the log up to position ``until`` (inclusive) into ``into``, a fresh
+        index — only the events of ``originator`` (an aggregate id) when given: the
+        read model as it stood when the log stood at ``until``. Returns positions read."""
+        keep = None if originator is None else str(originator)
+        return self._follow(into, rebuild=False, progress=None, head=until, keep=keep)
+
+    def _follow(
+        self,
+        index: RecallIndex | None = None,
+        *,
+        rebuild: bool,
+        progress: Progress | None,
+        head: int | None = None,
+        keep: str | None = None,
+    ) -> int:
         """Positions covered up to the head read at the start (later events: next call)."""
+        index = index or self._index
         covered = 0
-        head = self.log_head()
+        head = self.log_head() if head is None else head
         while True:
-            with self._index.writer(rebuild=rebuild) as writer:
+            with index.writer(rebuild=rebuild) as writer:
                 start = writer.tracked_position()
                 if start >= head:
                     return covered
@@ -83,6 +99,8 @@ class ProjectionRunner:
                     events = self._read(start, head, self._page_size)
                 # A short page is the rest of the log up to the head: all of it is covered.
                 reached = events[-1][0] if len(events) == self._page_size else head
+                if keep is not None:
+                    events = [e for e in events if str(e[1].originator_id) == keep]
                 writer.prefetch(_beliefs_read(events))
                 for position, event in events:
                     project_event(event, position, writer)

@@ -10,13 +10,19 @@ import subprocess
 import sys
 from collections.abc import Callable
 from multiprocessing.synchronize import Event
+from pathlib import Path
 
 import pytest
 
 import memory_es
-from memory_es.errors import RebuildInProgress
+from memory_es.domain.values import DEFAULT_TENANT
+from memory_es.errors import InvalidInput, RebuildInProgress, UsageError
+from memory_es.history import source_turns
 from memory_es.ports import FixedClock
+from memory_es.retrieval.render import render_line
+from projections.records import principal_key
 from tests.conformance import START, play
+from tests.stores import store_url
 
 
 class Interrupted(Exception):
@@ -111,6 +117,149 @@ class TimeTravelConformance:
         assert refused and "another `projections rebuild` is running" in refused[0]
         assert memory.index.dump() == expected
         assert not memory.projection_status(probe_rebuild=True).rebuild_running
+
+    # -- reading the past by transaction time ---------------------------------------------
+
+    def test_recall_as_of_a_position_answers_what_memory_held_then(
+        self, memory: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        first = memory.open_session("alice")
+        memory.say(first, "I live in Seattle. I prefer green tea.")
+        memory.close_session(first)
+        before_move = memory.projection_status().log_head
+        clock.advance(86400)
+        second = memory.open_session("alice")
+        memory.say(second, "I live in Portland now.")
+        memory.close_session(second)
+        tea = next(b for b in memory.list_beliefs("alice") if "tea" in b.statement)
+        before_rejection = memory.projection_status().log_head
+        memory.reject(tea.belief_id)
+
+        def lines(query: str, position: int | None = None) -> list[str]:
+            return memory.recall("alice", query, as_of_position=position).lines()
+
+        assert [line[13:] for line in lines("where do I live")] == ["User lives in Portland."]
+        assert [line[13:] for line in lines("where do I live", before_move)] == [
+            "User lives in Seattle."
+        ]
+        assert lines("what do I drink", before_rejection) == [
+            render_line(tea.belief_id, tea.statement)
+        ]
+        assert lines("what do I drink") == []
+        assert lines("where do I live", 0) == []
+        # Valid time and transaction time together: the past read model, read as of then.
+        past = memory.recall(
+            "alice", "where do I live", as_of_position=before_rejection, as_of=START
+        )
+        assert past.lines() == lines("where do I live", before_move)
+        # A past read is not traced (usage feedback credits what was served now).
+        assert past.trace_id is None
+
+    def test_as_of_position_equals_a_rebuild_truncated_at_that_position(
+        self, memory: memory_es.Memory, clock: FixedClock, tmp_path: Path
+    ) -> None:
+        play(memory, clock)
+        bob = memory.list_beliefs("bob")[0]
+        memory.reject(bob.belief_id)
+        clock.advance(60)
+        memory.remember("alice", "I prefer window seats.")
+        head = memory.projection_status().log_head
+        queries = ("where do I live", "what do I prefer", "tea", "work wife")
+        for position in sorted({*range(0, head + 1, 4), head}):
+            path = tmp_path / f"until-{position}.jsonl"
+            memory.export_log(path, until=position)
+            with memory_es.open("memory://", clock=clock) as truncated:
+                truncated.import_log(path)
+                for principal in ("alice", "bob"):
+                    key = principal_key(DEFAULT_TENANT, principal)
+                    past = memory.read_model_at(position, principal)
+                    assert past.beliefs(key) == truncated.index.beliefs(key), position
+                    for query in queries:
+                        got = memory.recall(principal, query, as_of_position=position)
+                        want = truncated.recall(principal, query)
+                        assert [(s.record, s.score) for s in got.items] == [
+                            (s.record, s.score) for s in want.items
+                        ], (position, principal, query)
+
+    def test_as_of_position_refuses_a_position_outside_the_log(
+        self, memory: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        play(memory, clock)
+        head = memory.projection_status().log_head
+        with pytest.raises(InvalidInput, match=f"past the log head \\({head}\\)"):
+            memory.recall("alice", "live", as_of_position=head + 1)
+        with pytest.raises(InvalidInput, match="integer from 0"):
+            memory.recall("alice", "live", as_of_position=-1)
+
+    # -- a belief's history --------------------------------------------------------------
+
+    def test_a_beliefs_history_has_its_positions_and_source_turns(
+        self, memory: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        play(memory, clock)
+        seattle = next(b for b in memory.list_beliefs("alice") if "Seattle" in b.statement)
+        events = memory.belief_history(seattle.belief_id)
+        assert [e.event for e in events] == ["BeliefFormed", "BeliefSuperseded"]
+        head = memory.projection_status().log_head
+        assert 0 < events[0].position < events[1].position <= head
+        turns = source_turns(memory, events)
+        [turn] = turns[events[0].position]
+        assert turn.text == "Hi! Quick context before we start. I live in Seattle."
+        assert turn.session_id == seattle.source_session_id and turn.role == "user"
+        assert events[1].position not in turns  # a supersession names no turn
+
+    # -- moving a store --------------------------------------------------------------------
+
+    @pytest.mark.parametrize("target", ["memory", "sqlite", "postgres"])
+    def test_a_log_exported_here_imports_there_and_recalls_identically(
+        self, memory: memory_es.Memory, clock: FixedClock, tmp_path: Path, target: str
+    ) -> None:
+        play(memory, clock)
+        memory.reject(memory.list_beliefs("bob")[0].belief_id)
+        expected = memory.index.dump()
+        path = tmp_path / "log.jsonl"
+        seen: list[tuple[int, int]] = []
+        exported = memory.export_log(path, progress=lambda n, total: seen.append((n, total)))
+        head = memory.projection_status().log_head
+        assert exported.events == head and exported.last_position == head
+        assert seen[-1] == (head, head)
+        (tmp_path / "target").mkdir()
+        with (
+            store_url(target, tmp_path / "target") as url,
+            memory_es.open(url, clock=clock) as there,
+        ):
+            imported = there.import_log(path)
+            assert imported.events == head
+            assert there.projection_status().tracked_position == head
+            assert there.index.dump() == expected
+            for principal, query in (("alice", "where do I live"), ("bob", "tea")):
+                assert there.recall(principal, query).lines() == (
+                    memory.recall(principal, query).lines()
+                )
+            # The bytes carried are the bytes stored: exported again, the same file.
+            again = tmp_path / "again.jsonl"
+            there.export_log(again)
+            assert again.read_bytes() == path.read_bytes()
+            with pytest.raises(UsageError, match="already holds events"):
+                there.import_log(path)
+            assert there.projection_status().log_head == head
+
+    def test_a_bad_log_file_is_refused_before_anything_is_written(
+        self, memory: memory_es.Memory, clock: FixedClock, tmp_path: Path
+    ) -> None:
+        play(memory, clock)
+        path = tmp_path / "log.jsonl"
+        memory.export_log(path)
+        lines = path.read_bytes().splitlines()
+        broken = tmp_path / "broken.jsonl"
+        broken.write_bytes(b"\n".join([*lines[:-1], b'{"position": 1}']) + b"\n")
+        with memory_es.open("memory://", clock=clock) as there:
+            with pytest.raises(InvalidInput, match=f"broken.jsonl:{len(lines)}: an event line"):
+                there.import_log(broken)
+            assert there.projection_status().log_head == 0
+            broken.write_bytes(b'{"format": "other"}\n')
+            with pytest.raises(InvalidInput, match="not a memory-es log export"):
+                there.import_log(broken)
 
 
 def _slow_rebuild(url: str, started: Event, go_on: Event) -> None:

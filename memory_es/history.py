@@ -24,6 +24,7 @@ from memory_es.store_errors import event_store_errors
 
 if TYPE_CHECKING:
     from memory_es.app import Memory
+    from memory_es.formation.extractor import SourceTurn
 
 HISTORY_PAGE = 1000
 # The library's envelope, not the event's content (its timestamp is the wall clock).
@@ -50,23 +51,21 @@ class BeliefEvent:
 
 @dataclass(frozen=True)
 class HistoryTurn:
-    """A source turn an event of the belief names (as stored: redacted before writing)."""
+    """A source turn an event of the belief names, with its session (as stored: the text
+    was redacted before its event was written)."""
 
     session_id: str
-    turn_id: str
-    seq: int
-    role: str
-    text: str
-    at: str
+    turn: SourceTurn
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """As the MCP provenance resource gives a source turn."""
+        return {"session_id": self.session_id, **dataclasses.asdict(self.turn)}
 
 
 def source_turns(memory: Memory, events: Sequence[BeliefEvent]) -> dict[int, list[HistoryTurn]]:
     """Per event (by position), the turns of its source session its evidence ids name:
     the turns a formation or a reinforcement read. Each session is read once."""
-    turns_of: dict[str, dict[str, HistoryTurn]] = {}
+    turns_of: dict[str, dict[str, SourceTurn]] = {}
     out: dict[int, list[HistoryTurn]] = {}
     for event in events:
         ids = event.fields.get("source_event_ids") or ()
@@ -76,14 +75,11 @@ def source_turns(memory: Memory, events: Sequence[BeliefEvent]) -> dict[int, lis
         if session_id not in turns_of:
             try:
                 turns = memory.session_turns(session_id)
-            except UnknownSession:  # evidence that is not a session's turn (remember)
+            except UnknownSession:  # evidence that is not a session's turn
                 turns = []
-            turns_of[session_id] = {
-                t.turn_id: HistoryTurn(session_id, t.turn_id, t.seq, t.role, t.text, t.at)
-                for t in turns
-            }
+            turns_of[session_id] = {t.turn_id: t for t in turns}
         known = turns_of[session_id]
-        out[event.position] = [known[i] for i in ids if i in known]
+        out[event.position] = [HistoryTurn(session_id, known[i]) for i in ids if i in known]
     return out
 
 

@@ -246,6 +246,12 @@ class PostgresRecallIndex(SqlRecallIndex):
     def _lock_tracking(self, name: str) -> None:
         self._execute("SELECT position FROM projection_tracking WHERE name = ? FOR UPDATE", (name,))
 
+    def _has_table(self, name: str) -> bool:
+        rows = self._execute(
+            "SELECT 1 FROM pg_tables WHERE schemaname = ? AND tablename = ?", (self._schema, name)
+        )
+        return bool(rows)
+
     def _rename_rebuilt_indexes(self) -> None:
         rows = self._execute(
             "SELECT indexname FROM pg_indexes WHERE schemaname = ? AND indexname LIKE ?",

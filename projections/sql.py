@@ -179,6 +179,9 @@ class SqlRecallIndex(RecallIndex):
         """Inside a transaction: hold the tracking row until commit."""
 
     @abstractmethod
+    def _has_table(self, name: str) -> bool: ...
+
+    @abstractmethod
     def _rename_rebuilt_indexes(self) -> None:
         """After the swap: give indexes built under the rebuild prefix their live names."""
 
@@ -240,7 +243,8 @@ class SqlRecallIndex(RecallIndex):
         self._rebuild_tails = {}
         with self._lock, self._transaction():
             left = self._rebuild_row()
-            if left is not None and left[1] == self.version:
+            # Leftovers of a rebuild by earlier code kept their tails in memory: lost.
+            if left is not None and left[1] == self.version and self._has_table(REBUILD_TAILS):
                 for principal, term, documents, blocks, data in self._execute(
                     f"SELECT principal, term, documents, blocks, data FROM {REBUILD_TAILS}"
                 ):

@@ -86,6 +86,12 @@ class SqliteRecallIndex(SqlRecallIndex):
     def _lock_tracking(self, name: str) -> None:
         """BEGIN IMMEDIATE already holds the database write lock."""
 
+    def _has_table(self, name: str) -> bool:
+        rows = self._execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        )
+        return bool(rows)
+
     def _rename_rebuilt_indexes(self) -> None:
         """SQLite renames a table's own indexes with it; secondary ones are rebuilt."""
         rows = self._execute(

@@ -21,6 +21,7 @@ from memory_es.history import source_turns
 from memory_es.ports import FixedClock
 from memory_es.retrieval.render import render_line
 from projections.records import principal_key
+from projections.sql import REBUILD_TAILS, SqlRecallIndex
 from tests.conformance import START, play
 from tests.stores import store_url
 
@@ -96,6 +97,25 @@ class TimeTravelConformance:
             memory.rebuild_projections(progress=interrupt_after(1))
         replayed = memory.rebuild_projections(resume=False)
         assert replayed == memory.projection_status().log_head
+        assert memory.index.dump() == expected
+
+    def test_leftovers_of_a_rebuild_by_earlier_code_are_dropped_and_rebuilt(
+        self, memory: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        play(memory, clock)
+        expected = memory.index.dump()
+        memory.runner._page_size = 3
+        with pytest.raises(Interrupted):
+            memory.rebuild_projections(progress=interrupt_after(2))
+        if isinstance(memory.index, SqlRecallIndex):
+            # Earlier code kept the rebuild's unfilled blocks in memory: none on disk.
+            with memory.index._transaction():
+                memory.index._execute(f"DROP TABLE {REBUILD_TAILS}")
+            assert memory.projection_status().rebuild_position
+            replayed = memory.rebuild_projections()
+            assert replayed == memory.projection_status().log_head  # from 0
+        else:
+            memory.rebuild_projections()
         assert memory.index.dump() == expected
 
     def test_a_second_rebuild_while_one_runs_is_refused(
@@ -204,8 +224,9 @@ class TimeTravelConformance:
         assert 0 < events[0].position < events[1].position <= head
         turns = source_turns(memory, events)
         [turn] = turns[events[0].position]
-        assert turn.text == "Hi! Quick context before we start. I live in Seattle."
-        assert turn.session_id == seattle.source_session_id and turn.role == "user"
+        assert turn.turn.text == "Hi! Quick context before we start. I live in Seattle."
+        assert turn.session_id == seattle.source_session_id and turn.turn.role == "user"
+        assert turn.turn.turn_id in seattle.source_event_ids
         assert events[1].position not in turns  # a supersession names no turn
 
     # -- moving a store --------------------------------------------------------------------

@@ -154,7 +154,8 @@ def _history(args: argparse.Namespace) -> int:
         detail = " ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in sorted(shown.items()))
         print(f"  position {event.position}  {event.event}  v{event.version}  {detail}".rstrip())
         for t in turns.get(event.position, []):
-            print(f"    turn {t.session_id}#{t.seq} ({t.role}, {t.at}): {t.text}")
+            turn = t.turn
+            print(f"    turn {t.session_id}#{turn.seq} ({turn.role}, {turn.at}): {turn.text}")
     return 0
 
 

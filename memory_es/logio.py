@@ -3,7 +3,7 @@
 
 The file is a header line, then one line per stored event in log order:
 
-    {"format": "memory-es-log", "version": 1, "events": N, "head": H}
+    {"format": "memory-es-log", "version": 1, "head": H}
     {"position": 1, "originator_id": "...", "originator_version": 1, "topic": "...",
      "state": "<base64 of the stored bytes>"}
 
@@ -42,7 +42,7 @@ EXPORT_PAGE = 1000
 IMPORT_BATCH = 1000
 _EVENT_KEYS = frozenset({"position", "originator_id", "originator_version", "topic", "state"})
 
-Progress = Callable[[int, int], None]  # (done, total)
+Progress = Callable[[int, int], None]  # (done, total): positions, or events imported
 
 
 @dataclass(frozen=True)
@@ -69,14 +69,13 @@ def export_log(
     with event_store_errors():
         head = recorder.max_notification_id() or 0
         stop = head if until is None else min(until, head)
-        count = _count(memory, stop)
         first = last = 0
         try:
             out = path.open("wb")
         except OSError as error:
             raise UsageError(f"cannot write {path}: {error.strerror}") from None
         with out:
-            _write(out, {"format": LOG_FORMAT, "version": LOG_FORMAT_VERSION, "events": count})
+            _write(out, {"format": LOG_FORMAT, "version": LOG_FORMAT_VERSION, "head": stop})
             after, written = 0, 0
             while after < stop:
                 page = recorder.select_notifications(
@@ -100,22 +99,8 @@ def export_log(
                 written += len(page)
                 after = last
                 if progress:
-                    progress(written, count)
+                    progress(last, stop)
     return LogTransfer(events=written, first_position=first, last_position=last)
-
-
-def _count(memory: Memory, stop: int) -> int:
-    """How many events the log holds up to ``stop`` (a header for the progress bar)."""
-    recorder, after, count = memory.app.recorder, 0, 0
-    while after < stop:
-        page = recorder.select_notifications(
-            start=after, limit=EXPORT_PAGE * 10, stop=stop, inclusive_of_start=False
-        )
-        if not page:
-            break
-        count += len(page)
-        after = page[-1].id
-    return count
 
 
 def _write(out: IO[bytes], value: dict[str, Any]) -> None:

@@ -385,9 +385,9 @@ class Memory:
         from memory_es.domain.values import principal_aggregate_id
         from projections.memory import MemoryRecallIndex
 
-        head = self.runner.log_head()
         if isinstance(position, bool) or not isinstance(position, int) or position < 0:
             raise InvalidInput(f"a log position is an integer from 0, not {position!r}")
+        head = self.runner.log_head()
         if position > head:
             raise InvalidInput(f"position {position} is past the log head ({head})")
         past = MemoryRecallIndex()

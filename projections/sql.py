@@ -149,8 +149,8 @@ class SqlRecallIndex(RecallIndex):
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
-        # A rebuild (one process, start to swap; an interrupted one starts over) keeps
-        # each term's unfilled last block here and writes only full blocks until the swap.
+        # A rebuild keeps each term's unfilled last block here (a cache of the scratch
+        # table rebuild_tails, loaded when it resumes) and writes full blocks only once.
         self._rebuild_tails: dict[tuple[str, str], _Tail] = {}
 
     # -- what an adapter provides ---------------------------------------------------------

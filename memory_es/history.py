@@ -63,8 +63,10 @@ class HistoryTurn:
 
 
 def source_turns(memory: Memory, events: Sequence[BeliefEvent]) -> dict[int, list[HistoryTurn]]:
-    """Per event (by position), the turns of its source session its evidence ids name:
-    the turns a formation or a reinforcement read. Each session is read once."""
+    """Per event (by position), the turns of its source session its evidence ids name, in
+    the session's order: the turns a formation or a reinforcement read (the MCP
+    provenance resource and ``memory history`` both show them). Each session is read
+    once."""
     turns_of: dict[str, dict[str, SourceTurn]] = {}
     out: dict[int, list[HistoryTurn]] = {}
     for event in events:
@@ -78,8 +80,10 @@ def source_turns(memory: Memory, events: Sequence[BeliefEvent]) -> dict[int, lis
             except UnknownSession:  # evidence that is not a session's turn
                 turns = []
             turns_of[session_id] = {t.turn_id: t for t in turns}
-        known = turns_of[session_id]
-        out[event.position] = [HistoryTurn(session_id, known[i]) for i in ids if i in known]
+        named = set(ids)
+        out[event.position] = [
+            HistoryTurn(session_id, t) for t in turns_of[session_id].values() if t.turn_id in named
+        ]  # in the session's order
     return out
 
 

@@ -74,24 +74,24 @@ class ProjectionRunner:
         """Project the log up to position ``until`` (inclusive) into ``into``, a fresh
         index — only the events of ``originator`` (an aggregate id) when given: the
         read model as it stood when the log stood at ``until``. Returns positions read."""
+        runner = ProjectionRunner(self._recorder, self._mapper, into, page_size=self._page_size)
         keep = None if originator is None else str(originator)
-        return self._follow(into, rebuild=False, progress=None, head=until, keep=keep)
+        return runner._follow(rebuild=False, progress=None, head=until, keep=keep)
 
     def _follow(
         self,
-        index: RecallIndex | None = None,
         *,
         rebuild: bool,
         progress: Progress | None,
         head: int | None = None,
         keep: str | None = None,
     ) -> int:
-        """Positions covered up to the head read at the start (later events: next call)."""
-        index = index or self._index
+        """Positions covered up to ``head`` (default: the head read at the start; later
+        events: next call); with ``keep``, only that originator's events are applied."""
         covered = 0
         head = self.log_head() if head is None else head
         while True:
-            with index.writer(rebuild=rebuild) as writer:
+            with self._index.writer(rebuild=rebuild) as writer:
                 start = writer.tracked_position()
                 if start >= head:
                     return covered

@@ -392,9 +392,7 @@ class Memory:
             raise InvalidInput(f"position {position} is past the log head ({head})")
         past = MemoryRecallIndex()
         past.vector_encoder = self.index.vector_encoder
-        self.runner.fold(
-            past, until=position, originator=str(principal_aggregate_id(principal, tenant))
-        )
+        self.runner.fold(past, until=position, originator=principal_aggregate_id(principal, tenant))
         return past
 
     def list_beliefs(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> list[BeliefRecord]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Mapper
 from eventsourcing.utils import get_topic
@@ -38,7 +39,10 @@ class ProjectionRunner:
         index: RecallIndex,
         *,
         page_size: int = DEFAULT_PAGE_SIZE,
+        originator: UUID | None = None,
     ) -> None:
+        """``originator``: follow only that aggregate's events (a past read of one
+        principal, ``fold``)."""
         self._recorder = recorder
         self._mapper = mapper
         self._index = index
@@ -46,7 +50,10 @@ class ProjectionRunner:
         # The lean read (one query, events built as the mapper builds them) where the
         # recorder allows it; memory_es/es_internals.py holds it with the other shortcuts.
         classes = {get_topic(cls): cls for cls in PROJECTED_EVENTS}
-        self._read = lean_page_reader(recorder, mapper, classes) or self._library_page
+        lean = lean_page_reader(recorder, mapper, classes, originator)
+        self._read = lean or self._library_page
+        # The lean read filters by originator in SQL; the library's read cannot.
+        self._keep = None if originator is None or lean else str(originator)
 
     def log_head(self) -> int:
         with event_store_errors():
@@ -70,24 +77,18 @@ class ProjectionRunner:
         # Events written while the swap happened are picked up here.
         return read + self.catch_up()
 
-    def fold(self, into: RecallIndex, *, until: int, originator: str | None = None) -> int:
+    def fold(self, into: RecallIndex, *, until: int, originator: UUID | None = None) -> int:
         """Project the log up to position ``until`` (inclusive) into ``into``, a fresh
         index — only the events of ``originator`` (an aggregate id) when given: the
         read model as it stood when the log stood at ``until``. Returns positions read."""
-        runner = ProjectionRunner(self._recorder, self._mapper, into, page_size=self._page_size)
-        keep = None if originator is None else str(originator)
-        return runner._follow(rebuild=False, progress=None, head=until, keep=keep)
+        runner = ProjectionRunner(
+            self._recorder, self._mapper, into, page_size=self._page_size, originator=originator
+        )
+        return runner._follow(rebuild=False, progress=None, head=until)
 
-    def _follow(
-        self,
-        *,
-        rebuild: bool,
-        progress: Progress | None,
-        head: int | None = None,
-        keep: str | None = None,
-    ) -> int:
+    def _follow(self, *, rebuild: bool, progress: Progress | None, head: int | None = None) -> int:
         """Positions covered up to ``head`` (default: the head read at the start; later
-        events: next call); with ``keep``, only that originator's events are applied."""
+        events: next call)."""
         covered = 0
         head = self.log_head() if head is None else head
         while True:
@@ -99,8 +100,8 @@ class ProjectionRunner:
                     events = self._read(start, head, self._page_size)
                 # A short page is the rest of the log up to the head: all of it is covered.
                 reached = events[-1][0] if len(events) == self._page_size else head
-                if keep is not None:
-                    events = [e for e in events if str(e[1].originator_id) == keep]
+                if self._keep is not None:
+                    events = [e for e in events if str(e[1].originator_id) == self._keep]
                 writer.prefetch(_beliefs_read(events))
                 for position, event in events:
                     project_event(event, position, writer)

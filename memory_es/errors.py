@@ -55,6 +55,11 @@ class RebuildInProgress(MemoryEsError):
         )
 
 
+class StaleFormationWarning(UserWarning):
+    """Sessions were formed under another formation policy: ``memory-es memory rederive
+    --all`` (a dry run first) re-derives them under this one."""
+
+
 class CheckFailed(MemoryEsError):
     """A check ran and failed (drift, regression): exit 1, not a usage error."""
 

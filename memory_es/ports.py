@@ -69,6 +69,23 @@ class SequentialIds:
         return str(uuid.UUID(f"{head:08x}0000400080000000{n & 0xFFFFFFFF:08x}"))
 
 
+# The instants a clock may be set to from outside (``--now``, an ingest line's ``at``):
+# 1970 through 2200, the system clock's future included. Past 2200 an instant is a typo
+# or an attack (``9999-12-31`` dates a belief past anything that could supersede it);
+# before 1970 nothing was said to an agent.
+EARLIEST_INSTANT = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST_INSTANT = datetime(2200, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+
+
+def check_instant(at: datetime) -> datetime:
+    """``at`` if it lies in [EARLIEST_INSTANT, LATEST_INSTANT]; ValueError otherwise."""
+    if at.tzinfo is None:
+        raise ValueError("an instant needs a timezone")
+    if not EARLIEST_INSTANT <= at <= LATEST_INSTANT:
+        raise ValueError(f"{at.isoformat()} is outside 1970 through 2200 (UTC)")
+    return at
+
+
 def iso(at: datetime) -> str:
     """The one text form of an instant in events and read models (UTC, seconds)."""
     return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
@@ -92,4 +109,7 @@ def parse_iso(text: str) -> datetime:
     value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     if value.tzinfo is None:
         raise ValueError(f"instant without a timezone: {text!r}")
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:00-05:00 and 0001-01-01T00:00+01:00
+        raise ValueError(f"instant out of range: {text!r}") from None

@@ -10,7 +10,8 @@ instead, a ``StoreUnavailable`` naming what failed in one line. Nothing above th
 adapters sees a driver exception, and the command line prints one line for it.
 
 eventsourcing's ``RecordConflictError`` (a lost optimistic-concurrency race) is not a
-failure: it passes untranslated to the one retry loop (``run_retrying``).
+failure: it passes untranslated to the one retry loop (``run_retrying``). An ``OSError``
+met while the event store works (a full disk, a vanished folder) is a store failure too.
 """
 
 from __future__ import annotations
@@ -47,9 +48,10 @@ def driver_errors() -> tuple[type[Exception], ...]:
 @contextmanager
 def event_store_errors() -> Iterator[None]:
     """Translate what the event store (eventsourcing and its drivers) raises."""
+    failures: tuple[type[Exception], ...] = (*driver_errors(), OSError)
     try:
         yield
     except RecordConflictError:
         raise  # a lost race: run_retrying runs the command again
-    except driver_errors() as error:
+    except failures as error:
         raise store_failure(error) from error

@@ -7,11 +7,16 @@ from pathlib import Path
 from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
+from tests.rederive_conformance import RederiveConformance
 from tests.timetravel_conformance import TimeTravelConformance
 
 
 class TestMemoryStore(
-    StoreConformance, ContextConformance, LifecycleConformance, TimeTravelConformance
+    StoreConformance,
+    ContextConformance,
+    LifecycleConformance,
+    RederiveConformance,
+    TimeTravelConformance,
 ):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:

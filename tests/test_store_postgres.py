@@ -8,6 +8,7 @@ from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
+from tests.rederive_conformance import RederiveConformance
 from tests.stores import postgres_schema_url
 from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
@@ -19,6 +20,7 @@ class TestPostgresStore(
     LifecycleConformance,
     TimeTravelConformance,
     PersistentTimeTravelConformance,
+    RederiveConformance,
 ):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:

@@ -9,6 +9,7 @@ from memory_es.cli.common import Subparsers, open_store, position_bar, print_jso
 
 if TYPE_CHECKING:
     from memory_es.app import ProjectionStatus
+    from memory_es.services.ledger import FormationStatus
 
 
 def register(commands: Subparsers) -> None:
@@ -33,7 +34,7 @@ def register(commands: Subparsers) -> None:
     rebuild.set_defaults(handler=_rebuild)
 
 
-def status_record(status: ProjectionStatus) -> dict[str, Any]:
+def status_record(status: ProjectionStatus, formation: FormationStatus) -> dict[str, Any]:
     """What ``projections status`` reports, one field a key (``--json`` prints it)."""
     return {
         "name": status.name,
@@ -43,7 +44,7 @@ def status_record(status: ProjectionStatus) -> dict[str, Any]:
         "version": status.version,
         "expected_version": status.expected_version,
         "stale": status.stale,
-        "formation_policy": status.formation_policy,
+        "formation": formation.as_dict(),
         "rebuild": None
         if status.rebuild_position is None
         else {
@@ -54,13 +55,13 @@ def status_record(status: ProjectionStatus) -> dict[str, Any]:
     }
 
 
-def status_lines(record: dict[str, Any]) -> list[str]:
+def status_lines(record: dict[str, Any], formation: FormationStatus) -> list[str]:
     """The plain output: the read model's line, then one line per further fact."""
     state = "stale: run `memory-es projections rebuild`" if record["stale"] else "current"
     lines = [
         f"{record['name']}: position {record['tracked_position']} of {record['log_head']}"
         f" (lag {record['lag']}), version {record['version']} — {state}",
-        f"policies: {record['formation_policy']}; read model {record['expected_version']}",
+        _formation_line(formation),
     ]
     rebuild = record["rebuild"]
     if rebuild is not None:
@@ -76,13 +77,21 @@ def status_lines(record: dict[str, Any]) -> list[str]:
 
 
 def _status(args: argparse.Namespace) -> int:
-    with open_store(args, on_stale="ignore") as memory:
-        record = status_record(memory.projection_status(probe_rebuild=True))
+    with open_store(args, on_stale="ignore", check_formation=False) as memory:
+        formation = memory.formation_status()
+        record = status_record(memory.projection_status(probe_rebuild=True), formation)
     if args.json:
         print_json(record)
     else:
-        print("\n".join(status_lines(record)))
+        print("\n".join(status_lines(record, formation)))
     return 0
+
+
+def _formation_line(formation: FormationStatus) -> str:
+    """Whether a re-derivation is pending for a newer formation policy (issue 16)."""
+    if not formation.pending:
+        return f"formation: {formation.current} — current ({formation.sessions} sessions)"
+    return f"formation: re-derivation pending — {formation.message()}"
 
 
 def _rebuild(args: argparse.Namespace) -> int:

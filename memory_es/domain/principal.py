@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Iterable
+from copy import copy
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -41,6 +42,45 @@ _NAMES = {
 }
 
 
+@dataclass(frozen=True)
+class FormedBelief:
+    """A belief as formation decides it, declared once: the value consolidation builds,
+    the stored shape of ``PrincipalMemory.BeliefFormed`` (which inherits these fields)
+    and what the belief table takes a row from. Instants are ISO-8601 UTC text, as in
+    every event."""
+
+    belief_id: str
+    statement: str
+    normalized: str
+    belief_type: str
+    subjects: list[str]
+    subject_key: str
+    polarity: bool
+    authority: int
+    confidence: float
+    status: str
+    project: str
+    portable: bool
+    source_event_ids: list[str]
+    source_session_id: str
+    source_seq: int
+    valid_from: str
+    formed_at: str
+    policy: str
+    supersedes: str | None
+    conflicts_with: str | None
+    # Index-only words from the source turn the statement does not carry (formation@4);
+    # recall matches them, nothing renders them. Version 1 events had none.
+    context: str = ""
+
+    def event_fields(self) -> dict[str, Any]:
+        """The belief's own fields, lists copied (an event also carries the library's)."""
+        return {name: copy(getattr(self, name)) for name in FORMED_FIELDS}
+
+
+FORMED_FIELDS: tuple[str, ...] = tuple(FormedBelief.__dataclass_fields__)
+
+
 class PrincipalMemory(Aggregate):
     """One principal's memory; the event classes below are the belief event catalogue."""
 
@@ -48,36 +88,17 @@ class PrincipalMemory(Aggregate):
         tenant: str
         principal: str
 
-    class BeliefFormed(Aggregate.Event):
-        belief_id: str
-        statement: str
-        normalized: str
-        belief_type: str
-        subjects: list[str]
-        subject_key: str
-        polarity: bool
-        authority: int
-        confidence: float
-        status: str
-        project: str
-        portable: bool
-        source_event_ids: list[str]
-        source_session_id: str
-        source_seq: int
-        valid_from: str
-        formed_at: str
-        policy: str
-        supersedes: str | None
-        conflicts_with: str | None
-        # Index-only words from the source turn the statement does not carry (formation@4);
-        # recall matches them, nothing renders them. Version 1 events had none.
-        context: str
+    class BeliefFormed(FormedBelief, Aggregate.Event):
+        """A belief formed (fields: :class:`FormedBelief`)."""
 
         class_version = 2
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             state["context"] = ""
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate._add_belief(self)
 
     class BeliefReinforced(Aggregate.Event):
         """Duplicate evidence: a quiet change (no new store position)."""
@@ -128,6 +149,22 @@ class PrincipalMemory(Aggregate):
         policy: str
         extractor: str
         counts: dict[str, int]
+        at: str
+
+    class SessionsRederived(Aggregate.Event):
+        """The re-derivation record (``memory rederive``): these sessions were
+        re-consolidated from their turns under ``policy`` (formation version and the
+        extractor's identity, ``formation_key``) in the same transaction, with the
+        beliefs it formed, retired (reason ``rederived:<version>``), superseded and left
+        unchanged. Changes no belief; a re-derivation interrupted before its save wrote
+        nothing, so running it again resumes where it stopped."""
+
+        policy: str
+        session_ids: list[str]
+        formed: int
+        retired: int
+        superseded: int
+        unchanged: int
         at: str
 
     # -- lifecycle (issue 15: memory_es/lifecycle/) ------------------------------------
@@ -460,47 +497,27 @@ class PrincipalMemory(Aggregate):
 
     # -- events --------------------------------------------------------------------------
 
-    @event(BeliefFormed)
-    def form_belief(
-        self,
-        belief_id: str,
-        statement: str,
-        normalized: str,
-        belief_type: str,
-        subjects: list[str],
-        subject_key: str,
-        polarity: bool,
-        authority: int,
-        confidence: float,
-        status: str,
-        project: str,
-        portable: bool,
-        source_event_ids: list[str],
-        source_session_id: str,
-        source_seq: int,
-        valid_from: str,
-        formed_at: str,
-        policy: str,
-        supersedes: str | None,
-        conflicts_with: str | None,
-        context: str = "",
-    ) -> None:
+    def form_belief(self, belief: FormedBelief) -> None:
+        self.trigger_event(self.BeliefFormed, **belief.event_fields())
+
+    def _add_belief(self, b: FormedBelief) -> None:
+        """The belief table takes the formed belief's row (BeliefFormed.apply)."""
         derived = self._derived()
         values = (
-            self._code("belief_types", belief_type),
-            subject_key,
-            normalized,
-            polarity,
-            authority,
-            self._code("belief_statuses", status),
-            valid_from,
-            self._code("belief_sessions", source_session_id),
-            source_seq,
-            list(source_event_ids),
-            self._code("belief_projects", project),
-            portable,
+            self._code("belief_types", b.belief_type),
+            b.subject_key,
+            b.normalized,
+            b.polarity,
+            b.authority,
+            self._code("belief_statuses", b.status),
+            b.valid_from,
+            self._code("belief_sessions", b.source_session_id),
+            b.source_seq,
+            list(b.source_event_ids),
+            self._code("belief_projects", b.project),
+            b.portable,
         )
-        row = derived.row_of.get(belief_id)
+        row = derived.row_of.get(b.belief_id)
         if row is not None:
             # An id formed again keeps its place with the new values, as a dict key
             # would; its lookup entries are replaced.
@@ -509,12 +526,12 @@ class PrincipalMemory(Aggregate):
             for column, value in zip(self._columns(), values, strict=True):
                 column[row] = value
         else:
-            row = derived.row_of[belief_id] = len(self.belief_ids)
-            self.belief_ids.append(belief_id)
+            row = derived.row_of[b.belief_id] = len(self.belief_ids)
+            self.belief_ids.append(b.belief_id)
             for column, value in zip(self._columns(), values, strict=True):
                 column.append(value)
         if derived.lookups is not None:
-            derived.lookups.add(row, self._row_entries(row), live=status in _LIVE)
+            derived.lookups.add(row, self._row_entries(row), live=b.status in _LIVE)
 
     @event(BeliefReinforced)
     def reinforce_belief(
@@ -563,6 +580,19 @@ class PrincipalMemory(Aggregate):
         at: str,
     ) -> None:
         """The audit of one formation run; changes no belief."""
+
+    @event(SessionsRederived)
+    def record_rederivation(
+        self,
+        policy: str,
+        session_ids: list[str],
+        formed: int,
+        retired: int,
+        superseded: int,
+        unchanged: int,
+        at: str,
+    ) -> None:
+        """The record of one re-derivation; changes no belief."""
 
     # -- lifecycle events (the decisions are made in memory_es/lifecycle/) -------------
 

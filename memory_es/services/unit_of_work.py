@@ -142,9 +142,24 @@ class SessionRepository:
         self._uow = uow
 
     def get(self, session_id: str) -> Session:
-        session = self._uow.load(parse_session_id(session_id))
-        if not isinstance(session, Session):
+        session = self._load(parse_session_id(session_id))
+        if session is None:
             raise UnknownSession(session_id)
+        return session
+
+    def find(self, session_id: str) -> Session | None:
+        """The stored (or pending) session, or None if there is none by that id. For an
+        id that is usually new (ingest's, derived from a session key): a missing one
+        costs one indexed read of the log, not a load."""
+        aggregate_id = parse_session_id(session_id)
+        if not self._uow.stored(aggregate_id):
+            return None
+        return self._load(aggregate_id)
+
+    def _load(self, aggregate_id: UUID) -> Session | None:
+        session = self._uow.load(aggregate_id)
+        if not isinstance(session, Session):
+            return None
         self._uow.principals_seen.add(principal_key(session.tenant, session.principal))
         return session
 
@@ -170,6 +185,10 @@ class PrincipalRepository:
 
     def add(self, principal: PrincipalMemory) -> None:
         self._uow.add(principal)
+
+    def events_since(self, principal: PrincipalMemory, version: int) -> Iterator[Any]:
+        """The principal's stored events after ``version``, in order."""
+        return iter(self._uow.adapters.app.events.get(principal.id, gt=version))
 
 
 class UnitOfWork:
@@ -227,6 +246,11 @@ class UnitOfWork:
         except AggregateNotFoundError:
             return None
 
+    def stored(self, aggregate_id: UUID) -> bool:
+        """Whether the log has any event of the aggregate: one indexed read, no replay."""
+        recorder = self.adapters.app.recorder
+        return bool(recorder.select_events(aggregate_id, desc=True, limit=1))
+
     def add(self, aggregate: Any) -> None:
         self._added.setdefault(aggregate.id, aggregate)
 
@@ -268,6 +292,9 @@ class BatchUnitOfWork(UnitOfWork):
     def load(self, aggregate_id: UUID) -> Any | None:
         pending = self.pending.get(aggregate_id)
         return pending if pending is not None else super().load(aggregate_id)
+
+    def stored(self, aggregate_id: UUID) -> bool:
+        return self.pending.get(aggregate_id) is not None or super().stored(aggregate_id)
 
     def events(self, aggregate_id: UUID) -> Iterator[Any]:
         pending = self.pending.events_of(aggregate_id)

@@ -1,6 +1,6 @@
 """Every use of eventsourcing's non-public API, in one place, checked against its version.
 
-memory_es takes four shortcuts through eventsourcing 9.5's internals, each because the
+memory_es takes five shortcuts through eventsourcing 9.5's internals, each because the
 public path measured slower for the same result. They live here and nowhere else (a
 test greps the package for the names), and each has a test against the pinned version
 (``tests/test_es_internals.py``):
@@ -13,6 +13,11 @@ test greps the package for the names), and each has a test against the pinned ve
 - ``lean_page_reader``: the projector's log read, one query on the recorder's own table
   (``events_table_name``, ``datastore``), each event built from its decoded state as the
   library's mapper builds it.
+- ``ImmediateSQLiteFactory``: the SQLite persistence module with write transactions
+  opened by ``BEGIN IMMEDIATE`` (the library sends a deferred ``BEGIN``): a writer takes
+  the database's write lock first, waiting up to the busy timeout, instead of failing
+  with "database is locked" when it upgrades a read lock another process's commit made
+  stale. Through ``SQLiteConnectionPool._create_connection`` and the datastore's pool.
 
 Importing this module fails with a clear message if the installed eventsourcing is not
 the 9.5 series these were written and tested against.
@@ -21,14 +26,22 @@ the 9.5 series these were written and tested against.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application, ProcessingEvent
 from eventsourcing.persistence import ApplicationRecorder, Mapper
-from eventsourcing.sqlite import SQLiteApplicationRecorder
+from eventsourcing.sqlite import (
+    SQLiteApplicationRecorder,
+    SQLiteConnection,
+    SQLiteConnectionPool,
+    SQLiteCursor,
+    SQLiteFactory,
+    SQLiteTransaction,
+)
 
 from memory_es.errors import MemoryEsError
 
@@ -136,14 +149,15 @@ def lean_page_reader(
     recorder: ApplicationRecorder,
     mapper: Mapper[Any],
     classes: Mapping[str, type[Any]],
-    originator: UUID | None = None,
+    originators: Collection[UUID] | None = None,
 ) -> PageReader | None:
     """The log read for the projector alone, when nothing but the transcoder shapes the
     stored state: one query for the rows of ``classes``' topics, and each event built from
     its decoded state as the mapper builds it, upcasts included (no notification
     objects). The originator id is kept as its text on SQLite (the projector only uses
     ``str`` of it; building a UUID per event cost more than decoding it). With
-    ``originator``, only that aggregate's rows (the stored events' key leads with it). None:
+    ``originators``, only those aggregates' rows (the stored events' key leads with the
+    originator). None:
     the library's path (``select_notifications``) must be used."""
     if mapper.cipher is not None or mapper.compressor is not None:
         return None
@@ -174,11 +188,12 @@ def lean_page_reader(
     if type(recorder) is SQLiteApplicationRecorder:
         sqlite_recorder = recorder
         marks = ", ".join("?" for _ in topics)
-        only = [] if originator is None else [originator.hex]  # stored as 32 hex digits
+        only = [] if originators is None else sorted(o.hex for o in originators)  # 32 hex
+        of = f"originator_id IN ({', '.join('?' for _ in only)}) AND " if only else ""
         sqlite_statement = (
             "SELECT rowid, originator_id, originator_version, topic, state"
             f" FROM {sqlite_recorder.events_table_name}"
-            f" WHERE {'originator_id = ? AND ' if only else ''}rowid > ? AND rowid <= ?"
+            f" WHERE {of}rowid > ? AND rowid <= ?"
             f" AND topic IN ({marks}) ORDER BY rowid LIMIT ?"
         )
 
@@ -192,7 +207,7 @@ def lean_page_reader(
     # Imported only when loaded already (a PostgreSQL recorder needs it): psycopg stays
     # out of SQLite-only processes, whose start-up time it would double.
     if "eventsourcing.postgres" in sys.modules:
-        return _postgres_reader(recorder, topics, build, originator)
+        return _postgres_reader(recorder, topics, build, originators)
     return None
 
 
@@ -200,18 +215,18 @@ def _postgres_reader(
     recorder: ApplicationRecorder,
     topics: list[str],
     build: Callable[[list[Any], Callable[[Any], Any]], Page],
-    originator: UUID | None = None,
+    originators: Collection[UUID] | None = None,
 ) -> PageReader | None:
     from eventsourcing.postgres import PostgresApplicationRecorder
     from psycopg.sql import SQL, Identifier
 
     if type(recorder) is PostgresApplicationRecorder:
         pg_recorder = recorder
-        only = [] if originator is None else [originator]
+        only = [] if originators is None else [sorted(originators)]
         pg_statement = SQL(
             "SELECT notification_id, originator_id, originator_version, topic, state"
             " FROM {schema}.{table}"
-            " WHERE " + ("originator_id = %s AND " if only else "") + "notification_id > %s"
+            " WHERE " + ("originator_id = ANY(%s) AND " if only else "") + "notification_id > %s"
             " AND notification_id <= %s AND topic = ANY(%s) ORDER BY notification_id LIMIT %s"
         ).format(
             schema=Identifier(pg_recorder.datastore.schema),
@@ -227,6 +242,39 @@ def _postgres_reader(
 
         return postgres_page
     return None
+
+
+class _ImmediateTransaction(SQLiteTransaction):
+    def __enter__(self) -> SQLiteCursor:
+        cursor = self.connection.cursor()
+        cursor.execute("BEGIN IMMEDIATE" if self.commit else "BEGIN")
+        return cursor
+
+
+class _ImmediateConnection(SQLiteConnection):
+    @contextmanager
+    def transaction(self, *, commit: bool) -> Iterator[SQLiteCursor]:
+        with _ImmediateTransaction(self, commit=commit) as curs, curs:
+            yield curs
+
+
+class _ImmediatePool(SQLiteConnectionPool):
+    def _create_connection(self) -> SQLiteConnection:
+        made = super()._create_connection()
+        return _ImmediateConnection(made._sqlite_conn, max_age=self.max_age)
+
+
+class ImmediateSQLiteFactory(SQLiteFactory):
+    """eventsourcing's SQLite persistence, its write transactions ``BEGIN IMMEDIATE``
+    (``PERSISTENCE_MODULE`` names this class for a SQLite store: memory_es/stores.py)."""
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        library_pool = self.datastore.pool
+        self.datastore.pool = _ImmediatePool(
+            db_name=library_pool.db_name, lock_timeout=library_pool.lock_timeout
+        )
+        library_pool.close()
 
 
 def uuid_text(stored: str) -> str:

@@ -59,6 +59,7 @@ from pydantic import (
     ValidationError,
 )
 
+from memory_es.domain.inputs import clean_name, clean_text
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role
 from memory_es.errors import InvalidInput, StoreUnavailable
 from memory_es.formation.hazards import check_turn_size
@@ -92,7 +93,19 @@ def _turn_size(value: str) -> str:
 
 
 def _name(value: str) -> str:
-    return _not_blank(value).strip()
+    try:
+        return clean_name(_not_blank(value), what="this field")
+    except InvalidInput as error:
+        raise ValueError(str(error)) from None
+
+
+def _text(value: str) -> str:
+    """What ``say`` records (memory_es/domain/inputs.py), checked for the whole file
+    before anything is written."""
+    try:
+        return clean_text(value, what="the text")
+    except InvalidInput as error:
+        raise ValueError(str(error)) from None
 
 
 def _instant(value: datetime) -> datetime:
@@ -109,7 +122,9 @@ class TurnLine(BaseModel):
     project: Annotated[str, AfterValidator(_name)] | None = None
     at: Annotated[AwareDatetime, AfterValidator(_instant)]
     role: Literal["user", "assistant"] = "user"
-    text: Annotated[str, AfterValidator(_not_blank), AfterValidator(_turn_size)]
+    text: Annotated[
+        str, AfterValidator(_not_blank), AfterValidator(_text), AfterValidator(_turn_size)
+    ]
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -54,15 +55,38 @@ class RandomIds:
 _SCRAMBLE = 0x9E3779B1
 
 
+# Numbers a SequentialIds bound to a store reserves at a time.
+ID_BLOCK = 1024
+
+
 class SequentialIds:
-    """Deterministic ids whose first eight hex digits differ for every id issued."""
+    """Deterministic ids whose first eight hex digits differ for every id issued.
+
+    On a persistent store (``memory_es.open`` binds it) the numbers come from the
+    store's own sequence, reserved ``ID_BLOCK`` at a time, so two processes sharing a
+    store never issue one id twice; a single process on a fresh store still issues
+    1, 2, 3, ... from ``start`` exactly as an unbound one does (a block no process
+    finishes is skipped, never reissued)."""
 
     def __init__(self, start: int = 1) -> None:
         self._next = start
+        self._end: int | None = None  # past the reserved block (None: unbound)
+        self._reserve: Callable[[int, int], int] | None = None
         self._lock = threading.Lock()
+
+    def bind(self, reserve: Callable[[int, int], int]) -> None:
+        """Take numbers from a shared sequence: ``reserve(count, at_least)`` returns
+        the first of ``count`` numbers no other caller was given, none below
+        ``at_least``."""
+        with self._lock:
+            self._reserve = reserve
+            self._end = self._next  # the next id reserves a block first
 
     def new_id(self) -> str:
         with self._lock:
+            if self._reserve is not None and self._end is not None and self._next >= self._end:
+                first = self._reserve(ID_BLOCK, self._next)
+                self._next, self._end = first, first + ID_BLOCK
             n = self._next
             self._next += 1
         head = (n * _SCRAMBLE) & 0xFFFFFFFF

@@ -21,7 +21,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from eventsourcing.persistence import PersistenceError, RecordConflictError
+from eventsourcing.persistence import (
+    InterfaceError,
+    OperationalError,
+    PersistenceError,
+    RecordConflictError,
+)
 
 from memory_es.errors import StoreUnavailable
 
@@ -43,6 +48,31 @@ def driver_errors() -> tuple[type[Exception], ...]:
     if psycopg is not None:
         families = (*families, psycopg.Error)
     return families
+
+
+def store_unreachable(error: BaseException) -> bool:
+    """Whether ``error`` (or what it was raised from) says the store itself failed —
+    unreachable, locked, out of disk, a lost connection — rather than refused one write.
+
+    The projector quarantines an event only when applying it failed for a reason of the
+    event's own (a value a column cannot hold, a row it contradicts, a belief never
+    formed); when the store failed, nothing is skipped and the error goes up."""
+    unreachable: tuple[type[BaseException], ...] = (
+        OperationalError,
+        InterfaceError,
+        sqlite3.OperationalError,
+        sqlite3.InterfaceError,
+        OSError,
+    )
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is not None:
+        unreachable = (*unreachable, psycopg.OperationalError, psycopg.InterfaceError)
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, unreachable):
+            return True
+        seen = seen.__cause__
+    return False
 
 
 @contextmanager

@@ -78,7 +78,7 @@ def _sqlite(url: str) -> StoreSpec:
         url=url,
         sqlite_path=str(path),
         env={
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "PERSISTENCE_MODULE": "memory_es.es_internals:ImmediateSQLiteFactory",
             "SQLITE_DBNAME": str(path),
             "SQLITE_LOCK_TIMEOUT": "30",
         },

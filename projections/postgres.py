@@ -52,11 +52,17 @@ class PostgresRecallIndex(SqlRecallIndex):
         search_path = pgsql.SQL("SET search_path TO {}").format(pgsql.Identifier(schema))
         try:
             # One direct connection first: an unreachable server fails here at once with
-            # the driver's own message, not after the pool's timeout.
-            with psycopg.connect(
-                **{**connect, "connect_timeout": int(_CONNECT_TIMEOUT_SECONDS)},
-                autocommit=True,
-            ) as conn:
+            # the driver's own message, not after the pool's timeout. CREATE SCHEMA IF NOT
+            # EXISTS is not safe against itself (two first opens at once: one fails on
+            # pg_namespace's unique key), so it runs under the migration lock.
+            with (
+                psycopg.connect(
+                    **{**connect, "connect_timeout": int(_CONNECT_TIMEOUT_SECONDS)},
+                    autocommit=True,
+                ) as conn,
+                conn.transaction(),
+            ):
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK_KEY,))
                 conn.execute(
                     pgsql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(pgsql.Identifier(schema))
                 )

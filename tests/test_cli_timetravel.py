@@ -75,6 +75,8 @@ def test_memory_history_prints_positions_and_source_turns(
     _, out, _ = run(capsys, url, "memory", "list", "--principal", "ana", "--json")
     oslo = next(b for b in json.loads(out) if "Oslo" in b["statement"])
     code, out, err = run(capsys, url, "memory", "history", oslo["short_id"])
+    assert code == 2 and "resolves only within a principal" in err  # the one resolver
+    code, out, err = run(capsys, url, "memory", "history", oslo["short_id"], "--principal", "ana")
     lines = out.splitlines()
     assert code == 0 and err == ""
     assert lines[0] == f"{oslo['belief_id']}  User lives in Oslo.  (superseded)"
@@ -86,7 +88,7 @@ def test_memory_history_prints_positions_and_source_turns(
     assert [e["event"] for e in events] == ["BeliefFormed", "BeliefSuperseded"]
     assert [t["text"] for t in events[0]["source_turns"]] == ["I live in Oslo."]
     assert events[0]["position"] < events[1]["position"]
-    code, out, err = run(capsys, url, "memory", "history", "0123abcd")
+    code, out, err = run(capsys, url, "memory", "history", "0123abcd", "--principal", "ana")
     assert code == 2 and err.splitlines() == ["memory-es: error: unknown belief: 0123abcd"]
 
 

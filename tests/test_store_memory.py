@@ -8,6 +8,7 @@ from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.rederive_conformance import RederiveConformance
+from tests.reliability_conformance import ReliabilityConformance
 from tests.timetravel_conformance import TimeTravelConformance
 
 
@@ -16,6 +17,7 @@ class TestMemoryStore(
     ContextConformance,
     LifecycleConformance,
     RederiveConformance,
+    ReliabilityConformance,
     TimeTravelConformance,
 ):
     @contextmanager

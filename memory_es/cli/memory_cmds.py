@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from memory_es.cli import lifecycle_cmds
 from memory_es.cli.common import Subparsers, open_store, print_json
 from memory_es.domain.values import DEFAULT_TENANT
-from memory_es.errors import UnknownBelief, UsageError
+from memory_es.errors import UsageError
 
 if TYPE_CHECKING:
     from memory_es.app import Memory
@@ -31,6 +31,7 @@ def register(commands: Subparsers) -> None:
     # Formation's governance: durable rejection, the remember tool, governed replay.
     reject = actions.add_parser("reject", help="durable user rejection: never formed again")
     reject.add_argument("belief_id", metavar="BELIEF_ID", help="full id or 8-hex short id")
+    reject.add_argument("--principal", default=None, help="whose belief (needed for a short id)")
     reject.set_defaults(handler=_reject)
 
     remember = actions.add_parser("remember", help="the remember tool: forms at AFFIRMED")
@@ -57,9 +58,7 @@ def register(commands: Subparsers) -> None:
         "history", help="a belief's events, with their store positions and source turns"
     )
     history.add_argument("belief_id", metavar="BELIEF_ID", help="full id or 8-hex short id")
-    history.add_argument(
-        "--principal", default=None, help="resolve a short id among this principal's beliefs"
-    )
+    history.add_argument("--principal", default=None, help="whose belief (needed for a short id)")
     history.add_argument("--json", action="store_true")
     history.set_defaults(handler=_history)
 
@@ -97,7 +96,7 @@ def _reject(args: argparse.Namespace) -> int:
     from memory_es.retrieval.render import render_line
 
     with open_store(args) as memory:
-        record = memory.reject(args.belief_id)
+        record = memory.reject(args.belief_id, principal=args.principal)
     print(f"{render_line(record.belief_id, record.statement)}  ({record.status})")
     return 0
 
@@ -181,27 +180,12 @@ _SHOWN_AS_TURNS = frozenset({"source_event_ids", "source_session_id", "source_se
 
 
 def _resolve(memory: Memory, ref: str, principal: str | None) -> BeliefRecord:
-    """A full belief id, or an eight-hex short id (within ``principal`` when given)."""
-    from memory_es.domain.values import SHORT_ID_REF
+    """A full belief id, or an eight-hex short id within ``principal`` (the one resolver)."""
+    from memory_es.services.handlers import find_belief
     from projections.records import principal_key
 
-    record = memory.index.get(ref)
-    if record is not None:
-        return record
-    match = SHORT_ID_REF.match(ref.strip().lower())
-    if match is None:
-        raise UnknownBelief(ref)
-    found = memory.index.find_by_short_id(match.group(1))
-    if principal is not None:
-        key = principal_key(DEFAULT_TENANT, principal)
-        found = [r for r in found if r.principal == key]
-    if not found:
-        raise UnknownBelief(ref)
-    if len(found) > 1:
-        raise UsageError(
-            f"short id {ref} names {len(found)} beliefs: give the full id or --principal"
-        )
-    return found[0]
+    owner = None if principal is None else principal_key(DEFAULT_TENANT, principal)
+    return find_belief(memory.index, ref, owner)
 
 
 def _counts(counts: dict[str, int]) -> str:

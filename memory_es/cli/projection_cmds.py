@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from memory_es.cli.common import Subparsers, open_store, position_bar, print_json
@@ -34,7 +35,9 @@ def register(commands: Subparsers) -> None:
     rebuild.set_defaults(handler=_rebuild)
 
 
-def status_record(status: ProjectionStatus, formation: FormationStatus) -> dict[str, Any]:
+def status_record(
+    status: ProjectionStatus, formation: FormationStatus, quarantined: list[dict[str, Any]]
+) -> dict[str, Any]:
     """What ``projections status`` reports, one field a key (``--json`` prints it)."""
     return {
         "name": status.name,
@@ -44,6 +47,8 @@ def status_record(status: ProjectionStatus, formation: FormationStatus) -> dict[
         "version": status.version,
         "expected_version": status.expected_version,
         "stale": status.stale,
+        "quarantined_events": status.quarantined,
+        "quarantined": quarantined,
         "formation": formation.as_dict(),
         "rebuild": None
         if status.rebuild_position is None
@@ -61,8 +66,13 @@ def status_lines(record: dict[str, Any], formation: FormationStatus) -> list[str
     lines = [
         f"{record['name']}: position {record['tracked_position']} of {record['log_head']}"
         f" (lag {record['lag']}), version {record['version']} — {state}",
-        _formation_line(formation),
     ]
+    if record["quarantined_events"]:
+        lines.append(
+            f"{record['quarantined_events']} events quarantined: the read model could not"
+            " apply them and skipped them (`projections status --json` lists them)"
+        )
+    lines.append(_formation_line(formation))
     rebuild = record["rebuild"]
     if rebuild is not None:
         where = f"position {rebuild['position']} of {record['log_head']}"
@@ -78,8 +88,13 @@ def status_lines(record: dict[str, Any], formation: FormationStatus) -> list[str
 
 def _status(args: argparse.Namespace) -> int:
     with open_store(args, on_stale="ignore", check_formation=False) as memory:
+        quarantined = memory.index.quarantined() if args.json else []
         formation = memory.formation_status()
-        record = status_record(memory.projection_status(probe_rebuild=True), formation)
+        record = status_record(
+            memory.projection_status(probe_rebuild=True),
+            formation,
+            [dataclasses.asdict(q) for q in quarantined],
+        )
     if args.json:
         print_json(record)
     else:

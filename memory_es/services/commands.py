@@ -81,6 +81,7 @@ class RecordRemembered(Command[str]):
 @dataclass(frozen=True)
 class Reject(Command[BeliefRecord]):
     belief_ref: str  # a full belief id or an eight-hex short id
+    owner: str | None = None  # principal_key: a short id resolves only within it
 
 
 @dataclass(frozen=True)

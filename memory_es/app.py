@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from memory_es.ingest import IngestReport
     from memory_es.lifecycle.conflicts import PendingConflict
     from memory_es.lifecycle.usage import UsageReceipt
+    from memory_es.logio import LogTransfer
     from memory_es.maintenance import MaintenanceReport
     from memory_es.profiles import MemoryProfile
     from memory_es.retrieval.recall import RecallResult, Retriever
@@ -93,6 +94,11 @@ class ProjectionStatus:
     log_head: int
     version: str | None
     expected_version: str
+    # An unfinished rebuild beside the serving read model: its committed position, the
+    # version it builds, and whether a rebuild holds the lock now (else it was cut off).
+    rebuild_position: int | None = None
+    rebuild_version: str | None = None
+    rebuild_running: bool = False
     # Events the read model could not apply, recorded and skipped (projections/runner.py).
     quarantined: int = 0
 
@@ -402,22 +408,48 @@ class Memory:
         tenant: str = DEFAULT_TENANT,
         as_of: datetime | str | None = None,
         include_superseded: bool = False,
+        as_of_position: int | None = None,
     ) -> RecallResult:
-        """Recall for a query; ``as_of`` reads what was believed at that instant."""
+        """Recall for a query; ``as_of`` reads what was believed at that instant (valid
+        time); ``as_of_position`` what memory held when the log stood at that position
+        (transaction time: before a later correction, rejection or re-derivation),
+        folded from the log and read by the same retriever. A past read is not traced."""
         from memory_es.retrieval.recall import RecallQuery
 
         if limit < 1:
             raise InvalidInput("limit must be at least 1")
-        return self.retriever.recall(
-            RecallQuery(
-                principal=principal_key(tenant, principal),
-                text=query,
-                project=normalize_name(project or "") or GENERAL_SCOPE,
-                limit=limit,
-                as_of=_instant(as_of),
-                include_superseded=include_superseded,
-            )
+        q = RecallQuery(
+            principal=principal_key(tenant, principal),
+            text=query,
+            project=normalize_name(project or "") or GENERAL_SCOPE,
+            limit=limit,
+            as_of=_instant(as_of),
+            include_superseded=include_superseded,
         )
+        if as_of_position is None:
+            return self.retriever.recall(q)
+        past = self.read_model_at(as_of_position, principal, tenant=tenant)
+        return self.retriever.over(past).recall(q, traced=False)
+
+    def read_model_at(
+        self, position: int, principal: str, *, tenant: str = DEFAULT_TENANT
+    ) -> RecallIndex:
+        """The principal's read model as it stood when the log stood at ``position``: its
+        events up to there folded by the projector into a fresh in-memory index."""
+        from memory_es.services.unit_of_work import principal_aggregate_ids
+        from projections.memory import MemoryRecallIndex
+
+        if isinstance(position, bool) or not isinstance(position, int) or position < 0:
+            raise InvalidInput(f"a log position is an integer from 0, not {position!r}")
+        head = self.runner.log_head()
+        if position > head:
+            raise InvalidInput(f"position {position} is past the log head ({head})")
+        past = MemoryRecallIndex()
+        past.vector_encoder = self.index.vector_encoder
+        with event_store_errors():
+            originators = principal_aggregate_ids(self.app, tenant, principal)
+        self.runner.fold(past, until=position, originators=originators)
+        return past
 
     def list_beliefs(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> list[BeliefRecord]:
         return self.index.beliefs(principal_key(tenant, principal))
@@ -427,6 +459,29 @@ class Memory:
         from memory_es.history import belief_history
 
         return belief_history(self, belief_id)
+
+    # -- moving a store (memory_es/logio.py) ------------------------------------------------
+
+    def export_log(
+        self, path: Path, *, until: int | None = None, progress: Progress | None = None
+    ) -> LogTransfer:
+        """Write the whole log (up to position ``until``) to a JSON-Lines file."""
+        from memory_es.logio import export_log
+
+        return export_log(self, path, until=until, progress=progress)
+
+    def import_log(
+        self,
+        path: Path,
+        *,
+        progress: Progress | None = None,
+        rebuild_progress: Progress | None = None,
+    ) -> LogTransfer:
+        """Carry an exported log into this store (it must hold no event); then rebuild."""
+        from memory_es.logio import import_log
+
+        with self.services.adapters.lock:
+            return import_log(self, path, progress=progress, rebuild_progress=rebuild_progress)
 
     # -- retrieval: in-turn recall and recall traces (memory_es/retrieval/) ----------------
 
@@ -552,17 +607,24 @@ class Memory:
     def catch_up(self) -> int:
         return self.runner.catch_up()
 
-    def rebuild_projections(self, *, progress: Progress | None = None) -> int:
+    def rebuild_projections(self, *, progress: Progress | None = None, resume: bool = True) -> int:
+        """Rebuild the read model beside the serving one and swap it in; exclusive
+        (``RebuildInProgress``), and an interrupted one resumes (``resume``)."""
         with self.services.adapters.lock:
-            return self.runner.rebuild(progress=progress)
+            return self.runner.rebuild(progress=progress, resume=resume)
 
-    def projection_status(self) -> ProjectionStatus:
+    def projection_status(self, *, probe_rebuild: bool = False) -> ProjectionStatus:
+        """``probe_rebuild``: also ask whether a rebuild holds the lock now."""
+        leftover = self.index.rebuild_leftover()
         return ProjectionStatus(
             name="recall_index",
             tracked_position=self.index.tracked_position(),
             log_head=self.runner.log_head(),
             version=self.index.stored_version(),
             expected_version=self.index.version,
+            rebuild_position=None if leftover is None else leftover[0],
+            rebuild_version=None if leftover is None else leftover[1],
+            rebuild_running=probe_rebuild and self.index.rebuild_running(),
             quarantined=len(self.index.quarantined()),
         )
 

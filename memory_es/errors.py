@@ -45,6 +45,16 @@ class StaleReadModel(MemoryEsError):
     """A read model was built under another policy version; rebuild it."""
 
 
+class RebuildInProgress(MemoryEsError):
+    """Another rebuild of this read model holds the rebuild lock (exit 2)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "another `projections rebuild` is running on this store: wait for it to"
+            " finish (`memory-es projections status` shows its progress)"
+        )
+
+
 class StaleFormationWarning(UserWarning):
     """Sessions were formed under another formation policy: ``memory-es memory rederive
     --all`` (a dry run first) re-derives them under this one."""

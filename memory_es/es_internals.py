@@ -26,7 +26,7 @@ the 9.5 series these were written and tested against.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -149,13 +149,16 @@ def lean_page_reader(
     recorder: ApplicationRecorder,
     mapper: Mapper[Any],
     classes: Mapping[str, type[Any]],
+    originators: Collection[UUID] | None = None,
 ) -> PageReader | None:
     """The log read for the projector alone, when nothing but the transcoder shapes the
     stored state: one query for the rows of ``classes``' topics, and each event built from
     its decoded state as the mapper builds it, upcasts included (no notification
     objects). The originator id is kept as its text on SQLite (the projector only uses
-    ``str`` of it; building a UUID per event cost more than decoding it). None: the
-    library's path (``select_notifications``) must be used."""
+    ``str`` of it; building a UUID per event cost more than decoding it). With
+    ``originators``, only those aggregates' rows (the stored events' key leads with the
+    originator). None:
+    the library's path (``select_notifications``) must be used."""
     if mapper.cipher is not None or mapper.compressor is not None:
         return None
     decode = mapper.transcoder.decode
@@ -185,15 +188,18 @@ def lean_page_reader(
     if type(recorder) is SQLiteApplicationRecorder:
         sqlite_recorder = recorder
         marks = ", ".join("?" for _ in topics)
+        only = [] if originators is None else sorted(o.hex for o in originators)  # 32 hex
+        of = f"originator_id IN ({', '.join('?' for _ in only)}) AND " if only else ""
         sqlite_statement = (
             "SELECT rowid, originator_id, originator_version, topic, state"
             f" FROM {sqlite_recorder.events_table_name}"
-            f" WHERE rowid > ? AND rowid <= ? AND topic IN ({marks}) ORDER BY rowid LIMIT ?"
+            f" WHERE {of}rowid > ? AND rowid <= ?"
+            f" AND topic IN ({marks}) ORDER BY rowid LIMIT ?"
         )
 
         def sqlite_page(after: int, stop: int, limit: int) -> Page:
             with sqlite_recorder.datastore.transaction(commit=False) as cursor:
-                cursor.execute(sqlite_statement, [after, stop, *topics, limit])
+                cursor.execute(sqlite_statement, [*only, after, stop, *topics, limit])
                 rows = [tuple(row) for row in cursor.fetchall()]
             return build(rows, uuid_text)
 
@@ -201,7 +207,7 @@ def lean_page_reader(
     # Imported only when loaded already (a PostgreSQL recorder needs it): psycopg stays
     # out of SQLite-only processes, whose start-up time it would double.
     if "eventsourcing.postgres" in sys.modules:
-        return _postgres_reader(recorder, topics, build)
+        return _postgres_reader(recorder, topics, build, originators)
     return None
 
 
@@ -209,17 +215,19 @@ def _postgres_reader(
     recorder: ApplicationRecorder,
     topics: list[str],
     build: Callable[[list[Any], Callable[[Any], Any]], Page],
+    originators: Collection[UUID] | None = None,
 ) -> PageReader | None:
     from eventsourcing.postgres import PostgresApplicationRecorder
     from psycopg.sql import SQL, Identifier
 
     if type(recorder) is PostgresApplicationRecorder:
         pg_recorder = recorder
+        only = [] if originators is None else [sorted(originators)]
         pg_statement = SQL(
             "SELECT notification_id, originator_id, originator_version, topic, state"
             " FROM {schema}.{table}"
-            " WHERE notification_id > %s AND notification_id <= %s AND topic = ANY(%s)"
-            " ORDER BY notification_id LIMIT %s"
+            " WHERE " + ("originator_id = ANY(%s) AND " if only else "") + "notification_id > %s"
+            " AND notification_id <= %s AND topic = ANY(%s) ORDER BY notification_id LIMIT %s"
         ).format(
             schema=Identifier(pg_recorder.datastore.schema),
             table=Identifier(pg_recorder.events_table_name),
@@ -227,7 +235,8 @@ def _postgres_reader(
 
         def postgres_page(after: int, stop: int, limit: int) -> Page:
             with pg_recorder.datastore.get_connection() as conn, conn.cursor() as cursor:
-                cursor.execute(pg_statement, [after, stop, topics, limit], prepare=True)
+                params = [*only, after, stop, topics, limit]
+                cursor.execute(pg_statement, params, prepare=True)
                 rows = [tuple(row.values()) for row in cursor.fetchall()]
             return build(rows, _same)
 

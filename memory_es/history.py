@@ -10,6 +10,7 @@ scan of those topics — so serving paths never call it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +19,13 @@ from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import split_principal_identity
-from memory_es.errors import UnknownBelief
+from memory_es.errors import UnknownBelief, UnknownSession
 from memory_es.services.unit_of_work import principal_aggregate_ids
 from memory_es.store_errors import event_store_errors
 
 if TYPE_CHECKING:
     from memory_es.app import Memory
+    from memory_es.formation.extractor import SourceTurn
 
 HISTORY_PAGE = 1000
 # The library's envelope, not the event's content (its timestamp is the wall clock).
@@ -46,6 +48,44 @@ class BeliefEvent:
             "version": self.version,
             "fields": self.fields,
         }
+
+
+@dataclass(frozen=True)
+class HistoryTurn:
+    """A source turn an event of the belief names, with its session (as stored: the text
+    was redacted before its event was written)."""
+
+    session_id: str
+    turn: SourceTurn
+
+    def as_dict(self) -> dict[str, Any]:
+        """As the MCP provenance resource gives a source turn."""
+        return {"session_id": self.session_id, **dataclasses.asdict(self.turn)}
+
+
+def source_turns(memory: Memory, events: Sequence[BeliefEvent]) -> dict[int, list[HistoryTurn]]:
+    """Per event (by position), the turns of its source session its evidence ids name, in
+    the session's order: the turns a formation or a reinforcement read (the MCP
+    provenance resource and ``memory history`` both show them). Each session is read
+    once."""
+    turns_of: dict[str, dict[str, SourceTurn]] = {}
+    out: dict[int, list[HistoryTurn]] = {}
+    for event in events:
+        ids = event.fields.get("source_event_ids") or ()
+        session_id = event.fields.get("source_session_id")
+        if not ids or not isinstance(session_id, str):
+            continue
+        if session_id not in turns_of:
+            try:
+                turns = memory.session_turns(session_id)
+            except UnknownSession:  # evidence that is not a session's turn
+                turns = []
+            turns_of[session_id] = {t.turn_id: t for t in turns}
+        named = set(ids)
+        out[event.position] = [
+            HistoryTurn(session_id, t) for t in turns_of[session_id].values() if t.turn_id in named
+        ]  # in the session's order
+    return out
 
 
 def _belief_event_topics() -> tuple[str, ...]:

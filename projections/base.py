@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from typing import Any
 
+from memory_es.errors import RebuildInProgress
 from projections.candidates import (
     LIVE,
     Bm25Params,
@@ -91,12 +92,36 @@ class RecallIndex(ABC):
         """One transaction over the live tables, or over the fresh rebuild tables."""
 
     @abstractmethod
-    def start_rebuild(self) -> None:
-        """Create empty rebuild tables (dropping any left by an interrupted rebuild)."""
+    def start_rebuild(self) -> int:
+        """Resume the interrupted rebuild of this read-model version from its last
+        committed page, or create empty rebuild tables (dropping leftovers built under
+        another version); returns the position the rebuild goes on from."""
 
     @abstractmethod
     def finish_rebuild(self) -> None:
         """Swap the rebuild tables in, with their tracked position, in one transaction."""
+
+    @abstractmethod
+    def rebuild_leftover(self) -> tuple[int, str | None] | None:
+        """An unfinished rebuild beside the serving read model: (its committed position,
+        the version it builds), or None."""
+
+    @abstractmethod
+    def discard_rebuild(self) -> None:
+        """Drop an unfinished rebuild's tables (the next rebuild starts from 0)."""
+
+    @abstractmethod
+    def rebuild_lock(self) -> AbstractContextManager[None]:
+        """Held for a whole rebuild, across processes (released if its holder dies):
+        while one is held, another raises :class:`RebuildInProgress`."""
+
+    def rebuild_running(self) -> bool:
+        """Whether another rebuild holds the lock now (a probe: taken and let go)."""
+        try:
+            with self.rebuild_lock():
+                return False
+        except RebuildInProgress:
+            return True
 
     @abstractmethod
     def tracked_position(self) -> int: ...

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory_es.errors import RebuildInProgress
 from projections.base import IndexWriter, RecallIndex
 from projections.candidates import (
     BLOCK,
@@ -153,6 +154,7 @@ class MemoryRecallIndex(RecallIndex):
         self._live = _Tables()
         self._rebuild: _Tables | None = None
         self._lock = threading.RLock()
+        self._rebuilding = threading.Lock()
 
     @contextmanager
     def writer(self, *, rebuild: bool = False) -> Iterator[IndexWriter]:
@@ -164,9 +166,30 @@ class MemoryRecallIndex(RecallIndex):
             yield writer
             writer.commit()
 
-    def start_rebuild(self) -> None:
+    def start_rebuild(self) -> int:
         with self._lock:
+            if self._rebuild is not None and self._rebuild.version in (None, self.version):
+                return self._rebuild.position  # an interrupted rebuild: its committed pages
             self._rebuild = _Tables()
+            return 0
+
+    def rebuild_leftover(self) -> tuple[int, str | None] | None:
+        with self._lock:
+            left = self._rebuild
+            return None if left is None else (left.position, left.version or self.version)
+
+    def discard_rebuild(self) -> None:
+        with self._lock:
+            self._rebuild = None
+
+    @contextmanager
+    def rebuild_lock(self) -> Iterator[None]:
+        if not self._rebuilding.acquire(blocking=False):
+            raise RebuildInProgress()
+        try:
+            yield
+        finally:
+            self._rebuilding.release()
 
     def finish_rebuild(self) -> None:
         with self._lock:

@@ -21,11 +21,15 @@ import psycopg
 from psycopg import sql as pgsql
 from psycopg_pool import ConnectionPool
 
+from memory_es.errors import RebuildInProgress
 from memory_es.store_errors import store_failure
 from projections.sql import READ_MODEL_TABLES, REBUILD_PREFIX, SqlRecallIndex
 
 # Any constant works: it only has to be the same for every process that migrates.
 _MIGRATION_LOCK_KEY = 0x6D656D6573
+# The rebuild lock's class (the first of two int4 keys); the second is the schema's hash,
+# so rebuilds of two stores on one server never wait for each other.
+_REBUILD_LOCK_CLASS = 0x6D656D72
 # The index serializes its own statements (one lock), so one connection is in use at a
 # time; the second covers a caller that holds one across a setup lock.
 _POOL_MAX = 2
@@ -43,6 +47,7 @@ class PostgresRecallIndex(SqlRecallIndex):
         conninfo string a URL part could add settings to."""
         super().__init__()
         self._schema = schema
+        self._connect = dict(connect)
         self._held = threading.local()  # the connection of the running transaction
         search_path = pgsql.SQL("SET search_path TO {}").format(pgsql.Identifier(schema))
         try:
@@ -208,6 +213,33 @@ class PostgresRecallIndex(SqlRecallIndex):
             finally:
                 self._execute("SELECT pg_advisory_unlock(?)", (_MIGRATION_LOCK_KEY,))
 
+    @contextmanager
+    def rebuild_lock(self) -> Iterator[None]:
+        """A session-level advisory lock on a connection of its own, held for the whole
+        rebuild: the server lets go when that connection ends (the holder died)."""
+        try:
+            conn = psycopg.connect(
+                **{**self._connect, "connect_timeout": int(_CONNECT_TIMEOUT_SECONDS)},
+                autocommit=True,
+            )
+        except psycopg.Error as error:
+            raise store_failure(error) from error
+        key = (_REBUILD_LOCK_CLASS, self._schema)
+        with conn:
+            try:
+                row = conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", key).fetchone()
+            except psycopg.Error as error:
+                raise store_failure(error) from error
+            if not (row and row[0]):
+                raise RebuildInProgress()
+            try:
+                yield
+            finally:
+                # Let go now: the server ends a closed connection's session (and its
+                # locks) a moment later, and the next rebuild must not meet it.
+                with suppress(psycopg.Error):
+                    conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", key)
+
     def _lock_migrations(self) -> None:
         self._execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK_KEY,))
 
@@ -223,6 +255,12 @@ class PostgresRecallIndex(SqlRecallIndex):
 
     def _lock_tracking(self, name: str) -> None:
         self._execute("SELECT position FROM projection_tracking WHERE name = ? FOR UPDATE", (name,))
+
+    def _has_table(self, name: str) -> bool:
+        rows = self._execute(
+            "SELECT 1 FROM pg_tables WHERE schemaname = ? AND tablename = ?", (self._schema, name)
+        )
+        return bool(rows)
 
     def _rename_rebuilt_indexes(self) -> None:
         rows = self._execute(

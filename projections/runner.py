@@ -16,8 +16,9 @@ and skipped. ``projections status`` and ``stats`` report them; a store failure
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Mapper
 from eventsourcing.utils import get_topic
@@ -46,7 +47,10 @@ class ProjectionRunner:
         index: RecallIndex,
         *,
         page_size: int = DEFAULT_PAGE_SIZE,
+        originators: Collection[UUID] | None = None,
     ) -> None:
+        """``originators``: follow only those aggregates' events (a past read of one
+        principal, ``fold``)."""
         self._recorder = recorder
         self._mapper = mapper
         self._index = index
@@ -54,7 +58,10 @@ class ProjectionRunner:
         # The lean read (one query, events built as the mapper builds them) where the
         # recorder allows it; memory_es/es_internals.py holds it with the other shortcuts.
         classes = {get_topic(cls): cls for cls in PROJECTED_EVENTS}
-        self._read = lean_page_reader(recorder, mapper, classes) or self._library_page
+        lean = lean_page_reader(recorder, mapper, classes, originators)
+        self._read = lean or self._library_page
+        # The lean read filters by originator in SQL; the library's read cannot.
+        self._keep = None if originators is None or lean else {str(o) for o in originators}
 
     def log_head(self) -> int:
         with event_store_errors():
@@ -64,18 +71,36 @@ class ProjectionRunner:
         """Apply every event past the tracked position; returns how many were read."""
         return self._follow(rebuild=False, progress=progress)
 
-    def rebuild(self, *, progress: Progress | None = None) -> int:
-        """Replay from position 0 into fresh tables, then swap them in."""
-        self._index.start_rebuild()
-        read = self._follow(rebuild=True, progress=progress)
-        self._index.finish_rebuild()
+    def rebuild(self, *, progress: Progress | None = None, resume: bool = True) -> int:
+        """Replay the log into the rebuild tables beside the serving ones, then swap them
+        in; returns the positions covered by this call. Exclusive (the index's rebuild
+        lock); an interrupted rebuild of the same version goes on from its last committed
+        page (``resume`` False starts over from 0)."""
+        with self._index.rebuild_lock():
+            if not resume:
+                self._index.discard_rebuild()
+            self._index.start_rebuild()
+            read = self._follow(rebuild=True, progress=progress)
+            self._index.finish_rebuild()
         # Events written while the swap happened are picked up here.
         return read + self.catch_up()
 
-    def _follow(self, *, rebuild: bool, progress: Progress | None) -> int:
-        """Positions covered up to the head read at the start (later events: next call)."""
+    def fold(
+        self, into: RecallIndex, *, until: int, originators: Collection[UUID] | None = None
+    ) -> int:
+        """Project the log up to position ``until`` (inclusive) into ``into``, a fresh
+        index — only the events of ``originators`` (aggregate ids) when given: the
+        read model as it stood when the log stood at ``until``. Returns positions read."""
+        runner = ProjectionRunner(
+            self._recorder, self._mapper, into, page_size=self._page_size, originators=originators
+        )
+        return runner._follow(rebuild=False, progress=None, head=until)
+
+    def _follow(self, *, rebuild: bool, progress: Progress | None, head: int | None = None) -> int:
+        """Positions covered up to ``head`` (default: the head read at the start; later
+        events: next call)."""
         covered = 0
-        head = self.log_head()
+        head = self.log_head() if head is None else head
         while True:
             events: Page | None = None
             start = reached = 0
@@ -88,6 +113,8 @@ class ProjectionRunner:
                         events = self._read(start, head, self._page_size)
                     # A short page is the rest of the log up to the head: all of it is covered.
                     reached = events[-1][0] if len(events) == self._page_size else head
+                    if self._keep is not None:
+                        events = [e for e in events if str(e[1].originator_id) in self._keep]
                     writer.prefetch(_beliefs_read(events))
                     for position, event in events:
                         project_event(event, position, writer)

@@ -151,8 +151,8 @@ class SqlRecallIndex(RecallIndex):
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
-        # A rebuild (one process, start to swap; an interrupted one starts over) keeps
-        # each term's unfilled last block here and writes only full blocks until the swap.
+        # A rebuild keeps each term's unfilled last block here (a cache of the scratch
+        # table rebuild_tails, loaded when it resumes) and writes full blocks only once.
         self._rebuild_tails: dict[tuple[str, str], _Tail] = {}
 
     # -- what an adapter provides ---------------------------------------------------------
@@ -179,6 +179,9 @@ class SqlRecallIndex(RecallIndex):
     @abstractmethod
     def _lock_tracking(self, name: str) -> None:
         """Inside a transaction: hold the tracking row until commit."""
+
+    @abstractmethod
+    def _has_table(self, name: str) -> bool: ...
 
     @abstractmethod
     def _rename_rebuilt_indexes(self) -> None:
@@ -239,62 +242,94 @@ class SqlRecallIndex(RecallIndex):
                 writer.restore_tails()  # the transaction rolls back: so do the rebuild's tails
                 raise
 
-    def start_rebuild(self) -> None:
+    def start_rebuild(self) -> int:
+        """Resume the interrupted rebuild of this version where its last page committed,
+        or create empty rebuild tables (dropping leftovers of another version); returns
+        the position it starts from. Each term's unfilled last block is kept in the
+        scratch table ``rebuild_tails`` (written with every page) and in memory."""
         self._rebuild_tails = {}
         with self._lock, self._transaction():
-            for table in READ_MODEL_TABLES:
-                self._execute(f"DROP TABLE IF EXISTS {REBUILD_PREFIX}{table}")
+            left = self._rebuild_row()
+            # Leftovers of a rebuild by earlier code kept their tails in memory: lost.
+            if left is not None and left[1] == self.version and self._has_table(REBUILD_TAILS):
+                for principal, term, documents, blocks, data in self._execute(
+                    f"SELECT principal, term, documents, blocks, data FROM {REBUILD_TAILS}"
+                ):
+                    self._rebuild_tails[(principal, term)] = _Tail(
+                        int(documents), int(blocks), bytes(data)
+                    )
+                return left[0]
+            self._drop_rebuild_tables()
             for _, tables, _ in load_migrations(self.dialect):
                 for statement in tables:
                     self._execute(statement.format(p=REBUILD_PREFIX))
-            self._execute(
-                "DELETE FROM projection_tracking WHERE name = ?", (RECALL_INDEX + REBUILD_SUFFIX,)
-            )
+            self._execute(_TAILS_TABLE[self.dialect].format(table=REBUILD_TAILS))
             self._ensure_tracking(RECALL_INDEX + REBUILD_SUFFIX, self.version)
+        return 0
+
+    def _rebuild_row(self) -> tuple[int, str | None] | None:
+        rows = self._execute(
+            "SELECT position, version FROM projection_tracking WHERE name = ?",
+            (RECALL_INDEX + REBUILD_SUFFIX,),
+        )
+        return (int(rows[0][0]), rows[0][1]) if rows else None
+
+    def _drop_rebuild_tables(self) -> None:
+        for table in (*READ_MODEL_TABLES, "tails"):
+            self._execute(f"DROP TABLE IF EXISTS {REBUILD_PREFIX}{table}")
+        self._execute(
+            "DELETE FROM projection_tracking WHERE name = ?", (RECALL_INDEX + REBUILD_SUFFIX,)
+        )
+
+    def rebuild_leftover(self) -> tuple[int, str | None] | None:
+        with self._lock:
+            return self._rebuild_row()
+
+    def discard_rebuild(self) -> None:
+        self._rebuild_tails = {}
+        with self._lock, self._transaction():
+            self._drop_rebuild_tables()
 
     def finish_rebuild(self) -> None:
         with self._lock, self._transaction():
             self._lock_tracking(RECALL_INDEX)
-            rows = self._execute(
-                "SELECT position FROM projection_tracking WHERE name = ?",
-                (RECALL_INDEX + REBUILD_SUFFIX,),
-            )
-            position = int(rows[0][0])
+            row = self._rebuild_row()
+            if row is None:
+                raise RuntimeError("no rebuild in progress")
             self._write_rebuild_tails()
             for table in READ_MODEL_TABLES:
                 self._execute(f"DROP TABLE IF EXISTS {table}")
                 self._execute(f"ALTER TABLE {REBUILD_PREFIX}{table} RENAME TO {table}")
+            self._execute(f"DROP TABLE {REBUILD_TAILS}")
             self._rename_rebuilt_indexes()
             for _, _, indexes in load_migrations(self.dialect):
                 for statement in indexes:
                     self._execute(statement.format(p=LIVE_PREFIX))
             self._execute(
                 "UPDATE projection_tracking SET position = ?, version = ? WHERE name = ?",
-                (position, self.version, RECALL_INDEX),
+                (row[0], self.version, RECALL_INDEX),
             )
             self._execute(
                 "DELETE FROM projection_tracking WHERE name = ?", (RECALL_INDEX + REBUILD_SUFFIX,)
             )
+        self._rebuild_tails = {}
         self._analyze()
 
     def _write_rebuild_tails(self) -> None:
-        """The rebuild's unfilled last blocks and every term's directory row, once."""
-        tails = sorted(self._rebuild_tails.items())
-        self._insert_rows(
-            f"{REBUILD_PREFIX}postings",
-            _BLOCK_COLUMNS,
-            [
-                (*key, t.blocks, len(t.data) // cq.POSTING_SIZE, t.data)
-                for key, t in tails
-                if t.data
-            ],
+        """The rebuild's unfilled last blocks and every term's directory row, once (from
+        the scratch table: what the committed pages left, whichever process wrote them)."""
+        self._execute(
+            f"INSERT INTO {REBUILD_PREFIX}postings ({', '.join(_BLOCK_COLUMNS)})"
+            f" SELECT principal, term, blocks, {_TAIL_SIZE}, data FROM {REBUILD_TAILS}"
+            f" WHERE {_TAIL_SIZE} > 0",
+            (),
         )
-        self._insert_rows(
-            f"{REBUILD_PREFIX}term_stats",
-            ("principal", "term", "documents", "blocks"),
-            [(*key, t.documents, t.blocks + (1 if t.data else 0)) for key, t in tails],
+        self._execute(
+            f"INSERT INTO {REBUILD_PREFIX}term_stats (principal, term, documents, blocks)"
+            f" SELECT principal, term, documents, blocks + CASE WHEN {_TAIL_SIZE} > 0"
+            f" THEN 1 ELSE 0 END FROM {REBUILD_TAILS}",
+            (),
         )
-        self._rebuild_tails = {}
 
     def _analyze(self) -> None:
         """After a swap: planner statistics for the fresh tables (PostgreSQL)."""
@@ -683,11 +718,13 @@ class _SqlWriter(IndexWriter):
         )
 
     def _append_rebuild_postings(self) -> None:
-        """In a rebuild only full blocks are written; each term's unfilled last block stays
-        with the index until the swap (:meth:`SqlRecallIndex._write_rebuild_tails`), so
-        every block is written once instead of rewritten by every page."""
+        """In a rebuild only full blocks are written to the postings; each term's unfilled
+        last block goes to the scratch table ``rebuild_tails`` (one row a term, written by
+        every page that touches it, so a resumed rebuild finds it) and to the postings
+        once, at the swap (:meth:`SqlRecallIndex._write_rebuild_tails`)."""
         tails = self._index._rebuild_tails
         full: list[tuple[str, str, int, int, bytes]] = []
+        touched: list[tuple[str, str, int, int, bytes]] = []
         for key, postings in self._postings.items():
             if key not in self._tails_before:
                 known = tails.get(key)
@@ -702,8 +739,15 @@ class _SqlWriter(IndexWriter):
                     full.append((*key, block, size, data))
                     tail.blocks = block + 1
             tail.documents += len(postings)
+            touched.append((*key, tail.documents, tail.blocks, tail.data))
         if full:
             self._index._insert_rows(f"{REBUILD_PREFIX}postings", _BLOCK_COLUMNS, full)
+        self._index._executemany(
+            f"INSERT INTO {REBUILD_TAILS} (principal, term, documents, blocks, data)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (principal, term) DO UPDATE SET"
+            " documents = excluded.documents, blocks = excluded.blocks, data = excluded.data",
+            sorted(touched),
+        )
 
     def restore_tails(self) -> None:
         """The transaction failed: the rebuild's tails as they were before it."""
@@ -794,6 +838,18 @@ class _SqlWriter(IndexWriter):
 # Every column but the key, in BELIEF_COLUMNS order (the key comes first).
 _ASSIGN_ALL = ", ".join(f"{c} = ?" for c in BELIEF_COLUMNS[1:])
 _BLOCK_COLUMNS = ("principal", "term", "block", "size", "data")
+# A rebuild's scratch state beside its tables: each term's postings so far, its full
+# blocks counted and its unfilled last block's bytes (dropped at the swap).
+REBUILD_TAILS = f"{REBUILD_PREFIX}tails"
+_TAIL_SIZE = f"length(data) / {cq.POSTING_SIZE}"  # records in the unfilled block
+_TAILS_TABLE = {
+    "sqlite": "CREATE TABLE {table} (principal TEXT NOT NULL, term TEXT NOT NULL,"
+    " documents INTEGER NOT NULL, blocks INTEGER NOT NULL, data BLOB NOT NULL,"
+    " PRIMARY KEY (principal, term)) WITHOUT ROWID",
+    "postgres": "CREATE TABLE {table} (principal TEXT NOT NULL, term TEXT NOT NULL,"
+    " documents BIGINT NOT NULL, blocks BIGINT NOT NULL, data BYTEA NOT NULL,"
+    " PRIMARY KEY (principal, term))",
+}
 
 
 @dataclass

@@ -7,11 +7,15 @@ Every call into ``sqlite3`` goes through ``_execute``, ``_executemany`` or
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from memory_es.errors import RebuildInProgress, StoreUnavailable
 from memory_es.store_errors import store_failure
 from projections.sql import REBUILD_PREFIX, SqlRecallIndex
 
@@ -22,6 +26,10 @@ class SqliteRecallIndex(SqlRecallIndex):
     def __init__(self, path: str, *, lock_timeout: float = 30.0) -> None:
         super().__init__()
         uri = path.startswith("file:")
+        # The rebuild lock: an advisory lock on a file beside the database (flock: the
+        # kernel lets go when its holder dies, kill -9 included, so none is ever stale).
+        self._rebuild_lock_path = None if uri or path == ":memory:" else f"{path}.rebuild-lock"
+        self._rebuilding = threading.Lock()  # a database with no file of its own
         try:
             # Autocommit mode: transactions are opened explicitly with BEGIN IMMEDIATE so
             # that a writer holds the database's write lock from its first read.
@@ -78,6 +86,12 @@ class SqliteRecallIndex(SqlRecallIndex):
     def _lock_tracking(self, name: str) -> None:
         """BEGIN IMMEDIATE already holds the database write lock."""
 
+    def _has_table(self, name: str) -> bool:
+        rows = self._execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        )
+        return bool(rows)
+
     def _rename_rebuilt_indexes(self) -> None:
         """SQLite renames a table's own indexes with it; secondary ones are rebuilt."""
         rows = self._execute(
@@ -87,6 +101,31 @@ class SqliteRecallIndex(SqlRecallIndex):
         )
         for (name,) in rows:
             self._execute(f"DROP INDEX IF EXISTS {name}")
+
+    @contextmanager
+    def rebuild_lock(self) -> Iterator[None]:
+        if self._rebuild_lock_path is None:
+            if not self._rebuilding.acquire(blocking=False):
+                raise RebuildInProgress()
+            try:
+                yield
+            finally:
+                self._rebuilding.release()
+            return
+        try:
+            fd = os.open(self._rebuild_lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise StoreUnavailable(
+                f"cannot open the rebuild lock {self._rebuild_lock_path}: {error.strerror}"
+            ) from error
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise RebuildInProgress() from None
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
 
     def close(self) -> None:
         self._conn.close()

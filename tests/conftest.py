@@ -16,6 +16,7 @@ pytest.register_assert_rewrite(
     "tests.context_conformance",
     "tests.formation_conformance",
     "tests.persistent",
+    "tests.timetravel_conformance",
 )
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

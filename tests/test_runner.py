@@ -13,11 +13,12 @@ from eventsourcing.utils import get_topic
 import memory_es
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import FrozenSnapshot, Session
+from memory_es.domain.values import principal_aggregate_id
 from memory_es.ports import FixedClock
 from projections.base import IndexWriter
 from projections.projector import PROJECTED_EVENTS, project_event
 from projections.records import BeliefRecord, QuarantinedEvent, SessionRecord
-from projections.runner import PROJECTED_TOPICS
+from projections.runner import PROJECTED_TOPICS, ProjectionRunner
 from tests.conformance import play
 
 
@@ -156,3 +157,26 @@ def test_the_lean_log_read_builds_the_events_the_mapper_builds(
                 assert str(ours.originator_id) == str(theirs.originator_id)
                 expected = {**vars(theirs), "originator_id": str(theirs.originator_id)}
                 assert {**vars(ours), "originator_id": str(ours.originator_id)} == expected
+
+
+def test_the_lean_log_read_of_one_originator_is_the_librarys_read_filtered(
+    persistent_store_url: str, clock: FixedClock
+) -> None:
+    """The as-of-position fold reads one principal's events in SQL (the stored events'
+    key leads with the originator): the same events, in the same order, as the whole
+    log's read filtered by originator."""
+    with memory_es.open(persistent_store_url, clock=clock, ids=memory_es.SequentialIds()) as m:
+        play(m, clock)
+        alice = principal_aggregate_id("alice")
+        one = ProjectionRunner(m.app.recorder, m.app.mapper, m.index, originators=[alice])
+        assert one._read != one._library_page and one._keep is None
+        head = one.log_head()
+        for after, limit in ((0, 10_000), (0, 3), (9, 4)):
+            lean = one._read(after, head, limit)
+            library = [
+                (p, e)
+                for p, e in m.runner._library_page(after, head, 10_000)
+                if e.originator_id == alice
+            ][:limit]
+            assert lean and [p for p, _ in lean] == [p for p, _ in library]
+            assert {str(e.originator_id) for _, e in lean} == {str(alice)}

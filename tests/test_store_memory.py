@@ -9,6 +9,7 @@ from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ReliabilityConformance
+from tests.timetravel_conformance import TimeTravelConformance
 
 
 class TestMemoryStore(
@@ -17,6 +18,7 @@ class TestMemoryStore(
     LifecycleConformance,
     RederiveConformance,
     ReliabilityConformance,
+    TimeTravelConformance,
 ):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:

@@ -12,6 +12,7 @@ from tests.persistent import PersistentStoreConformance
 from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
 from tests.stores import postgres_schema_url
+from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
 
 class TestPostgresStore(
@@ -19,6 +20,8 @@ class TestPostgresStore(
     PersistentStoreConformance,
     ContextConformance,
     LifecycleConformance,
+    TimeTravelConformance,
+    PersistentTimeTravelConformance,
     RederiveConformance,
     ReliabilityConformance,
     ConcurrentProcessConformance,

@@ -11,6 +11,7 @@ from tests.persistent import PersistentStoreConformance
 from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
 from tests.stores import sqlite_url
+from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
 
 class TestSqliteStore(
@@ -18,6 +19,8 @@ class TestSqliteStore(
     PersistentStoreConformance,
     ContextConformance,
     LifecycleConformance,
+    TimeTravelConformance,
+    PersistentTimeTravelConformance,
     RederiveConformance,
     ReliabilityConformance,
     ConcurrentProcessConformance,

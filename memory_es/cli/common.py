@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import memory_es  # light: its names are imported on first use
@@ -104,6 +105,21 @@ def open_store(
         if status.pending:
             print(f"memory-es: warning: {status.message()}", file=sys.stderr)
     return memory
+
+
+@contextmanager
+def position_bar(total: int, unit: str = "ev") -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr (none when it is not a terminal) for long work over the
+    log; yields ``progress(position, total)``, the runner's callback shape."""
+    from tqdm import tqdm
+
+    with tqdm(total=total, unit=unit, file=sys.stderr, disable=None, leave=False) as bar:
+
+        def progress(position: int, of: int) -> None:
+            bar.total = of
+            bar.update(position - bar.n)
+
+        yield progress
 
 
 def print_json(value: Any) -> None:

@@ -7,7 +7,12 @@ from typing import TYPE_CHECKING
 
 from memory_es.cli import lifecycle_cmds
 from memory_es.cli.common import Subparsers, open_store, print_json
+from memory_es.domain.values import DEFAULT_TENANT
 from memory_es.errors import UsageError
+
+if TYPE_CHECKING:
+    from memory_es.app import Memory
+    from projections.records import BeliefRecord
 
 if TYPE_CHECKING:
     from memory_es.services.results import RederiveReport
@@ -48,6 +53,14 @@ def register(commands: Subparsers) -> None:
     replay.add_argument("--confirm", action="store_true", help="yes, re-derive this session")
     replay.add_argument("--json", action="store_true")
     replay.set_defaults(handler=_replay)
+
+    history = actions.add_parser(
+        "history", help="a belief's events, with their store positions and source turns"
+    )
+    history.add_argument("belief_id", metavar="BELIEF_ID", help="full id or 8-hex short id")
+    history.add_argument("--principal", default=None, help="whose belief (needed for a short id)")
+    history.add_argument("--json", action="store_true")
+    history.set_defaults(handler=_history)
 
     rederive = actions.add_parser(
         "rederive",
@@ -123,6 +136,56 @@ def _replay(args: argparse.Namespace) -> int:
             + _counts(result.counts.as_dict())
         )
     return 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    import orjson
+
+    from memory_es.history import source_turns
+
+    with open_store(args) as memory:
+        record = _resolve(memory, args.belief_id, args.principal)
+        events = memory.belief_history(record.belief_id)
+        turns = source_turns(memory, events)
+    if args.json:
+        # Each event as the MCP history resource gives it, with the turns it names.
+        print_json(
+            {
+                "belief_id": record.belief_id,
+                "statement": record.statement,
+                "status": record.status,
+                "events": [
+                    {
+                        **e.as_dict(),
+                        "source_turns": [t.as_dict() for t in turns.get(e.position, [])],
+                    }
+                    for e in events
+                ],
+            }
+        )
+        return 0
+    print(f"{record.belief_id}  {record.statement}  ({record.status})")
+    for event in events:
+        shown = {k: v for k, v in event.fields.items() if k not in _SHOWN_AS_TURNS and v}
+        detail = " ".join(f"{k}={orjson.dumps(v).decode()}" for k, v in sorted(shown.items()))
+        print(f"  position {event.position}  {event.event}  v{event.version}  {detail}".rstrip())
+        for t in turns.get(event.position, []):
+            turn = t.turn
+            print(f"    turn {t.session_id}#{turn.seq} ({turn.role}, {turn.at}): {turn.text}")
+    return 0
+
+
+# Fields the history prints as the turns they name, or the index's own words.
+_SHOWN_AS_TURNS = frozenset({"source_event_ids", "source_session_id", "source_seq", "context"})
+
+
+def _resolve(memory: Memory, ref: str, principal: str | None) -> BeliefRecord:
+    """A full belief id, or an eight-hex short id within ``principal`` (the one resolver)."""
+    from memory_es.services.handlers import find_belief
+    from projections.records import principal_key
+
+    owner = None if principal is None else principal_key(DEFAULT_TENANT, principal)
+    return find_belief(memory.index, ref, owner)
 
 
 def _counts(counts: dict[str, int]) -> str:

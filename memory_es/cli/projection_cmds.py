@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from memory_es.cli.common import Subparsers, open_store, print_json
+from memory_es.cli.common import Subparsers, open_store, position_bar, print_json
 
 if TYPE_CHECKING:
+    from memory_es.app import ProjectionStatus
     from memory_es.services.ledger import FormationStatus
 
 
@@ -17,45 +17,88 @@ def register(commands: Subparsers) -> None:
     projections = commands.add_parser("projections", help="read models that follow the log")
     actions = projections.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
-    status = actions.add_parser("status", help="tracked position, log head, version")
+    status = actions.add_parser(
+        "status", help="tracked position, log head, lag, versions, an unfinished rebuild"
+    )
     status.add_argument("--json", action="store_true")
     status.set_defaults(handler=_status)
-    rebuild = actions.add_parser("rebuild", help="replay the log from position 0 and swap in")
+    rebuild = actions.add_parser(
+        "rebuild",
+        help="replay the log beside the serving read model and swap it in"
+        " (resumes an interrupted rebuild)",
+    )
+    rebuild.add_argument(
+        "--from-scratch",
+        action="store_true",
+        help="drop an interrupted rebuild's tables and start again from position 0",
+    )
     rebuild.set_defaults(handler=_rebuild)
+
+
+def status_record(
+    status: ProjectionStatus, formation: FormationStatus, quarantined: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """What ``projections status`` reports, one field a key (``--json`` prints it)."""
+    return {
+        "name": status.name,
+        "tracked_position": status.tracked_position,
+        "log_head": status.log_head,
+        "lag": status.lag,
+        "version": status.version,
+        "expected_version": status.expected_version,
+        "stale": status.stale,
+        "quarantined_events": status.quarantined,
+        "quarantined": quarantined,
+        "formation": formation.as_dict(),
+        "rebuild": None
+        if status.rebuild_position is None
+        else {
+            "position": status.rebuild_position,
+            "version": status.rebuild_version,
+            "running": status.rebuild_running,
+        },
+    }
+
+
+def status_lines(record: dict[str, Any], formation: FormationStatus) -> list[str]:
+    """The plain output: the read model's line, then one line per further fact."""
+    state = "stale: run `memory-es projections rebuild`" if record["stale"] else "current"
+    lines = [
+        f"{record['name']}: position {record['tracked_position']} of {record['log_head']}"
+        f" (lag {record['lag']}), version {record['version']} — {state}",
+    ]
+    if record["quarantined_events"]:
+        lines.append(
+            f"{record['quarantined_events']} events quarantined: the read model could not"
+            " apply them and skipped them (`projections status --json` lists them)"
+        )
+    lines.append(_formation_line(formation))
+    rebuild = record["rebuild"]
+    if rebuild is not None:
+        where = f"position {rebuild['position']} of {record['log_head']}"
+        if rebuild["running"]:
+            lines.append(f"rebuild: running, at {where}")
+        else:
+            lines.append(
+                f"rebuild: interrupted at {where} (tables rebuild_*):"
+                " `memory-es projections rebuild` resumes it, --from-scratch drops it"
+            )
+    return lines
 
 
 def _status(args: argparse.Namespace) -> int:
     with open_store(args, on_stale="ignore", check_formation=False) as memory:
-        status = memory.projection_status()
         quarantined = memory.index.quarantined() if args.json else []
         formation = memory.formation_status()
+        record = status_record(
+            memory.projection_status(probe_rebuild=True),
+            formation,
+            [dataclasses.asdict(q) for q in quarantined],
+        )
     if args.json:
-        print_json(
-            {
-                "name": status.name,
-                "tracked_position": status.tracked_position,
-                "log_head": status.log_head,
-                "lag": status.lag,
-                "version": status.version,
-                "expected_version": status.expected_version,
-                "stale": status.stale,
-                "quarantined_events": status.quarantined,
-                "quarantined": [dataclasses.asdict(q) for q in quarantined],
-                "formation": formation.as_dict(),
-            }
-        )
+        print_json(record)
     else:
-        state = "stale: run `memory-es projections rebuild`" if status.stale else "current"
-        print(
-            f"{status.name}: position {status.tracked_position} of {status.log_head}"
-            f" (lag {status.lag}), version {status.version} — {state}"
-        )
-        if status.quarantined:
-            print(
-                f"{status.quarantined} events quarantined: the read model could not apply"
-                " them and skipped them (`projections status --json` lists them)"
-            )
-        print(_formation_line(formation))
+        print("\n".join(status_lines(record, formation)))
     return 0
 
 
@@ -67,17 +110,20 @@ def _formation_line(formation: FormationStatus) -> str:
 
 
 def _rebuild(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     with open_store(args, on_stale="ignore") as memory:
-        head = memory.projection_status().log_head
-        with tqdm(total=head, unit="ev", file=sys.stderr, disable=None, leave=False) as bar:
-
-            def progress(position: int, log_head: int) -> None:
-                bar.total = log_head
-                bar.update(position - bar.n)
-
-            read = memory.rebuild_projections(progress=progress)
+        before = memory.projection_status()
+        with position_bar(before.log_head) as progress:
+            read = memory.rebuild_projections(progress=progress, resume=not args.from_scratch)
         status = memory.projection_status()
-    print(f"rebuilt {status.name}: {read} events replayed, position {status.tracked_position}")
+    resumed = (
+        f", resumed from position {before.rebuild_position}"
+        if before.rebuild_position
+        and not args.from_scratch
+        and before.rebuild_version == before.expected_version
+        else ""
+    )
+    print(
+        f"rebuilt {status.name}: {read} events replayed{resumed},"
+        f" position {status.tracked_position}"
+    )
     return 0

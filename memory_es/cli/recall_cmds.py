@@ -23,6 +23,13 @@ def register(commands: Subparsers) -> None:
         help="what was believed at that instant (valid_from <= t < valid_to)",
     )
     recall.add_argument(
+        "--as-of-position",
+        type=int,
+        default=None,
+        metavar="N",
+        help="what memory held when the log stood at position N (transaction time)",
+    )
+    recall.add_argument(
         "--include-superseded",
         action="store_true",
         help="also beliefs whose validity has closed (demoted by the stale penalty)",
@@ -41,6 +48,7 @@ def _recall(args: argparse.Namespace) -> int:
             limit=args.limit,
             as_of=args.as_of,
             include_superseded=args.include_superseded,
+            as_of_position=args.as_of_position,
         )
     if args.json:
         print_json(as_json(result))

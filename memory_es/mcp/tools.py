@@ -10,7 +10,6 @@ the log as it was. Calls are serialized: one store, one writer at a time.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -20,6 +19,7 @@ from memory_es.context.pack import pack_text
 from memory_es.domain.values import DEFAULT_TENANT, LIVE_STATUSES
 from memory_es.errors import InvalidInput, UnknownSession
 from memory_es.formation.consolidation import ConsolidationResult
+from memory_es.history import source_turns
 from memory_es.retrieval.render import render_line
 from projections.records import BeliefRecord, principal_key
 
@@ -143,18 +143,13 @@ class MemoryTools:
         def call() -> dict[str, Any]:
             record = self._own_belief(principal, belief_id)
             sources = set(record.source_event_ids)
-            sessions = [record.source_session_id]
-            for event in self.memory.belief_history(record.belief_id):
-                session = event.fields.get("source_session_id")
-                if isinstance(session, str) and session not in sessions:
-                    sessions.append(session)
-            turns = [
-                {"session_id": session_id, **dataclasses.asdict(turn)}
-                for session_id in sessions
-                for turn in self.memory.session_turns(session_id)
-                if turn.turn_id in sources
-            ]
-            return {"belief": _belief_json(record), "source_turns": turns}
+            by_event = source_turns(self.memory, self.memory.belief_history(record.belief_id))
+            turns: dict[str, dict[str, Any]] = {}
+            for named in by_event.values():
+                for t in named:
+                    if t.turn.turn_id in sources:
+                        turns.setdefault(t.turn.turn_id, t.as_dict())
+            return {"belief": _belief_json(record), "source_turns": list(turns.values())}
 
         return self._serial(call)
 

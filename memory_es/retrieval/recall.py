@@ -92,6 +92,18 @@ class Retriever:
         self.ids = ids
         self.embedder = embedder
 
+    def over(self, index: RecallIndex) -> Retriever:
+        """This retriever (its profile, clock, vector arm and ranking) reading another
+        read model: a past one folded from the log (``recall --as-of-position``)."""
+        return Retriever(
+            index,
+            self.traces,
+            profile=self.profile,
+            clock=self.clock,
+            ids=self.ids,
+            embedder=self.embedder,
+        )
+
     def recall(
         self, q: RecallQuery, *, now: datetime | None = None, traced: bool = True
     ) -> RecallResult:

@@ -1,0 +1,55 @@
+"""``log export|import``: move a store's whole log to another store (memory_es/logio.py)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from memory_es.cli.common import Subparsers, open_store, position_bar, print_json
+
+
+def register(commands: Subparsers) -> None:
+    log = commands.add_parser("log", help="move a store's event log between backends")
+    actions = log.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    export = actions.add_parser("export", help="write the whole log, in order, as JSON Lines")
+    export.add_argument("file", metavar="FILE.jsonl", type=Path)
+    export.add_argument(
+        "--until", type=int, default=None, metavar="N", help="only up to position N"
+    )
+    export.add_argument("--json", action="store_true")
+    export.set_defaults(handler=_export)
+    load = actions.add_parser(
+        "import", help="carry an exported log into an empty store and rebuild its read model"
+    )
+    load.add_argument("file", metavar="FILE.jsonl", type=Path)
+    load.add_argument("--json", action="store_true")
+    load.set_defaults(handler=_import)
+
+
+def _export(args: argparse.Namespace) -> int:
+    with open_store(args, on_stale="ignore") as memory, position_bar(0) as progress:
+        done = memory.export_log(args.file, until=args.until, progress=progress)
+    if args.json:
+        print_json(done.as_dict())
+    else:
+        print(
+            f"exported {done.events} events (positions {done.first_position}"
+            f" to {done.last_position}) to {args.file}"
+        )
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    with (
+        open_store(args, on_stale="ignore") as memory,
+        position_bar(0) as progress,
+        position_bar(0) as rebuild_progress,
+    ):
+        done = memory.import_log(args.file, progress=progress, rebuild_progress=rebuild_progress)
+        head = memory.projection_status().tracked_position
+    if args.json:
+        print_json({**done.as_dict(), "tracked_position": head})
+    else:
+        print(f"imported {done.events} events from {args.file}; read model rebuilt to {head}")
+    return 0

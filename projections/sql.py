@@ -202,12 +202,12 @@ class SqlRecallIndex(RecallIndex):
     def _lock_migrations(self) -> None:
         """Serialize concurrent first opens (PostgreSQL); SQLite's write lock already does."""
 
-    def _write_operational(self, sql: str, params: Sequence[Any]) -> None:
-        """One write of an operational record (a recall trace), its own transaction: it
-        need not wait for the disk, and costs every recall, so each store does it its
-        cheapest way."""
+    def _write_operational(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One write of a batch of operational records (recall traces), its own
+        transaction: it need not wait for the disk, so each store does it its cheapest
+        way."""
         with self._lock, self._transaction():
-            self._execute(sql, params)
+            self._executemany(sql, rows)
 
     def _for_update(self) -> str:
         """A row lock for read-modify-write (PostgreSQL); SQLite's write lock already holds."""

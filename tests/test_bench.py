@@ -23,6 +23,9 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
     for scale in ("100", "300"):
         assert set(sqlite["recall"][scale]) >= {"recall_p50_ms", "recall_p95_ms", "recall_p99_ms"}
         assert sqlite["recall"][scale]["queries"] > 0
+        # The first command of a fresh instance, open to return, and the snapshot's size.
+        for key in ("first_command_ms", "first_recall_ms", "snapshot_kb_per_1k_beliefs"):
+            assert sqlite["recall"][scale][key] > 0, key
     for key in (
         "append_events_per_s",
         "append_ratio",

@@ -423,7 +423,39 @@ def build_beliefs(
     return written
 
 
-def _state_costs(memory: memory_es.Memory, principal: str, store: dict[str, Any]) -> dict[str, Any]:
+def _first_commands(
+    memory: memory_es.Memory, principal: str, store: dict[str, Any], clock: FixedClock, n: int
+) -> dict[str, Any]:
+    """The first command of a fresh instance, from ``memory_es.open`` to its return (what
+    a CLI run or a hook pays once its imports are done; this process has imported
+    everything already): a ``close_session`` of a session another instance opened (a turn
+    said), and a ``recall``. Each on its own fresh instance (ids of its own: per scale
+    ``n``)."""
+    clock.advance(3600)
+    session_id = memory.open_session(principal)
+    memory.say(session_id, "I live in Firsttown.")
+    memory.traces.flush()  # the warm instance's deferred traces: written before the fresh one
+    t0 = time.perf_counter()
+    with memory_es.open(
+        store["url"], ids=memory_es.SequentialIds(start=2 * 10**9 + n * 1000)
+    ) as cold:
+        cold.clock = clock
+        cold.close_session(session_id)
+        close_s = time.perf_counter() - t0
+    query = synthetic.Text(seed=7).query()
+    t0 = time.perf_counter()
+    with memory_es.open(
+        store["url"], ids=memory_es.SequentialIds(start=3 * 10**9 + n * 1000)
+    ) as cold:
+        cold.clock = clock
+        cold.recall(principal, query)
+        recall_s = time.perf_counter() - t0
+    return {"first_command_ms": _ms(close_s), "first_recall_ms": _ms(recall_s)}
+
+
+def _state_costs(
+    memory: memory_es.Memory, principal: str, store: dict[str, Any], beliefs: int
+) -> dict[str, Any]:
     """What the principal aggregate's size costs at this scale: its snapshot, a cold load
     from it, a command that forms one belief (median of three on a warm instance), and
     the same command as the first of a fresh instance (what a CLI run pays: the cold
@@ -458,7 +490,10 @@ def _state_costs(memory: memory_es.Memory, principal: str, store: dict[str, Any]
         t0 = time.perf_counter()
         cold.close_session(session_id)
         cold_close_s = time.perf_counter() - t0
+    first = _first_commands(memory, principal, store, clock, beliefs)
     return {
+        **first,
+        "snapshot_kb_per_1k_beliefs": round(len(snapshot.state) / 1024 / (beliefs / 1000), 1),
         "snapshot_mb": round(len(snapshot.state) / 2**20, 2),
         "snapshot_take_ms": _ms(take_s),
         "cold_load_snapshot_ms": _ms(cold_s),
@@ -496,7 +531,7 @@ def phase_recall(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
                 "build_events": events,
                 "build_events_per_s": events / build_s,
             }
-            out["recall"][str(scale)].update(_state_costs(memory, f"holder{scale}", store))
+            out["recall"][str(scale)].update(_state_costs(memory, f"holder{scale}", store, scale))
         out["log_head"] = memory.projection_status().log_head
     return out
 

@@ -319,6 +319,24 @@ def render_table(report: dict[str, Any]) -> str:
             str(scale),
             "cold_close_session_ms",
         )
+        line(
+            f"{scale:>7,} beliefs: first close, open to return ms",
+            "recall",
+            str(scale),
+            "first_command_ms",
+        )
+        line(
+            f"{scale:>7,} beliefs: first recall, open to return ms",
+            "recall",
+            str(scale),
+            "first_recall_ms",
+        )
+        line(
+            f"{scale:>7,} beliefs: snapshot KB per 1k beliefs",
+            "recall",
+            str(scale),
+            "snapshot_kb_per_1k_beliefs",
+        )
     section("projection rebuild vs a raw scan + decode of the same log")
     line("conversation log: rebuild (events/s)", "rebuild_events_per_s")
     line("conversation log: raw scan (events/s)", "raw_scan_events_per_s")

@@ -162,10 +162,10 @@ def phase_append(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
 
 
 def _append_beside_library(
-    memory: memory_es.Memory, store: dict[str, Any], n: int, rounds: int = 3
+    memory: memory_es.Memory, store: dict[str, Any], n: int, rounds: int = 5
 ) -> dict[str, Any]:
     """The same turn events built and saved ~1000 a transaction, timed from the first
-    command to the last commit, three ways in alternating rounds (medians): ours
+    command to the last commit, three ways in five alternating rounds (medians): ours
     (``Session.record_turn``, our transcoder and snapshotting, saved through our unit of
     work's ``save_collected``), the library's aggregate path (``library_path``: an
     ``Aggregate`` with ``@event`` methods, a stock ``Application.save``), and the

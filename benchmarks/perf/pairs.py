@@ -8,6 +8,12 @@ two checkouts' code on copies of one store in alternating processes (medians)::
     python -m benchmarks.perf.pairs build /tmp/b10k.db 10000
     # per-recall CPU and wall, checkout A's code against checkout B's, alternating:
     python -m benchmarks.perf.pairs recall /tmp/b10k.db 10000 --checkouts A B --rounds 4
+    # the same on PostgreSQL (a schema built by build_beliefs, then ANALYZEd), in place:
+    python -m benchmarks.perf.pairs recall 'postgresql://...?schema=S' 10000 --checkouts A B
+    # the ranking stage alone, over the store's real candidate pools:
+    python -m benchmarks.perf.pairs rank /tmp/b10k.db 10000 --checkouts A B --rounds 4
+    # our append path alone (record_turn + save_collected, 10k events, a fresh file):
+    python -m benchmarks.perf.pairs append /tmp/append 10000 --checkouts A B --rounds 3
     # a fresh process's first command on it (imports done first, then timed apart):
     python -m benchmarks.perf.pairs first /tmp/b100k.db 100000 close|recall|parts
 
@@ -53,15 +59,18 @@ def _queries(n: int, count: int) -> list[str]:
 
 def recall(src: str, n: int, queries: int = 300) -> dict[str, float]:
     """Per-recall CPU and wall percentiles on a copy of ``src`` (10 warm-up queries)."""
+    import memory_es
     from benchmarks.perf import phases
 
-    copy = f"{src}.pair-{os.getpid()}"
-    shutil.copy(src, copy)
+    postgres = src.startswith("postgresql://")  # read in place; traces get fresh ids
+    copy = src if postgres else f"{src}.pair-{os.getpid()}"
+    if not postgres:
+        shutil.copy(src, copy)
     asked = _queries(n, queries + 10)
     cpu: list[float] = []
     wall: list[float] = []
     try:
-        with phases._open(f"sqlite:///{copy}") as memory:
+        with memory_es.open(copy) if postgres else phases._open(f"sqlite:///{copy}") as memory:
             for q in asked[:10]:
                 memory.recall(f"holder{n}", q)
             for q in asked[10:]:
@@ -70,7 +79,8 @@ def recall(src: str, n: int, queries: int = 300) -> dict[str, float]:
                 cpu.append(time.process_time() - c)
                 wall.append(time.perf_counter() - w)
     finally:
-        os.remove(copy)
+        if not postgres:
+            os.remove(copy)
     pc, pw = phases.percentiles(cpu), phases.percentiles(wall)
     return {
         "cpu_p50_ms": pc["p50"] * 1000,
@@ -149,6 +159,97 @@ def first(src: str, n: int, command: str) -> dict[str, float]:
     return out
 
 
+def rank(src: str, n: int, queries: int = 60, rounds: int = 15) -> dict[str, float]:
+    """The ranking stage alone: ``rank`` over real candidate pools of ``src`` (the
+    candidates of ``queries`` benchmark queries, fused), CPU ms per call, median of
+    ``rounds`` passes over every pool."""
+    import memory_es
+    from memory_es.retrieval.query import form_query
+    from memory_es.retrieval.ranking import fuse
+    from memory_es.retrieval.ranking import rank as ranking
+    from projections.candidates import Bm25Params
+
+    copy = f"{src}.rank-{os.getpid()}"
+    shutil.copy(src, copy)
+    try:
+        with memory_es.open(f"sqlite:///{copy}") as memory:
+            p = memory.profile.retrieval
+            bm25 = Bm25Params(k1=p.bm25.k1, b=p.bm25.b)
+            pools = []
+            for q in _queries(n, queries):
+                formed = form_query(q, project="general")
+                found = memory.index.candidates(
+                    f"default/holder{n}",
+                    formed.terms,
+                    boost=formed.boost,
+                    project="general",
+                    cap=80,
+                    bm25=bm25,
+                )
+                pools.append(
+                    fuse([(c.record, c.matched, c.lexical) for c in found], None, k=60, cap=80)
+                )
+            now = memory.clock.now()
+            passes = []
+            for _ in range(rounds):
+                c = time.process_time()
+                for pool in pools:
+                    ranking(pool, now=now, project="general", profile=p)
+                passes.append((time.process_time() - c) / len(pools))
+    finally:
+        os.remove(copy)
+    return {
+        "rank_cpu_ms": statistics.median(passes) * 1000,
+        "pool": statistics.mean(len(x) for x in pools),
+    }
+
+
+def append(path: str, n: int) -> dict[str, float]:
+    """Our append path alone on a fresh SQLite file: ``n`` turn events built by
+    ``Session.record_turn`` (sessions of 500 events) and saved two sessions a transaction
+    through ``save_collected``, snapshot intervals on; CPU seconds and the wall rate."""
+    from uuid import UUID
+
+    import memory_es
+    from memory_es.domain.session import Session
+    from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE
+    from memory_es.unit_of_work import save_collected
+
+    file = f"{path}.append-{os.getpid()}"
+    try:
+        with memory_es.open(f"sqlite:///{file}", ids=memory_es.SequentialIds()) as memory:
+            app, ids = memory.app, memory.ids
+            w, c = time.perf_counter(), time.process_time()
+            batch: list[Session] = []
+            for s in range(0, n, 500):
+                session = Session(
+                    id=UUID(ids.new_id()),
+                    tenant=DEFAULT_TENANT,
+                    principal=f"a{s}",
+                    project=GENERAL_SCOPE,
+                    opened_at="2026-01-05T09:00:00Z",
+                )
+                for t in range(499):
+                    session.record_turn(
+                        turn_id=ids.new_id(),
+                        role="user",
+                        text=f"I live in City{t}. My manager is Dana{s}.",
+                        trusted=True,
+                        at="2026-01-05T09:01:00Z",
+                        redactions=[],
+                        hazards=[],
+                    )
+                batch.append(session)
+                if len(batch) == 2 or s + 500 >= n:
+                    save_collected(app, [e for b in batch for e in b.collect_events()], batch)
+                    batch = []
+            cpu, wall = time.process_time() - c, time.perf_counter() - w
+    finally:
+        if os.path.exists(file):
+            os.remove(file)
+    return {"cpu_s": cpu, "events_per_s": n / wall}
+
+
 def _pairs(argv: list[str], checkouts: list[str], rounds: int) -> dict[str, Any]:
     runs: dict[str, list[dict[str, float]]] = {c: [] for c in checkouts}
     for r in range(rounds):
@@ -171,7 +272,7 @@ def _pairs(argv: list[str], checkouts: list[str], rounds: int) -> dict[str, Any]
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog=SCRIPT)
-    parser.add_argument("what", choices=["build", "recall", "first"])
+    parser.add_argument("what", choices=["build", "recall", "first", "append", "rank"])
     parser.add_argument("store")
     parser.add_argument("n", type=int)
     parser.add_argument("command", nargs="?", default="close")
@@ -182,14 +283,18 @@ def main(argv: list[str] | None = None) -> None:
         build(args.n, args.store)
         return
     if args.checkouts:
-        rest = [args.what, os.path.abspath(args.store), str(args.n), args.command]
+        store = args.store if "://" in args.store else os.path.abspath(args.store)
+        rest = [args.what, store, str(args.n), args.command]
         print(json.dumps(_pairs(rest, args.checkouts, args.rounds)))
         return
-    result = (
-        recall(args.store, args.n)
-        if args.what == "recall"
-        else first(args.store, args.n, args.command)
-    )
+    if args.what == "append":
+        result = append(args.store, args.n)
+    elif args.what == "rank":
+        result = rank(args.store, args.n)
+    elif args.what == "recall":
+        result = recall(args.store, args.n)
+    else:
+        result = first(args.store, args.n, args.command)
     print(json.dumps({k: round(v, 3) for k, v in result.items()}))
 
 

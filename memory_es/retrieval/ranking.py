@@ -207,19 +207,12 @@ def _order(item: Scored) -> tuple[float, int, str]:
     return (-item.score, -item.record.position, item.record.belief_id)
 
 
+# Components and Scored are built by setting their field dict whole, not through their
+# frozen __init__ (which sets each field through object.__setattr__: most of ranking's
+# cost per candidate): the same fields, equality and as_dict as the constructor's
+# (tests/test_ranking_arrays.py compares them with constructed ones).
 _new = object.__new__
 _set_dict = object.__setattr__
-_COMPONENTS = tuple(Components.__dataclass_fields__)
-_SCORED = tuple(Scored.__dataclass_fields__)
-
-
-def _built(cls: type[Any], names: tuple[str, ...], values: Sequence[Any]) -> Any:
-    """A frozen dataclass from its field values in field order, without its __init__
-    (which sets each field through object.__setattr__: most of ranking's cost per
-    candidate). Same fields, same equality, same as_dict as the constructor's."""
-    made = _new(cls)
-    _set_dict(made, "__dict__", dict(zip(names, values, strict=True)))
-    return made
 
 
 def rank(
@@ -227,12 +220,13 @@ def rank(
 ) -> list[Scored]:
     """Score every candidate and order them; the near-duplicate penalty applies here.
 
-    The pool is scored as arrays: one column per input, the weighted sum and the
-    penalties element-wise (the same IEEE operations in the same order as the scalar
-    formula in the module docstring, so the same doubles), the candidate order an
-    argsort; ``reinforce``'s logarithm and exponential are taken once per distinct
-    (evidence count, last evidence, type) with ``math``, and the near-duplicate test walks
-    only candidates that share a (type, subject) group.
+    The pool is scored as arrays: one column per input, ``match``, the weighted sum
+    ``base`` and ``base - stale_penalty`` element-wise (the same IEEE operations in the
+    same order as the scalar formula in the module docstring, so the same doubles), the
+    candidate order a stable argsort; ``reinforce``'s logarithm and exponential are taken
+    once per distinct (evidence count, last evidence, type) with ``math``; the
+    near-duplicate test (within a (type, subject) group, best first) and the rounded
+    score are per candidate, in that order.
     """
     if not offered:
         return []
@@ -266,50 +260,59 @@ def rank(
 
     threshold = profile.near_duplicate_jaccard
     near_penalty = profile.near_duplicate_penalty
-    penalty = [0.0] * len(records)
+    match_ = match.tolist()
+    base_ = base.tolist()
+    out: list[Scored] = []
     # Higher-scored statements seen so far, per (type, subject): the near-duplicate test
     # only compares within one group, and tokenizes a statement only when it must.
     seen: dict[tuple[str, str], list[str]] = {}
     for i in pre:
         b = records[i]
+        penalty = 0.0
         key = (b.belief_type, subject_key(b))
         group = seen.get(key)
         if group is None:
             seen[key] = [b.statement]
-            continue
-        mine = tokens_of(b.statement)
-        for higher in group:
-            if _jaccard(mine, tokens_of(higher)) >= threshold:
-                penalty[i] = near_penalty
-                break
-        group.append(b.statement)
-
-    match_ = match.tolist()
-    base_ = base.tolist()
-    out: list[Scored] = []
-    for i in pre:
-        b = records[i]
+        else:
+            mine = tokens_of(b.statement)
+            for higher in group:
+                if _jaccard(mine, tokens_of(higher)) >= threshold:
+                    penalty = near_penalty
+                    break
+            group.append(b.statement)
+        c = _new(Components)
+        _set_dict(
+            c,
+            "__dict__",
+            {
+                "match": match_[i],
+                "confidence": confidence[i],
+                "reinforce": reinforce[i],
+                "authority": authority[i],
+                "scope": scope[i],
+                "utility": utility[i],
+                "lifecycle": lifecycle[i],
+                "base": base_[i],
+                "stale_penalty": stale[i],
+                "near_duplicate_penalty": penalty,
+            },
+        )
         o = offered[i]
-        c = _built(
-            Components,
-            _COMPONENTS,
-            (
-                match_[i],
-                confidence[i],
-                reinforce[i],
-                authority[i],
-                scope[i],
-                utility[i],
-                lifecycle[i],
-                base_[i],
-                stale[i],
-                penalty[i],
-            ),
+        scored = _new(Scored)
+        _set_dict(
+            scored,
+            "__dict__",
+            {
+                "record": b,
+                "score": round(max(0.0, base_[i] - stale[i] - penalty), 9),
+                "matched": o.matched,
+                "lexical": o.lexical,
+                "cosine": o.cosine,
+                "components": c,
+                "validity": validity(b),
+            },
         )
-        score = round(max(0.0, base_[i] - stale[i] - penalty[i]), 9)
-        out.append(
-            _built(Scored, _SCORED, (b, score, o.matched, o.lexical, o.cosine, c, validity(b)))
-        )
+        out.append(scored)
     out.sort(key=_order)
     return out
 

@@ -207,8 +207,13 @@ class Memory:
     # -- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
-        self.index.close()
-        self.app.close()
+        try:
+            self.traces.flush()  # the recall traces a store deferred: none lost on a clean close
+        finally:
+            try:
+                self.index.close()
+            finally:
+                self.app.close()
 
     def __enter__(self) -> Memory:
         return self

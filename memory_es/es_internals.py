@@ -5,8 +5,9 @@ public path measured slower for the same result. They live here and nowhere else
 test greps the package for the names), and each has a test against the pinned version
 (``tests/test_es_internals.py``):
 
-- ``SnapshotsFromMemory._take_snapshots``: snapshot a saved aggregate from memory when
-  it is already the snapshot's version, instead of the library's cold reload.
+- ``SnapshotsFromMemory._take_snapshots``: snapshot a saved aggregate from memory, at
+  the version the save left it at, instead of the library's cold reload of the
+  interval's version.
 - ``save_collected``: ``Application.save`` for events collected in order (the bulk
   path), through ``_record``, ``_take_snapshots`` and ``_notify``.
 - ``evict_cache``: forget every cached aggregate by building a fresh ``_repository``.
@@ -91,22 +92,28 @@ class SnapshotsFromMemory(Application[UUID]):
     """An Application that snapshots from the saved aggregate when it can."""
 
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
-        """Snapshot a saved aggregate from memory when the event that reaches its interval
-        is its last: it is that version already. The library would first reconstruct it
-        from the store (a cold load of the whole state: a principal's every belief);
-        an interval reached inside a batch is still left to it."""
+        """Snapshot a saved aggregate from memory, at the version the save left it at,
+        once per save, when one of its saved events reaches its interval (inside the
+        batch or as its last). A snapshot is any saved version's state, and the saved
+        aggregate is its last one already; the library would reconstruct the interval's
+        version from the store instead (a cold load of the whole state, per interval
+        crossed: a principal's every belief, a long session's every turn). An aggregate
+        still holding uncollected events is left to the library."""
         if self.snapshots is None or not self.snapshotting_intervals:
             return
+        taken: set[UUID] = set()
         for event in processing_event.events:
             aggregate = processing_event.aggregates.get(event.originator_id)
-            if aggregate is None:
+            if aggregate is None or event.originator_id in taken:
                 continue
             interval = self.snapshotting_intervals.get(type(aggregate))
             if interval is None or event.originator_version % interval:
                 continue
             snapshot_class = getattr(type(aggregate), "Snapshot", None)
-            if snapshot_class is not None and aggregate.version == event.originator_version:
+            pending = getattr(aggregate, "pending_events", None)  # a list on an Aggregate
+            if snapshot_class is not None and pending == []:
                 self.snapshots.put([snapshot_class.take(aggregate)])
+                taken.add(event.originator_id)
             else:
                 self.take_snapshot(event.originator_id, version=event.originator_version)
 

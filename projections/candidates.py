@@ -348,7 +348,8 @@ def best_first(
 
 # -- SQL ------------------------------------------------------------------------------------
 
-STATS_SQL = "SELECT documents, total_len FROM principal_stats WHERE principal = ?"
+# The principal's statistics row, its term column NULL (a UNION with term_stats follows).
+STATS_SQL = "SELECT NULL, documents, total_len FROM principal_stats WHERE principal = ?"
 
 
 def browse_sql(

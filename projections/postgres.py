@@ -142,13 +142,14 @@ class PostgresRecallIndex(SqlRecallIndex):
         A connection that died idle in the pool fails at BEGIN: take another."""
         for attempt in range(_POOL_MAX + 1):
             stack = ExitStack()
-            conn = stack.enter_context(self._pool.connection())
-            try:
+            conn: Connection | None = None
+            try:  # a closed pool fails here, at the taking: the library's error too
+                conn = stack.enter_context(self._pool.connection())
                 stack.enter_context(conn.transaction())
             except psycopg.Error as error:
                 with suppress(psycopg.Error):
                     stack.close()  # back to the pool, which discards a broken one
-                if conn.broken and attempt < _POOL_MAX:
+                if conn is not None and conn.broken and attempt < _POOL_MAX:
                     continue
                 raise store_failure(error) from error
             self._held.conn = conn
@@ -243,12 +244,12 @@ class PostgresRecallIndex(SqlRecallIndex):
     def _lock_migrations(self) -> None:
         self._execute("SELECT pg_advisory_xact_lock(?)", (_MIGRATION_LOCK_KEY,))
 
-    def _write_operational(self, sql: str, params: Sequence[Any]) -> None:
+    def _write_operational(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         # A recall trace is an operational record: losing the last few on a crash is
-        # acceptable, waiting for a WAL flush on every recall is not.
+        # acceptable, waiting for a WAL flush on every batch is not.
         with self._lock, self._transaction():
             self._execute("SET LOCAL synchronous_commit TO OFF")
-            self._execute(sql, params)
+            self._executemany(sql, rows)
 
     def _for_update(self) -> str:
         return " FOR UPDATE"

@@ -208,12 +208,12 @@ class SqlRecallIndex(RecallIndex):
     def _lock_migrations(self) -> None:
         """Serialize concurrent first opens (PostgreSQL); SQLite's write lock already does."""
 
-    def _write_operational(self, sql: str, params: Sequence[Any]) -> None:
-        """One write of an operational record (a recall trace), its own transaction: it
-        need not wait for the disk, and costs every recall, so each store does it its
-        cheapest way."""
+    def _write_operational(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One write of a batch of operational records (recall traces), its own
+        transaction: it need not wait for the disk, so each store does it its cheapest
+        way."""
         with self._lock, self._transaction():
-            self._execute(sql, params)
+            self._executemany(sql, rows)
 
     def _for_update(self) -> str:
         """A row lock for read-modify-write (PostgreSQL); SQLite's write lock already holds."""
@@ -404,15 +404,22 @@ class SqlRecallIndex(RecallIndex):
         return [decode_record(r) for r in rows]
 
     def _statistics(self, principal: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+        # One statement (one round trip on PostgreSQL): the principal's row, term NULL,
+        # then each held term's document frequency.
         marks = ", ".join("?" for _ in terms)
         with self._lock:
-            stats = self._execute(cq.STATS_SQL, (principal,))
-            held = self._execute(
-                f"SELECT term, documents FROM term_stats WHERE principal = ? AND term IN ({marks})",
-                [principal, *terms],
+            rows = self._execute(
+                f"{cq.STATS_SQL} UNION ALL SELECT term, documents, 0 FROM term_stats"
+                f" WHERE principal = ? AND term IN ({marks})",
+                [principal, principal, *terms],
             )
-        documents, total = (int(stats[0][0]), int(stats[0][1])) if stats else (0, 0)
-        return documents, total, {term: int(n) for term, n in held}
+        documents, total, held = 0, 0, {}
+        for term, n, length in rows:
+            if term is None:
+                documents, total = int(n), int(length)
+            else:
+                held[term] = int(n)
+        return documents, total, held
 
     def _ranked(
         self,

@@ -76,12 +76,12 @@ class SqliteRecallIndex(SqlRecallIndex):
         else:
             self._execute("COMMIT")
 
-    def _write_operational(self, sql: str, params: Sequence[Any]) -> None:
-        # The connection autocommits: one INSERT is a transaction by itself (inside an
-        # open transaction it joins it); BEGIN IMMEDIATE ... COMMIT around it would only
-        # add two statements to every recall.
+    def _write_operational(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        # The connection autocommits: one executemany is a transaction by itself (inside
+        # an open transaction it joins it); BEGIN IMMEDIATE ... COMMIT around it would
+        # only add two statements to every batch.
         with self._lock:
-            self._execute(sql, params)
+            self._executemany(sql, rows)
 
     def _lock_tracking(self, name: str) -> None:
         """BEGIN IMMEDIATE already holds the database write lock."""

@@ -97,7 +97,12 @@ def _decode(row: Sequence[Any]) -> TraceRecord:
 
 class TraceStore(ABC):
     @abstractmethod
-    def record(self, trace: TraceRecord) -> None: ...
+    def record(self, trace: TraceRecord) -> None:
+        """Keep the trace; a store may defer the write (see :meth:`flush`): every read
+        through this store sees it at once, another process after the flush."""
+
+    def flush(self) -> None:  # noqa: B027 - a store that writes at once has nothing held
+        """Write the traces :meth:`record` held back (the owner calls it on close)."""
 
     @abstractmethod
     def get(self, trace_id: str) -> TraceRecord | None: ...
@@ -190,16 +195,41 @@ _INSERT = (
 )
 
 
+# Traces a SQL store holds before one batched write: recall's hot path writes nothing,
+# one recall in TRACE_BATCH pays one executemany (and on PostgreSQL one commit).
+TRACE_BATCH = 32
+
+
 class SqlTraceStore(TraceStore):
-    """Traces in the read-model database (SQLite or PostgreSQL), beside the recall index."""
+    """Traces in the read-model database (SQLite or PostgreSQL), beside the recall index.
+
+    Writes are deferred off recall's hot path: :meth:`record` queues the trace, and the
+    queue is written in one statement when it holds :data:`TRACE_BATCH`, before any read
+    or update of the traces through this store, and on :meth:`flush` (``Memory.close``
+    calls it: a clean close loses none). A crash loses at most the queue, which the
+    operational tier of a trace already allows (see the PostgreSQL adapter's
+    ``synchronous_commit``)."""
 
     def __init__(self, index: SqlRecallIndex) -> None:
         self._index = index
+        self._pending: list[list[Any]] = []
 
     def record(self, trace: TraceRecord) -> None:
-        self._index._write_operational(_INSERT, _encode(trace))
+        row = _encode(trace)
+        with self._index._lock:
+            self._pending.append(row)
+            if len(self._pending) < TRACE_BATCH:
+                return
+        self.flush()
+
+    def flush(self) -> None:
+        with self._index._lock:
+            rows, self._pending = self._pending, []
+            if rows:
+                self._index._write_operational(_INSERT, rows)
 
     def get(self, trace_id: str) -> TraceRecord | None:
+        self.flush()
         with self._index._lock:
             rows = self._index._execute(
                 f"SELECT {', '.join(TRACE_COLUMNS)} FROM recall_traces WHERE trace_id = ?",
@@ -208,6 +238,7 @@ class SqlTraceStore(TraceStore):
         return _decode(rows[0]) if rows else None
 
     def for_principal(self, principal: str) -> list[TraceRecord]:
+        self.flush()
         with self._index._lock:
             rows = self._index._execute(
                 f"SELECT {', '.join(TRACE_COLUMNS)} FROM recall_traces WHERE principal = ?"
@@ -217,6 +248,7 @@ class SqlTraceStore(TraceStore):
         return [_decode(r) for r in rows]
 
     def mark_cited(self, trace_id: str, principal: str, cited: Sequence[str]) -> int:
+        self.flush()
         with self._index._lock, self._index._transaction():
             rows = self._index._execute(
                 "SELECT returned, cited FROM recall_traces WHERE trace_id = ? AND principal = ?"
@@ -235,6 +267,7 @@ class SqlTraceStore(TraceStore):
             return len(new)
 
     def count_expired(self, principal: str | None = None) -> int:
+        self.flush()
         sql = "SELECT COUNT(*) FROM recall_traces WHERE operator_expired = 1"
         with self._index._lock:
             if principal is None:
@@ -244,6 +277,7 @@ class SqlTraceStore(TraceStore):
         return int(rows[0][0])
 
     def due_for_expiry(self, now: str) -> int:
+        self.flush()
         with self._index._lock:
             rows = self._index._execute(
                 "SELECT COUNT(*) FROM recall_traces WHERE operator_expired = 0"
@@ -253,6 +287,7 @@ class SqlTraceStore(TraceStore):
         return int(rows[0][0])
 
     def expire_operator_fields(self, now: str, limit: int | None = None) -> int:
+        self.flush()
         nulls = ", ".join(f"{c} = NULL" for c in OPERATOR_FIELDS)
         with self._index._lock, self._index._transaction():
             rows = self._index._execute(

@@ -23,6 +23,9 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
     for scale in ("100", "300"):
         assert set(sqlite["recall"][scale]) >= {"recall_p50_ms", "recall_p95_ms", "recall_p99_ms"}
         assert sqlite["recall"][scale]["queries"] > 0
+        # The first command of a fresh instance, open to return, and the snapshot's size.
+        for key in ("first_command_ms", "first_recall_ms", "snapshot_kb_per_1k_beliefs"):
+            assert sqlite["recall"][scale][key] > 0, key
     for key in (
         "append_events_per_s",
         "append_ratio",
@@ -31,6 +34,12 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
         "rebuild_events_per_s",
         "rebuild_ratio",
         "formation_600_turn_close_s",
+        # Beside eventsourcing's own aggregate path and its bare insert (issue 18).
+        "append_record_save_events_per_s",
+        "append_library_events_per_s",
+        "append_library_insert_events_per_s",
+        "append_of_library",
+        "append_of_library_insert",
     ):
         assert sqlite[key] > 0, key
     assert sqlite["belief_heavy"]["rebuild_ratio"] > 0
@@ -68,6 +77,7 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
     assert report["cli"]["cli_help_ms"] > 0
     table = render_table(report)
     assert "rebuild_ratio" in table and "recall p95 ms" in table and "ceiling" in table
+    assert "append_of_library" in table
     assert table.count("projector_only_ratio") == 2  # both logs
 
 

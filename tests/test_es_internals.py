@@ -116,15 +116,31 @@ def test_a_snapshot_taken_from_memory_is_the_one_the_library_would_take() -> Non
     assert mine[0].state["turn_count"] == 2
 
 
-def test_an_interval_reached_inside_a_save_is_left_to_the_library() -> None:
+def test_an_interval_reached_inside_a_save_is_snapshotted_from_memory_at_the_saved_version() -> (
+    None
+):
     app = _SmallIntervals()
     session = _session()
-    for n in range(1, 5):
-        _turn(session, n)  # versions 2..5: the interval (3) falls inside the save
+    for n in range(1, 7):
+        _turn(session, n)  # versions 2..7: the intervals 3 and 6 fall inside the save
     app.save(session)
     snapshots = list(app.snapshots.recorder.select_events(session.id))  # type: ignore[union-attr]
-    assert [s.originator_version for s in snapshots] == [3]
-    assert app.repository.get(session.id, version=3).turn_count == 2
+    assert [s.originator_version for s in snapshots] == [7]  # one, of the saved state
+    # The library's own snapshot of that version, from a cold load: the same state.
+    reference = _SmallIntervals()
+    reference.recorder.insert_events(list(app.recorder.select_events(session.id)))
+    reference.take_snapshot(session.id, version=7)
+    theirs = list(reference.snapshots.recorder.select_events(session.id))  # type: ignore[union-attr]
+    mine: list[Any] = [app.mapper.to_domain_event(s) for s in snapshots]
+    library: list[Any] = [reference.mapper.to_domain_event(s) for s in theirs]
+    assert [(s.topic, s.state, s.originator_version) for s in mine] == [
+        (s.topic, s.state, s.originator_version) for s in library
+    ]
+    cold = _SmallIntervals()
+    cold.recorder.insert_events(list(app.recorder.select_events(session.id)))
+    cold.snapshots.recorder.insert_events(snapshots)  # type: ignore[union-attr]
+    assert cold.repository.get(session.id).turn_count == 6
+    assert cold.repository.get(session.id, version=3).turn_count == 2  # before it: a replay
 
 
 def test_save_collected_stores_what_save_stores_and_caches_the_aggregates() -> None:

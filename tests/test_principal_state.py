@@ -287,21 +287,22 @@ def test_a_new_snapshot_holds_the_columns_and_leaves_the_lookups_out() -> None:
 
 
 def test_snapshots_taken_on_save_hold_what_a_replay_of_the_log_gives() -> None:
-    """An interval reached by a save's last event is snapshotted from memory; one reached
-    inside a batch by the library (reconstructed from the store). Both equal a replay."""
+    """A save whose events reach an interval is snapshotted from memory at the version it
+    leaves the aggregate at (the interval inside the batch or its last event): each
+    snapshot equals a replay of the log to its version."""
     app = MemoryApplication(env=POPO)
     app.snapshotting_intervals = {PrincipalMemory: 4}  # type: ignore[misc]
     principal = PrincipalMemory(tenant="default", principal="ana")
     forms = [("form", incoming(f"user owns car {n}", "car"), False) for n in range(3)]
     for op in [*forms, ("supersede", 0, ["t1"]), ("reject", 1, ["t1"])]:
         apply(principal, op)
-    app.save(principal)  # versions 1-6: 4 is inside the batch
+    app.save(principal)  # versions 1-6: 4 is inside the batch, the snapshot is of 6
     for op in [("reinforce", 2, ["t3"]), ("form", incoming("user owns a bike", "bike"), True)]:
         apply(principal, op)
     app.save(principal)  # versions 7-8: 8 is the save's last event
     assert app.snapshots is not None
     stored = app.snapshots.recorder.select_events(principal.id)
-    assert [s.originator_version for s in stored] == [4, 8]
+    assert [s.originator_version for s in stored] == [6, 8]
     for snapshot_record in stored:
         version = snapshot_record.originator_version
         replayed: Any = None

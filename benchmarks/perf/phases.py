@@ -30,7 +30,7 @@ from uuid import UUID
 import orjson
 
 import memory_es
-from benchmarks.perf import physical, synthetic
+from benchmarks.perf import library_path, physical, synthetic
 from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, BeliefType, normalize_statement
@@ -151,10 +151,90 @@ def phase_append(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
             )
             app.save(session)
         one = time.perf_counter() - t0
-    return {
+        beside = _append_beside_library(memory, store, min(n, 20_000))
+    out = {
         "append_events_per_s": events / batched,
         "append_one_per_tx_events_per_s": per_tx / one,
         "append_events": events,
+    }
+    out.update(beside)
+    return out
+
+
+def _append_beside_library(
+    memory: memory_es.Memory, store: dict[str, Any], n: int, rounds: int = 5
+) -> dict[str, Any]:
+    """The same turn events built and saved ~1000 a transaction, timed from the first
+    command to the last commit, three ways in five alternating rounds (medians): ours
+    (``Session.record_turn``, our transcoder and snapshotting, saved through our unit of
+    work's ``save_collected``), the library's aggregate path (``library_path``: an
+    ``Aggregate`` with ``@event`` methods, a stock ``Application.save``), and the
+    library's bare ``insert_events`` of the already encoded events."""
+    n = max(500, n // 500 * 500)  # whole sessions of 500 events (an Opened, 499 turns)
+    spec = parse_store_url(store["url"])
+    library = library_path.open_library(spec.env)
+    app, ids = memory.app, memory.ids
+    per_session = 499
+
+    def ours() -> float:
+        t0 = time.perf_counter()
+        batch: list[Session] = []
+        for s in range(0, n, per_session + 1):
+            session = Session(
+                id=UUID(ids.new_id()),
+                tenant=DEFAULT_TENANT,
+                principal=f"ours{s}",
+                project=GENERAL_SCOPE,
+                opened_at="2026-01-05T09:00:00Z",
+            )
+            for t in range(per_session):
+                session.record_turn(
+                    turn_id=ids.new_id(),
+                    role="user",
+                    text=f"I live in City{t}. My manager is Dana{s}.",
+                    trusted=True,
+                    at="2026-01-05T09:01:00Z",
+                    redactions=[],
+                    hazards=[],
+                )
+            batch.append(session)
+            if len(batch) == 2:
+                save_collected(app, [e for b in batch for e in b.collect_events()], batch)
+                batch = []
+        if batch:
+            save_collected(app, [e for b in batch for e in b.collect_events()], batch)
+        return time.perf_counter() - t0
+
+    def theirs() -> float:
+        t0 = time.perf_counter()
+        built = library_path.sessions(n, per_session)
+        for start in range(0, len(built), 2):
+            library.save(*built[start : start + 2])
+        return time.perf_counter() - t0
+
+    def bare() -> float:
+        events = library_path.stored(library, library_path.sessions(n, per_session))
+        t0 = time.perf_counter()
+        library_path.insert_events(library, events, 1000)
+        return time.perf_counter() - t0
+
+    times: dict[str, list[float]] = {"ours": [], "library": [], "bare": []}
+    try:
+        for r in range(rounds):
+            order = [("ours", ours), ("library", theirs), ("bare", bare)]
+            for name, run in order if r % 2 == 0 else order[::-1]:
+                gc.collect()
+                times[name].append(run())
+    finally:
+        library.close()
+    rate = {k: n / statistics.median(v) for k, v in times.items()}
+    return {
+        "append_record_save_events_per_s": rate["ours"],
+        "append_library_events_per_s": rate["library"],
+        "append_library_insert_events_per_s": rate["bare"],
+        "append_of_library": rate["ours"] / rate["library"],
+        "append_of_library_insert": rate["ours"] / rate["bare"],
+        "append_library_events": n,
     }
 
 
@@ -345,7 +425,39 @@ def build_beliefs(
     return written
 
 
-def _state_costs(memory: memory_es.Memory, principal: str, store: dict[str, Any]) -> dict[str, Any]:
+def _first_commands(
+    memory: memory_es.Memory, principal: str, store: dict[str, Any], clock: FixedClock, n: int
+) -> dict[str, Any]:
+    """The first command of a fresh instance, from ``memory_es.open`` to its return (what
+    a CLI run or a hook pays once its imports are done; this process has imported
+    everything already): a ``close_session`` of a session another instance opened (a turn
+    said), and a ``recall``. Each on its own fresh instance (ids of its own: per scale
+    ``n``)."""
+    clock.advance(3600)
+    session_id = memory.open_session(principal)
+    memory.say(session_id, "I live in Firsttown.")
+    memory.traces.flush()  # the warm instance's deferred traces: written before the fresh one
+    t0 = time.perf_counter()
+    with memory_es.open(
+        store["url"], ids=memory_es.SequentialIds(start=2 * 10**9 + n * 1000)
+    ) as cold:
+        cold.clock = clock
+        cold.close_session(session_id)
+        close_s = time.perf_counter() - t0
+    query = synthetic.Text(seed=7).query()
+    t0 = time.perf_counter()
+    with memory_es.open(
+        store["url"], ids=memory_es.SequentialIds(start=3 * 10**9 + n * 1000)
+    ) as cold:
+        cold.clock = clock
+        cold.recall(principal, query)
+        recall_s = time.perf_counter() - t0
+    return {"first_command_ms": _ms(close_s), "first_recall_ms": _ms(recall_s)}
+
+
+def _state_costs(
+    memory: memory_es.Memory, principal: str, store: dict[str, Any], beliefs: int
+) -> dict[str, Any]:
     """What the principal aggregate's size costs at this scale: its snapshot, a cold load
     from it, a command that forms one belief (median of three on a warm instance), and
     the same command as the first of a fresh instance (what a CLI run pays: the cold
@@ -380,7 +492,10 @@ def _state_costs(memory: memory_es.Memory, principal: str, store: dict[str, Any]
         t0 = time.perf_counter()
         cold.close_session(session_id)
         cold_close_s = time.perf_counter() - t0
+    first = _first_commands(memory, principal, store, clock, beliefs)
     return {
+        **first,
+        "snapshot_kb_per_1k_beliefs": round(len(snapshot.state) / 1024 / (beliefs / 1000), 1),
         "snapshot_mb": round(len(snapshot.state) / 2**20, 2),
         "snapshot_take_ms": _ms(take_s),
         "cold_load_snapshot_ms": _ms(cold_s),
@@ -418,7 +533,7 @@ def phase_recall(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
                 "build_events": events,
                 "build_events_per_s": events / build_s,
             }
-            out["recall"][str(scale)].update(_state_costs(memory, f"holder{scale}", store))
+            out["recall"][str(scale)].update(_state_costs(memory, f"holder{scale}", store, scale))
         out["log_head"] = memory.projection_status().log_head
     return out
 

@@ -289,6 +289,11 @@ def render_table(report: dict[str, Any]) -> str:
     line("  append_ratio (to raw batched insert)", "append_ratio")
     line("append, one per save (events/s)", "append_one_per_tx_events_per_s")
     line("  ratio (to raw one per transaction)", "append_one_per_tx_ratio")
+    line("turns built + saved ~1000 a tx, ours (events/s)", "append_record_save_events_per_s")
+    line("  the library's Aggregate + @event + save (events/s)", "append_library_events_per_s")
+    line("  append_of_library (ours / the library's path)", "append_of_library")
+    line("  the library's bare insert_events (events/s)", "append_library_insert_events_per_s")
+    line("  ours / the bare insert_events", "append_of_library_insert")
     section("formation through memory_es (session close forms beliefs)")
     line("ingest batched: turns/s", "formation_turns_per_s")
     line("ingest batched: beliefs/s", "formation_beliefs_per_s")
@@ -313,6 +318,24 @@ def render_table(report: dict[str, Any]) -> str:
             "recall",
             str(scale),
             "cold_close_session_ms",
+        )
+        line(
+            f"{scale:>7,} beliefs: first close, open to return ms",
+            "recall",
+            str(scale),
+            "first_command_ms",
+        )
+        line(
+            f"{scale:>7,} beliefs: first recall, open to return ms",
+            "recall",
+            str(scale),
+            "first_recall_ms",
+        )
+        line(
+            f"{scale:>7,} beliefs: snapshot KB per 1k beliefs",
+            "recall",
+            str(scale),
+            "snapshot_kb_per_1k_beliefs",
         )
     section("projection rebuild vs a raw scan + decode of the same log")
     line("conversation log: rebuild (events/s)", "rebuild_events_per_s")

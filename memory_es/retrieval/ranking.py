@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from memory_es.domain.values import PORTABLE_TYPES, Status, normalize_statement
 from memory_es.ports import parse_iso
@@ -100,22 +100,6 @@ def reinforcement(record: BeliefRecord, now: datetime, profile: RetrievalProfile
     return _Formula(now, "", profile).reinforce(record)
 
 
-class _Terms(NamedTuple):
-    """A candidate's components bar the near-duplicate penalty, in Components' field
-    order (a tuple: built once per candidate, unpacked into Components once its penalty
-    is known)."""
-
-    match: float
-    confidence: float
-    reinforce: float
-    authority: float
-    scope: float
-    utility: float
-    lifecycle: float
-    base: float
-    stale_penalty: float
-
-
 # ln(1 + C_MAX), the strength's denominator: a constant, taken once.
 _LOG1P_C_MAX = math.log1p(C_MAX)
 
@@ -130,6 +114,7 @@ class _Formula:
         "now",
         "project",
         "provisional",
+        "reinforced",
         "stale",
         "tau_profile",
         "taus",
@@ -148,6 +133,8 @@ class _Formula:
         self.decay = profile.time_decay_enabled
         self.tau_profile = profile.decay_tau_days
         self.taus: dict[str, float] = {}  # per belief type, as the profile names it
+        # reinforce per (evidence count, last evidence, type): a pool repeats them.
+        self.reinforced: dict[tuple[int, str, str], float] = {}
         self.w_match = w.match
         self.w_confidence = w.confidence
         self.w_reinforce = w.reinforce
@@ -159,41 +146,27 @@ class _Formula:
         self.stale = profile.stale_penalty
 
     def reinforce(self, record: BeliefRecord) -> float:
+        key = (record.evidence_count, record.last_evidence_at, record.belief_type)
+        known = self.reinforced.get(key)
+        if known is not None:
+            return known
         strength = min(1.0, math.log1p(record.evidence_count) / _LOG1P_C_MAX)
-        if not self.decay:
-            return strength
-        age_days = max(0, (self.now - _instant(record.last_evidence_at)).days)
-        tau = self.taus.get(record.belief_type)
-        if tau is None:
-            taus = self.tau_profile
-            tau = self.taus[record.belief_type] = getattr(taus, record.belief_type, taus.fact)
-        return strength * math.exp(-age_days / tau)
+        if self.decay:
+            age_days = max(0, (self.now - _instant(record.last_evidence_at)).days)
+            tau = self.taus.get(record.belief_type)
+            if tau is None:
+                taus = self.tau_profile
+                tau = self.taus[record.belief_type] = getattr(taus, record.belief_type, taus.fact)
+            strength = strength * math.exp(-age_days / tau)
+        self.reinforced[key] = strength
+        return strength
 
-    def terms(self, offered: Offered, top: float) -> _Terms:
-        """(match, confidence, reinforce, authority, scope, utility, lifecycle, base,
-        stale_penalty): the components bar the near-duplicate penalty."""
-        b = offered.record
-        match = offered.relevance / top if top > 0 else 0.0
-        reinforce = self.reinforce(b)
-        authority = b.authority / MAX_AUTHORITY
-        scope = 1.0 if b.project == self.project else 0.0
-        lifecycle = 1.0
-        if b.status == Status.ACTIVE:
-            lifecycle = self.active
-        elif b.status == Status.PROVISIONAL:
-            lifecycle = self.provisional
-        base = lifecycle * (
-            self.w_match * match
-            + self.w_confidence * b.confidence
-            + self.w_reinforce * reinforce
-            + self.w_authority * authority
-            + self.w_scope * scope
-            + self.w_utility * b.utility
-        )
-        stale = self.stale if b.valid_to is not None else 0.0
-        return _Terms(
-            match, b.confidence, reinforce, authority, scope, b.utility, lifecycle, base, stale
-        )
+    def lifecycle(self, status: str) -> float:
+        if status == Status.ACTIVE:
+            return self.active
+        if status == Status.PROVISIONAL:
+            return self.provisional
+        return 1.0
 
 
 # A belief's last evidence instant is read on every recall that offers it; the parsed
@@ -234,43 +207,112 @@ def _order(item: Scored) -> tuple[float, int, str]:
     return (-item.score, -item.record.position, item.record.belief_id)
 
 
-def _pre_order(entry: tuple[Offered, _Terms]) -> tuple[float, int]:
-    terms = entry[1]
-    return (-(terms.base - terms.stale_penalty), -entry[0].record.position)
+# Components and Scored are built by setting their field dict whole, not through their
+# frozen __init__ (which sets each field through object.__setattr__: most of ranking's
+# cost per candidate): the same fields, equality and as_dict as the constructor's
+# (tests/test_ranking_arrays.py compares them with constructed ones).
+_new = object.__new__
+_set_dict = object.__setattr__
 
 
 def rank(
     offered: Sequence[Offered], *, now: datetime, project: str, profile: RetrievalProfile
 ) -> list[Scored]:
-    """Score every candidate and order them; the near-duplicate penalty applies here."""
-    top = max((o.relevance for o in offered), default=0.0)
-    formula = _Formula(now, project, profile)
-    pre = [(o, formula.terms(o, top)) for o in offered]
-    pre.sort(key=_pre_order)
+    """Score every candidate and order them; the near-duplicate penalty applies here.
+
+    The pool is scored as arrays: one column per input, ``match``, the weighted sum
+    ``base`` and ``base - stale_penalty`` element-wise (the same IEEE operations in the
+    same order as the scalar formula in the module docstring, so the same doubles), the
+    candidate order a stable argsort; ``reinforce``'s logarithm and exponential are taken
+    once per distinct (evidence count, last evidence, type) with ``math``; the
+    near-duplicate test (within a (type, subject) group, best first) and the rounded
+    score are per candidate, in that order.
+    """
+    if not offered:
+        return []
+    import numpy as np
+
+    f = _Formula(now, project, profile)
+    records = [o.record for o in offered]
+    relevance = np.array([o.relevance for o in offered], dtype=np.float64)
+    confidence = [b.confidence for b in records]
+    utility = [b.utility for b in records]
+    authority = [b.authority / MAX_AUTHORITY for b in records]
+    reinforce = [f.reinforce(b) for b in records]
+    scope = [1.0 if b.project == f.project else 0.0 for b in records]
+    lifecycle = [f.lifecycle(b.status) for b in records]
+    stale = [f.stale if b.valid_to is not None else 0.0 for b in records]
+    position = np.array([b.position for b in records], dtype=np.int64)
+
+    top = float(relevance.max())
+    match = relevance / top if top > 0 else np.zeros(len(records))
+    base = np.array(lifecycle) * (
+        f.w_match * match
+        + f.w_confidence * np.array(confidence, dtype=np.float64)
+        + f.w_reinforce * np.array(reinforce, dtype=np.float64)
+        + f.w_authority * np.array(authority, dtype=np.float64)
+        + f.w_scope * np.array(scope, dtype=np.float64)
+        + f.w_utility * np.array(utility, dtype=np.float64)
+    )
+    unpenalised = base - np.array(stale, dtype=np.float64)
+    # Best first, newer first on ties: the order the near-duplicate test reads them in.
+    pre = np.lexsort((-position, -unpenalised)).tolist()
+
     threshold = profile.near_duplicate_jaccard
     near_penalty = profile.near_duplicate_penalty
+    match_ = match.tolist()
+    base_ = base.tolist()
     out: list[Scored] = []
     # Higher-scored statements seen so far, per (type, subject): the near-duplicate test
     # only compares within one group, and tokenizes a statement only when it must.
     seen: dict[tuple[str, str], list[str]] = {}
-    for o, terms in pre:
-        b = o.record
-        statement = b.statement
+    for i in pre:
+        b = records[i]
+        penalty = 0.0
         key = (b.belief_type, subject_key(b))
         group = seen.get(key)
-        penalty = 0.0
         if group is None:
-            seen[key] = [statement]
+            seen[key] = [b.statement]
         else:
-            mine = tokens_of(statement)
+            mine = tokens_of(b.statement)
             for higher in group:
                 if _jaccard(mine, tokens_of(higher)) >= threshold:
                     penalty = near_penalty
                     break
-            group.append(statement)
-        c = Components(*terms, near_duplicate_penalty=penalty)
-        score = round(max(0.0, c.base - c.stale_penalty - penalty), 9)
-        out.append(Scored(b, score, o.matched, o.lexical, o.cosine, c, validity(b)))
+            group.append(b.statement)
+        c = _new(Components)
+        _set_dict(
+            c,
+            "__dict__",
+            {
+                "match": match_[i],
+                "confidence": confidence[i],
+                "reinforce": reinforce[i],
+                "authority": authority[i],
+                "scope": scope[i],
+                "utility": utility[i],
+                "lifecycle": lifecycle[i],
+                "base": base_[i],
+                "stale_penalty": stale[i],
+                "near_duplicate_penalty": penalty,
+            },
+        )
+        o = offered[i]
+        scored = _new(Scored)
+        _set_dict(
+            scored,
+            "__dict__",
+            {
+                "record": b,
+                "score": round(max(0.0, base_[i] - stale[i] - penalty), 9),
+                "matched": o.matched,
+                "lexical": o.lexical,
+                "cosine": o.cosine,
+                "components": c,
+                "validity": validity(b),
+            },
+        )
+        out.append(scored)
     out.sort(key=_order)
     return out
 

@@ -1,4 +1,4 @@
-"""A read model built under retrieval@1 is detected stale and rebuilt (retrieval@3)."""
+"""A read model built under retrieval@1 is detected stale and rebuilt (retrieval@4)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.conformance import START, play
 
 def test_a_retrieval_1_read_model_is_refused_then_rebuilt(persistent_store_url: str) -> None:
     url = persistent_store_url
-    assert retrieval_policy() == "retrieval@3"
+    assert retrieval_policy() == "retrieval@4"
     clock = FixedClock(START)
     with memory_es.open(url, clock=clock, ids=memory_es.SequentialIds()) as memory:
         play(memory, clock)
@@ -27,10 +27,10 @@ def test_a_retrieval_1_read_model_is_refused_then_rebuilt(persistent_store_url: 
                 "UPDATE projection_tracking SET version = ? WHERE name = ?",
                 (f"recall_index@{PROJECTION_SCHEMA_VERSION};retrieval@1", "recall_index"),
             )
-    with pytest.raises(StaleReadModel, match=r"retrieval@1.*retrieval@3"):
+    with pytest.raises(StaleReadModel, match=r"retrieval@1.*retrieval@4"):
         memory_es.open(url)
     with memory_es.open(url, on_stale="rebuild") as memory:
-        expected_version = f"recall_index@{PROJECTION_SCHEMA_VERSION};retrieval@3"
+        expected_version = f"recall_index@{PROJECTION_SCHEMA_VERSION};retrieval@4"
         assert memory.projection_status().version == expected_version
         assert memory.index.dump() == expected
         assert memory.recall("alice", "where do I live").lines() == lines

@@ -13,7 +13,6 @@ from __future__ import annotations
 from memory_es.retrieval.tokenizer import stem
 
 _LEXICON: dict[str, tuple[str, ...]] = {
-    "pet": ("dog", "cat", "puppy", "kitten", "pup", "hamster", "parrot", "turtle"),
     "kid": ("son", "daughter", "child", "children", "kids", "baby"),
     "children": ("son", "daughter", "kid", "kids", "baby"),
     "famili": (
@@ -63,6 +62,46 @@ _LEXICON: dict[str, tuple[str, ...]] = {
     "meal": ("food", "dinner", "lunch", "breakfast", "cook"),
     "exercis": ("workout", "gym", "running", "yoga", "training"),
     "art": ("painting", "paint", "drawing", "sculpture"),
+    # Health: an ailment is named by what it is, a medicine question by what to avoid.
+    "ailment": ("sick", "illness", "disease", "flu", "fever", "infection", "injury", "pain"),
+    "ill": ("sick", "illness", "disease", "flu", "fever", "infection"),
+    "sick": ("ill", "illness", "disease", "flu", "fever", "infection"),
+    "health": ("sick", "illness", "doctor", "hospital", "diagnosed", "surgery", "diet"),
+    "injuri": ("injured", "hurt", "broke", "sprained", "fracture", "surgery"),
+    "doctor": ("physician", "dentist", "clinic", "hospital", "appointment", "check-up"),
+    "pet": (
+        "dog",
+        "cat",
+        "puppy",
+        "kitten",
+        "pup",
+        "hamster",
+        "parrot",
+        "turtle",
+        "rabbit",
+        "snake",
+        "fish",
+        "bird",
+        "horse",
+        "lizard",
+    ),
+    "anim": ("dog", "cat", "horse", "bird", "fish", "rabbit", "turtle", "snake"),
+    "martial": ("karate", "judo", "taekwondo", "kickboxing", "jiu-jitsu", "boxing", "kung"),
+    "danc": ("ballet", "salsa", "tango", "hip-hop", "contemporary", "choreography"),
+    "outdoor": ("hiking", "camping", "kayaking", "fishing", "climbing", "biking", "hike"),
+    "flower": ("rose", "roses", "tulip", "lily", "daisy", "sunflower", "orchid", "garden"),
+    "plant": ("garden", "gardening", "flowers", "tree", "succulent", "herbs"),
+    "holiday": ("christmas", "thanksgiving", "easter", "halloween", "hanukkah", "diwali"),
+    "celebr": ("birthday", "anniversary", "party", "wedding", "christmas", "thanksgiving"),
+    "drink": ("coffee", "tea", "wine", "beer", "juice", "cocktail", "soda"),
+    "languag": ("spanish", "french", "german", "italian", "japanese", "chinese", "english"),
+    "countri": ("abroad", "visited", "travel", "trip", "moved"),
+    "school": ("college", "university", "class", "degree", "studying", "graduated"),
+    "studi": ("college", "university", "class", "degree", "course", "major"),
+    "educ": ("college", "university", "degree", "school", "graduated"),
+    "friend": ("buddy", "buddies", "pal", "mate", "mates"),
+    "sibl": ("sister", "brother", "sisters", "brothers"),
+    "parent": ("mom", "dad", "mother", "father"),
 }
 EXPANSIONS: dict[str, frozenset[str]] = {
     key: frozenset(stem(w) for w in words) for key, words in _LEXICON.items()

@@ -5,13 +5,16 @@
                                  + w.reinforce  * reinforce
                                  + w.authority  * authority / 3
                                  + w.scope      * scope
-                                 + w.utility    * utility )
+                                 + w.utility    * utility
+                                 + w.dated      * dated )
     score = max(0, base - stale_penalty [validity closed]
                         - near_duplicate_penalty [same subject+type, Jaccard >= 0.8])
 
     match     = relevance / max relevance in the pool (BM25, or RRF when hybrid)
     reinforce = min(1, log1p(evidence_count) / log1p(10)) * exp(-age_days / tau[type])
     age_days  = max(0, whole days from last_evidence_at to now)   (now: as_of or clock)
+    dated     = 1 when the question asks when and the statement names a time, or the
+                question names a period and the belief was stated in it; else 0
 
 Order: score descending, then store position descending, then belief id. Selection then
 collapses exact duplicates, caps items per subject (conflict partners bypass the cap),
@@ -32,6 +35,7 @@ from typing import Any, NamedTuple
 from memory_es.domain.values import PORTABLE_TYPES, Status, normalize_statement
 from memory_es.ports import parse_iso
 from memory_es.profiles import RetrievalProfile
+from memory_es.retrieval.temporal import dated
 from memory_es.retrieval.tokenizer import lexemes
 from projections.records import BeliefRecord
 
@@ -60,6 +64,7 @@ class Components:
     authority: float
     scope: float
     utility: float
+    dated: float
     lifecycle: float
     base: float
     stale_penalty: float
@@ -111,6 +116,7 @@ class _Terms(NamedTuple):
     authority: float
     scope: float
     utility: float
+    dated: float
     lifecycle: float
     base: float
     stale_penalty: float
@@ -128,23 +134,37 @@ class _Formula:
         "active",
         "decay",
         "now",
+        "period",
         "project",
         "provisional",
         "stale",
         "tau_profile",
         "taus",
+        "temporal",
         "w_authority",
         "w_confidence",
+        "w_dated",
         "w_match",
         "w_reinforce",
         "w_scope",
         "w_utility",
     )
 
-    def __init__(self, now: datetime, project: str, profile: RetrievalProfile) -> None:
+    def __init__(
+        self,
+        now: datetime,
+        project: str,
+        profile: RetrievalProfile,
+        *,
+        temporal: bool = False,
+        period: tuple[datetime, datetime] | None = None,
+    ) -> None:
         w = profile.ranking_weights
         self.now = now
         self.project = project
+        self.temporal = temporal
+        self.period = period
+        self.w_dated = w.dated
         self.decay = profile.time_decay_enabled
         self.tau_profile = profile.decay_tau_days
         self.taus: dict[str, float] = {}  # per belief type, as the profile names it
@@ -169,6 +189,15 @@ class _Formula:
             tau = self.taus[record.belief_type] = getattr(taus, record.belief_type, taus.fact)
         return strength * math.exp(-age_days / tau)
 
+    def bears_time(self, record: BeliefRecord) -> bool:
+        """The ``dated`` component: a statement naming a time for a question asking
+        when, or one stated within the period the question names."""
+        if self.period is not None:
+            start, end = self.period
+            if start <= _instant(record.valid_from) < end:
+                return True
+        return self.temporal and dated(tokens_of(record.statement))
+
     def terms(self, offered: Offered, top: float) -> _Terms:
         """(match, confidence, reinforce, authority, scope, utility, lifecycle, base,
         stale_penalty): the components bar the near-duplicate penalty."""
@@ -177,6 +206,7 @@ class _Formula:
         reinforce = self.reinforce(b)
         authority = b.authority / MAX_AUTHORITY
         scope = 1.0 if b.project == self.project else 0.0
+        when = 1.0 if self.bears_time(b) else 0.0
         lifecycle = 1.0
         if b.status == Status.ACTIVE:
             lifecycle = self.active
@@ -189,10 +219,20 @@ class _Formula:
             + self.w_authority * authority
             + self.w_scope * scope
             + self.w_utility * b.utility
+            + self.w_dated * when
         )
         stale = self.stale if b.valid_to is not None else 0.0
         return _Terms(
-            match, b.confidence, reinforce, authority, scope, b.utility, lifecycle, base, stale
+            match,
+            b.confidence,
+            reinforce,
+            authority,
+            scope,
+            b.utility,
+            when,
+            lifecycle,
+            base,
+            stale,
         )
 
 
@@ -240,11 +280,20 @@ def _pre_order(entry: tuple[Offered, _Terms]) -> tuple[float, int]:
 
 
 def rank(
-    offered: Sequence[Offered], *, now: datetime, project: str, profile: RetrievalProfile
+    offered: Sequence[Offered],
+    *,
+    now: datetime,
+    project: str,
+    profile: RetrievalProfile,
+    temporal: bool = False,
+    period: tuple[datetime, datetime] | None = None,
 ) -> list[Scored]:
-    """Score every candidate and order them; the near-duplicate penalty applies here."""
+    """Score every candidate and order them; the near-duplicate penalty applies here.
+
+    ``temporal`` (the question asks when) and ``period`` (the [start, end) it names;
+    memory_es/retrieval/temporal.py) give the ``dated`` component."""
     top = max((o.relevance for o in offered), default=0.0)
-    formula = _Formula(now, project, profile)
+    formula = _Formula(now, project, profile, temporal=temporal, period=period)
     pre = [(o, formula.terms(o, top)) for o in offered]
     pre.sort(key=_pre_order)
     threshold = profile.near_duplicate_jaccard

@@ -31,9 +31,11 @@ def test_a_question_asking_when_is_temporal_and_others_are_not() -> None:
     assert asks_when("What year did she start at Brightline?")
     assert asks_when("How long have I had the bike?")
     assert asks_when("Which month was the wedding?")
+    assert asks_when("How many weeks passed between the two trips?")
     assert not asks_when("Where do I live?")
     assert not asks_when("What do I do for a living?")
     assert not asks_when("How are you?")
+    assert not asks_when("How many pets do I have?")
 
 
 def test_a_statement_is_dated_by_a_time_word_or_a_year() -> None:

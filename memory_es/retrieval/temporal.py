@@ -1,10 +1,11 @@
 """Temporal questions and dated statements: "When did I ...?" favours what says when.
 
 A question asking *when* ("When did I move?", "What year did she start?", "How long ago
-...?") is answered by the statement that carries a time: "User moved to Lyon last month"
-rather than "User likes Lyon". A question naming a period ("in July 2023", "on May 8,
-2022") is answered by what was said in it. The ranking gives either its ``dated``
-component (docs/retrieval.md); a question that does neither gives it to no statement.
+...?", "How many years ...?") is answered by the statement that carries a time: "User
+moved to Lyon last month" rather than "User likes Lyon". A question naming a period ("in
+July 2023", "on May 8, 2022") is answered by what was said in it. The ranking gives
+either its ``dated`` component (docs/retrieval.md); a question that does neither gives
+it to no statement.
 
 A named period is a month and a year, with or without a day, in either order ("May 8,
 2022", "8 May 2022", "July 2023"), or a season and a year ("summer 2023"); it runs from
@@ -23,7 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-_UNIT_WORDS = frozenset({"date", "day", "days", "year", "years", "month", "months", "week"})
+_UNIT_WORDS = frozenset(
+    {"date", "day", "days", "year", "years", "month", "months", "week", "weeks", "hours"}
+)
 TIME_WORDS: frozenset[str] = frozenset(
     {
         "yesterday",
@@ -68,8 +71,9 @@ TIME_WORDS: frozenset[str] = frozenset(
 
 
 def temporal_question(words: Sequence[str]) -> bool:
-    """Whether a question's lexemes ask when: "when", "how long", or "what/which" before
-    a calendar unit ("what year", "which month", "what date")."""
+    """Whether a question's lexemes ask when: "when", "how long", "what/which" before a
+    calendar unit ("what year", "which month", "what date"), or "how many" before one
+    ("how many years")."""
     for i, word in enumerate(words):
         if word == "when":
             return True
@@ -77,6 +81,9 @@ def temporal_question(words: Sequence[str]) -> bool:
         if word == "how" and after == "long":
             return True
         if word in ("what", "which") and after in _UNIT_WORDS:
+            return True
+        third = words[i + 2] if i + 2 < len(words) else ""
+        if word == "how" and after == "many" and third in _UNIT_WORDS:  # "how many years"
             return True
     return False
 

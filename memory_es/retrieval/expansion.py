@@ -2,10 +2,11 @@
 specific words a statement uses for it ("Is there a medicine I should avoid?" meets
 "User is allergic to ibuprofen"; "What pets does she have?" meets "a guinea pig").
 
-The lexicon is general English (hypernym -> common hyponyms and near-synonyms), never a
-dataset's own words; keys and values are stems as the tokenizer makes them, so a key
-matches every inflection of its word. Expansion terms admit rows like the question's own
-terms: BM25 weighs them by their rarity like any term.
+The lexicon is general English (hypernym -> common hyponyms and near-synonyms; an
+irregular verb's base form -> its past and participle), never a dataset's own words;
+keys and values are stems as the tokenizer makes them, so a key matches every inflection
+of its word. Expansion terms admit rows like the question's own terms: BM25 weighs them
+by their rarity like any term.
 """
 
 from __future__ import annotations
@@ -103,8 +104,27 @@ _LEXICON: dict[str, tuple[str, ...]] = {
     "sibl": ("sister", "brother", "sisters", "brothers"),
     "parent": ("mom", "dad", "mother", "father"),
 }
+# Irregular verbs: a question asks in the base form ("Where did I go?", "What did she
+# buy?") and a statement tells in the past ("User went to Lisbon", "bought"), which no
+# stemmer joins. Base form -> past and participle (general English, the common ones).
+_IRREGULAR_VERBS = (
+    "begin began begun|break broke broken|bring brought|build built|buy bought|"
+    "catch caught|choose chose chosen|come came|draw drew drawn|drink drank drunk|"
+    "drive drove driven|eat ate eaten|fall fell fallen|feel felt|fight fought|find found|"
+    "fly flew flown|forget forgot forgotten|get got gotten|give gave given|go went gone|"
+    "grow grew grown|hear heard|hold held|keep kept|know knew known|lead led|leave left|"
+    "lose lost|make made|meet met|pay paid|ride rode ridden|run ran|see saw seen|"
+    "sell sold|send sent|sing sang sung|sleep slept|speak spoke spoken|spend spent|"
+    "stand stood|swim swam swum|take took taken|teach taught|tell told|think thought|"
+    "throw threw thrown|wear wore worn|win won|write wrote written"
+)
+_FORMS: dict[str, tuple[str, ...]] = {
+    stem(base): tuple(forms)
+    for base, *forms in (entry.split() for entry in _IRREGULAR_VERBS.split("|"))
+}
 EXPANSIONS: dict[str, frozenset[str]] = {
-    key: frozenset(stem(w) for w in words) for key, words in _LEXICON.items()
+    key: frozenset(stem(w) for w in (*_LEXICON.get(key, ()), *_FORMS.get(key, ())))
+    for key in sorted(_LEXICON.keys() | _FORMS.keys())
 }
 
 

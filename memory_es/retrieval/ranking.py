@@ -199,8 +199,8 @@ class _Formula:
         return self.temporal and dated(tokens_of(record.statement))
 
     def terms(self, offered: Offered, top: float) -> _Terms:
-        """(match, confidence, reinforce, authority, scope, utility, lifecycle, base,
-        stale_penalty): the components bar the near-duplicate penalty."""
+        """(match, confidence, reinforce, authority, scope, utility, dated, lifecycle,
+        base, stale_penalty): the components bar the near-duplicate penalty."""
         b = offered.record
         match = offered.relevance / top if top > 0 else 0.0
         reinforce = self.reinforce(b)

@@ -144,6 +144,36 @@ class RetrievalConformance:
         assert subjects.count("deploy") == 2 and "window" in subjects
         assert [reason for _, reason in result.blocked] == ["subject_cap"]
 
+    def test_a_question_asking_when_or_naming_a_period_favours_the_dated_statement(
+        self, memory: memory_es.Memory
+    ) -> None:
+        seed(
+            memory,
+            "tara",
+            [
+                {"statement": "User was at the lake cabin last week.", "subjects": ("cabin",)},
+                {"statement": "User loves the lake cabin.", "subjects": ("lake cabin",)},
+                {
+                    "statement": "User went to a jazz concert with Ana.",
+                    "subjects": ("concert",),
+                    "valid_from": "2026-01-10T20:00:00Z",
+                },
+                {
+                    "statement": "User went to a jazz concert.",
+                    "subjects": ("jazz",),
+                    "valid_from": "2026-02-20T20:00:00Z",
+                },
+            ],
+        )
+        first = memory.recall("tara", "Tell me about the lake cabin").lines()[0]
+        assert first.endswith("User loves the lake cabin.")
+        first = memory.recall("tara", "When was I at the lake cabin?").lines()[0]
+        assert first.endswith("User was at the lake cabin last week.")
+        first = memory.recall("tara", "Which jazz concert did I go to?").lines()[0]
+        assert first.endswith("User went to a jazz concert.")
+        first = memory.recall("tara", "Which jazz concert did I go to in January 2026?")
+        assert first.lines()[0].endswith("User went to a jazz concert with Ana.")
+
     def test_candidates_are_chosen_by_relevance_not_recency(self, memory: memory_es.Memory) -> None:
         # 70 newer beliefs share one word with the query; the oldest holds both words.
         # A newest-first cap of 64 would never offer it to ranking.

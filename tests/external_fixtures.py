@@ -103,6 +103,8 @@ def longmemeval_items() -> list[dict[str, Any]]:
         sessions: list[list[dict[str, Any]]],
         answer_ids: list[str],
         answer: Any = "Lisbon",
+        dates: list[str] | None = None,
+        question_date: str = "2023/06/01 (Thu) 10:00",
     ) -> dict[str, Any]:
         ids = [
             f"s{i}" if f"answer_s{i}" not in answer_ids else f"answer_s{i}"
@@ -113,9 +115,10 @@ def longmemeval_items() -> list[dict[str, Any]]:
             "question_type": qtype,
             "question": question,
             "answer": answer,
-            "question_date": "2023/06/01 (Thu) 10:00",
+            "question_date": question_date,
             "haystack_session_ids": ids,
-            "haystack_dates": [f"2023/05/{20 + i:02d} (Sat) 0{i}:21" for i in range(len(sessions))],
+            "haystack_dates": dates
+            or [f"2023/05/{20 + i:02d} (Sat) 0{i}:21" for i in range(len(sessions))],
             "haystack_sessions": sessions,
             "answer_session_ids": answer_ids,
         }
@@ -151,19 +154,58 @@ def longmemeval_items() -> list[dict[str, Any]]:
             ],
             ["answer_s0"],
         ),
-        # Abstention, with an answer session that marks no turn: session fallback.
+        # Abstention (its answer not a string).
         item(
             "q-user-2_abs",
             "single-session-user",
             "Where do I work?",
             [
                 [
-                    {"role": "user", "content": "I work at Harbor Labs."},
+                    {"role": "user", "content": "I work at Harbor Labs.", "has_answer": True},
                     {"role": "assistant", "content": "Nice."},
                 ]
             ],
             ["answer_s0"],
             answer=7,
+        ),
+        # Two answer sessions, one marking no turn: as the official code does, that one is
+        # not evidence (never widened to its whole session).
+        item(
+            "q-ms-1",
+            "multi-session",
+            "Which pets do I have?",
+            [
+                [{"role": "user", "content": "I have a cat named Miso.", "has_answer": True}],
+                [
+                    {"role": "user", "content": "I have a dog named Pip."},
+                    {"role": "assistant", "content": "Pip is a fine name."},
+                ],
+            ],
+            ["answer_s0", "answer_s1"],
+            answer="a cat and a dog",
+        ),
+        # Listed out of order within one day: the 09:00 session comes second in the list;
+        # replayed by date, the 14:00 move is the current address. Asked a week later.
+        item(
+            "q-order-1",
+            "knowledge-update",
+            "Where do I live now?",
+            [
+                [{"role": "user", "content": "I live in Lisbon now.", "has_answer": True}],
+                [{"role": "user", "content": "I live in Porto."}],
+            ],
+            ["answer_s0"],
+            dates=["2023/05/20 (Sat) 14:00", "2023/05/20 (Sat) 09:00"],
+            question_date="2023/05/27 (Sat) 18:30",
+        ),
+        # A question dated before its last session: asked once that session is recorded.
+        item(
+            "q-early-1",
+            "single-session-user",
+            "Where do I live?",
+            [[{"role": "user", "content": "I live in Lisbon.", "has_answer": True}]],
+            ["answer_s0"],
+            question_date="2023/05/01 (Mon) 10:00",
         ),
         item(
             "q-ku-1",

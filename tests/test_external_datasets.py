@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import UTC, datetime
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from benchmarks.external import load_halumem, load_locomo, load_longmemeval, main, run
+from benchmarks.external import load_halumem, load_locomo, load_longmemeval, main, run, runner
 from benchmarks.external.metrics import judge
-from benchmarks.external.model import LoadReport, MalformedDataset
+from benchmarks.external.model import LoadReport, MalformedDataset, Session
 from tests.external_fixtures import (
     halumem_users,
     locomo_items,
@@ -168,7 +170,7 @@ def test_locomo_run_finds_the_evidence_turn_through_belief_provenance(
 # -- LongMemEval --------------------------------------------------------------------------
 
 
-def test_longmemeval_maps_types_abstention_and_session_fallback(longmemeval_file: Path) -> None:
+def test_longmemeval_maps_types_and_abstention(longmemeval_file: Path) -> None:
     scenarios = {s.scenario_id: s for s in load_longmemeval.load(longmemeval_file, LoadReport())}
     (user,) = scenarios["q-user-1"].probes
     assert (user.category, user.in_overall) == ("single-session-user", True)
@@ -177,8 +179,101 @@ def test_longmemeval_maps_types_abstention_and_session_fallback(longmemeval_file
     assert (assistant.category, assistant.in_overall) == ("single-session-assistant", False)
     (abstain,) = scenarios["q-user-2_abs"].probes
     assert (abstain.category, abstain.in_overall, abstain.answer) == ("abstention", False, "7")
-    assert [(e.session_ref, e.turn_ref) for e in abstain.evidence] == [("answer_s0", None)]
     assert scenarios["q-ku-1"].sessions[1].at is not None
+
+
+def test_longmemeval_answer_session_with_no_marked_turn_is_not_evidence(
+    longmemeval_file: Path,
+) -> None:
+    """The official evaluation renames such a session ``noans``: no session fallback."""
+    report = LoadReport()
+    scenarios = {s.scenario_id: s for s in load_longmemeval.load(longmemeval_file, report)}
+    (probe,) = scenarios["q-ms-1"].probes
+    assert [(e.session_ref, e.turn_ref) for e in probe.evidence] == [("answer_s0", "answer_s0#0")]
+    assert all(e.turn_ref is not None for s in scenarios.values() for e in s.probes[0].evidence)
+    assert report.quirks["answer_session_without_marked_turn_not_evidence"] == 1
+
+
+def test_longmemeval_replays_sessions_in_date_order(longmemeval_file: Path) -> None:
+    report = LoadReport()
+    scenarios = {s.scenario_id: s for s in load_longmemeval.load(longmemeval_file, report)}
+    porto, lisbon = scenarios["q-order-1"].sessions  # listed Lisbon (14:00) first
+    assert (porto.ref, lisbon.ref) == ("s1", "answer_s0")
+    assert porto.at is not None and lisbon.at is not None and porto.at < lisbon.at
+    assert scenarios["q-order-1"].probes[0].after_session == 1
+    assert report.quirks["sessions_replayed_in_date_order"] == 1
+    # In order already: untouched.
+    assert [s.ref for s in scenarios["q-ku-1"].sessions] == ["answer_s0", "answer_s1"]
+
+
+def test_longmemeval_undated_session_keeps_its_place_after_the_one_before() -> None:
+    def session(ref: str, day: int | None) -> Session:
+        at = None if day is None else datetime(2023, 5, day, tzinfo=UTC)
+        return Session(ref=ref, at=at, turns=())
+
+    listed = [session("a", 20), session("b", None), session("c", 18), session("d", 21)]
+    ordered = load_longmemeval.in_time_order(listed)
+    assert [s.ref for s in ordered] == ["c", "a", "b", "d"]
+
+
+def test_longmemeval_probe_is_asked_at_its_question_date(longmemeval_file: Path) -> None:
+    report = LoadReport()
+    scenarios = {s.scenario_id: s for s in load_longmemeval.load(longmemeval_file, report)}
+    (probe,) = scenarios["q-order-1"].probes
+    assert probe.asked_at == datetime(2023, 5, 27, 18, 30, tzinfo=UTC)
+    # Dated before its last session: asked once that session is recorded, and counted.
+    (early,) = scenarios["q-early-1"].probes
+    assert early.asked_at == scenarios["q-early-1"].sessions[-1].at
+    assert report.quirks["question_date_before_last_session"] == 1
+
+
+def test_longmemeval_run_asks_at_question_date_over_sessions_in_date_order(
+    longmemeval_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: dict[str, tuple[datetime, list[tuple[str, str]]]] = {}
+    score = runner._score_memory
+
+    def spy(memory: Any, probe: Any, *args: Any) -> None:
+        items = memory.recall("user", probe.question).items
+        lines = [(i.record.statement, i.validity) for i in items]
+        asked[probe.probe_id] = (memory.retriever.clock.now(), lines)
+        score(memory, probe, *args)
+
+    monkeypatch.setattr(runner, "_score_memory", spy)
+    document = run("longmemeval", longmemeval_file, tmp_path / "m.json", progress=False)
+    at, lines = asked["q-order-1"]
+    assert at == datetime(2023, 5, 27, 18, 30, tzinfo=UTC)
+    # Replayed in list order, the 09:00 Porto statement would arrive after the 14:00 move
+    # and sit beside it as an unresolved conflict; by date, Lisbon is simply current.
+    assert lines == [("User lives in Lisbon.", "current")]
+    assert document["categories"]["knowledge-update"]["recall_any@5"] == 1.0
+
+
+def test_sample_is_drawn_from_the_overall_population_and_its_counts_reported(
+    longmemeval_file: Path, tmp_path: Path
+) -> None:
+    population = [
+        p
+        for s in load_longmemeval.load(longmemeval_file, LoadReport())
+        for p in s.probes
+        if p.in_overall
+    ]
+    document = run(
+        "longmemeval", longmemeval_file, tmp_path / "m.json", sample=3, seed=1, progress=False
+    )
+    drawn = document["sample_drawn"]
+    assert (drawn["population"], drawn["drawn"]) == (len(population), 3)
+    assert sum(drawn["categories"].values()) == 3 == document["n"]
+    assert document["counts"]["probes_scored"] == 3  # no separate category was drawn
+    assert all(document["categories"][c]["n"] == n for c, n in drawn["categories"].items())
+    everything = run(
+        "longmemeval", longmemeval_file, tmp_path / "all.json", sample=99, progress=False
+    )
+    assert everything["sample_drawn"]["drawn"] == len(population) == everything["n"]
+    assert (
+        run("longmemeval", longmemeval_file, tmp_path / "none.json", progress=False)["sample_drawn"]
+        is None
+    )
 
 
 def test_longmemeval_single_session_assistant_is_reported_separately_at_zero(
@@ -188,7 +283,7 @@ def test_longmemeval_single_session_assistant_is_reported_separately_at_zero(
     assistant = document["categories"]["single-session-assistant"]
     assert assistant["in_overall"] is False and assistant["recall_any@20"] == 0.0
     assert assistant["returned_per_probe@20"] == 0.0 and assistant["noise@20"] is None
-    assert document["n"] == 2  # single-session-user and knowledge-update
+    assert document["n"] == 5  # every question not reported separately
     assert document["categories"]["single-session-user"]["recall_any@5"] == 1.0
     assert document["categories"]["knowledge-update"]["recall_any@5"] == 1.0
 

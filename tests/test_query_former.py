@@ -54,5 +54,13 @@ def test_a_general_word_admits_the_specific_words_of_the_curated_lexicon() -> No
     terms = form_query("What pets does she have?", project="general").terms
     assert {"pet", "dog", "cat"} <= set(terms)
     assert "allerg" in form_query("Is there a medicine I should avoid?", project="g").terms
+    # general categories: health, martial arts, holidays
+    assert "flu" in form_query("Which ailment did I have?", project="g").terms
+    assert "karat" in form_query("What martial arts do I do?", project="g").terms
+    assert "christma" in form_query("Which holiday do I like best?", project="g").terms
+    # irregular verbs: the base form a question asks in meets the past a statement uses
+    assert {"went", "gone"} <= set(form_query("Where did I go?", project="g").terms)
+    assert "bought" in form_query("What did she buy?", project="g").terms
+    assert "left" in form_query("When did they leave?", project="g").terms
     # a word outside the lexicon expands to nothing
     assert form_query("Where is the lighthouse?", project="g").terms == ("lighthous",)

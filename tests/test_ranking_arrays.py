@@ -41,7 +41,8 @@ PROFILE = load_profile().retrieval
 def _reference_terms(
     o: Offered, top: float, now: datetime, project: str, p: RetrievalProfile
 ) -> tuple[float, ...]:
-    """(match, confidence, reinforce, authority, scope, utility, lifecycle, base, stale)."""
+    """(match, confidence, reinforce, authority, scope, utility, dated, lifecycle, base,
+    stale); a question that names no time, so ``dated`` is 0 (tests/test_temporal.py reads it)."""
     b = o.record
     w = p.ranking_weights
     match = o.relevance / top if top > 0 else 0.0
@@ -64,9 +65,21 @@ def _reference_terms(
         + w.authority * authority
         + w.scope * scope
         + w.utility * b.utility
+        + w.dated * 0.0
     )
     stale = p.stale_penalty if b.valid_to is not None else 0.0
-    return (match, b.confidence, reinforce, authority, scope, b.utility, lifecycle, base, stale)
+    return (
+        match,
+        b.confidence,
+        reinforce,
+        authority,
+        scope,
+        b.utility,
+        0.0,
+        lifecycle,
+        base,
+        stale,
+    )
 
 
 def _jaccard(a: str, b: str) -> float:
@@ -79,7 +92,7 @@ def reference_rank(
 ) -> list[Scored]:
     top = max((o.relevance for o in offered), default=0.0)
     pre = [(o, _reference_terms(o, top, now, project, profile)) for o in offered]
-    pre.sort(key=lambda e: (-(e[1][7] - e[1][8]), -e[0].record.position))
+    pre.sort(key=lambda e: (-(e[1][8] - e[1][9]), -e[0].record.position))
     out = []
     seen: dict[tuple[str, str], list[str]] = {}
     for o, terms in pre:

@@ -9,13 +9,20 @@ Mapping (seed): the user is the principal; assistant turns are non-source turns.
 Question types become categories; ``_abs`` questions are the ``abstention`` category;
 ``single-session-assistant`` is reported separately (its evidence is an assistant turn,
 which never forms, so it is expected to score zero by design). Evidence is the turns
-marked ``has_answer``; an answer session with no marked turn falls back to session
-granularity.
+marked ``has_answer``. As the official evaluation does (it renames such a session
+``noans``), an answer session with no marked turn is not evidence: it is counted, never
+widened to the whole session.
+
+Time, as the official harness reads it: sessions are replayed in the order of their
+dates (a haystack can list sessions out of order, even within one day; the sort is
+stable, and a session whose date cannot be read keeps its place after the one before
+it), and the question is asked at its ``question_date`` (never before the last session).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +42,19 @@ LICENCE = "MIT"
 PRINCIPAL = "user"
 SEPARATE = frozenset({"single-session-assistant", "abstention"})
 _DATE_FORMATS = ("%Y/%m/%d (%a) %H:%M", "%Y/%m/%d %H:%M", "%Y-%m-%d %H:%M", "%Y/%m/%d")
+
+
+def in_time_order(sessions: list[Session]) -> list[Session]:
+    """Sessions sorted by date, stably; an undated session keeps its place after the
+    session before it (it sorts with that session's date)."""
+    keyed: list[tuple[datetime, int, Session]] = []
+    floor = datetime.min.replace(tzinfo=UTC)
+    for index, session in enumerate(sessions):
+        if session.at is not None:
+            floor = session.at
+        keyed.append((floor, index, session))
+    keyed.sort(key=lambda entry: (entry[0], entry[1]))
+    return [session for _, _, session in keyed]
 
 
 def load(path: Path, report: LoadReport) -> Iterator[Scenario]:
@@ -99,7 +119,7 @@ def _scenario(item: dict[str, Any], index: int, report: LoadReport) -> Scenario 
                 marked = True
                 evidence.append(Evidence(session_ref=ref, turn_ref=turn_ref))
         if ref in answer_sessions and not marked:
-            evidence.append(Evidence(session_ref=ref, turn_ref=None))
+            report.quirk("answer_session_without_marked_turn_not_evidence")
         sessions.append(Session(ref=ref, at=at, turns=tuple(turns)))
     if not sessions:
         report.skip("haystack_empty")
@@ -107,19 +127,30 @@ def _scenario(item: dict[str, Any], index: int, report: LoadReport) -> Scenario 
     if not evidence:
         report.skip("no_usable_evidence")
         return None
+    ordered = in_time_order(sessions)
+    if ordered != sessions:
+        report.quirk("sessions_replayed_in_date_order")
+    asked_at = parse_date(item.get("question_date"), _DATE_FORMATS)
+    last = max((s.at for s in ordered if s.at is not None), default=None)
+    if asked_at is None:
+        report.quirk("question_date_unreadable")
+    elif last is not None and asked_at < last:
+        report.quirk("question_date_before_last_session")
+        asked_at = last
     probe = Probe(
         probe_id=question_id,
         category=category,
         question=question.strip(),
         answer=answer,
         evidence=tuple(evidence),
-        after_session=len(sessions) - 1,
+        after_session=len(ordered) - 1,
         principals=(PRINCIPAL,),
         in_overall=category not in SEPARATE,
+        asked_at=asked_at,
     )
     return Scenario(
         scenario_id=question_id,
-        sessions=tuple(sessions),
+        sessions=tuple(ordered),
         probes=(probe,),
         principals=(PRINCIPAL,),
     )

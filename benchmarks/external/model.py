@@ -49,6 +49,9 @@ class Probe:
     # The principals this probe is scored against (LoCoMo: the evidence speaker).
     principals: tuple[str, ...]
     in_overall: bool = True  # False: reported separately, outside the overall figure
+    # When the probe is asked (LongMemEval's question_date); None: when its last needed
+    # session has been recorded.
+    asked_at: datetime | None = None
 
 
 @dataclass(frozen=True)

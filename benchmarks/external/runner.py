@@ -53,8 +53,9 @@ CAVEATS = (
     "Published LongMemEval figures use a model judge; these do not.",
     "The extractor is memory_es's deterministic one; beliefs form only from what it "
     "recognises in the principal's own turns.",
-    "Subsets are sampled when --sample is given; single-session-assistant, abstention, "
-    "adversarial and cross-speaker questions are reported outside overall.",
+    "--sample draws from the overall population (sample_drawn gives its counts); "
+    "single-session-assistant, abstention, adversarial and cross-speaker questions are "
+    "reported outside overall, and only when no sample is drawn.",
     "The BM25 reference retrieves raw turns, not beliefs; it is a yardstick, not an arm.",
 )
 
@@ -139,26 +140,35 @@ def run(
     started = time.perf_counter()
     digest = file_sha256(path)
 
-    # Pass 1 (only when sampling): which probes exist, so a seeded sample can be drawn
-    # without holding the file. Only probe ids are kept.
+    # Pass 1 (only when sampling): which probes count in the overall figure, so a seeded
+    # sample is drawn from that population without holding the file (only probe ids and
+    # categories are kept). Probes reported separately are not drawn: a sample of N is N
+    # overall probes, whatever share of the file the separate categories hold.
     selected: set[str] | None = None
     eligible: int | None = None
+    drawn: dict[str, Any] | None = None
     if sample is not None:
-        ids = [
-            p.probe_id
+        population = {
+            p.probe_id: p.category
             for s in load(dataset, path, LoadReport(), principal_speaker=principal_speaker)
             for p in s.probes
-        ]
-        eligible = len(ids)
-        if sample < len(ids):
-            selected = set(random.Random(seed).sample(sorted(ids), sample))
+            if p.in_overall
+        }
+        ids = sorted(population)
+        selected = set(ids if sample >= len(ids) else random.Random(seed).sample(ids, sample))
+        eligible = len(selected)
+        drawn = {
+            "population": len(ids),
+            "drawn": len(selected),
+            "categories": dict(sorted(Counter(population[i] for i in selected).items())),
+        }
 
     report = LoadReport()
     counts = Counts()
     arms = {MEMORY_ARM: ArmReport(), **{name: ArmReport() for name in REFERENCE_ARMS}}
     # The memory arm runs whatever extractor memory_es.open composes by default.
     diagnostic = DIAGNOSTIC_EXTRACTORS.get(diagnostic_extractor or "")
-    bar = _progress_bar(progress, total=len(selected) if selected is not None else eligible)
+    bar = _progress_bar(progress, total=eligible)
     loaded = 0
     for scenario in load(dataset, path, report, principal_speaker=principal_speaker):
         loaded += len(scenario.probes)
@@ -176,6 +186,7 @@ def run(
         "licence": LICENCES[dataset],
         "file_sha256": digest,
         "sample": sample,
+        "sample_drawn": drawn,
         "seed": seed,
         "n": memory_figures["overall"]["n"],
         "overall": memory_figures["overall"],
@@ -333,6 +344,8 @@ def _run_scenario(
                     refs.append(turn.ref)
                     docs.append((turn.speaker, make_doc(turn.ref, turn.text)))
             for probe in by_session.get(index, []):
+                if probe.asked_at is not None:  # asked at the dataset's question date
+                    clock.set(max(clock.now(), probe.asked_at))
                 _score_memory(memory, probe, recordings, arms[MEMORY_ARM])
                 _score_reference(probe, docs, session_refs, arms, indexes)
         counts.beliefs_formed += sum(

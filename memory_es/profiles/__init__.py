@@ -45,6 +45,8 @@ class RankingWeights(_Knobs):
     authority: float = Field(default=0.1, gt=0)
     scope: float = Field(default=0.1, ge=0)
     utility: float = Field(default=0.05, ge=0)
+    # A statement that carries a time, when the question asks when (retrieval/temporal.py).
+    dated: float = Field(default=0.3, ge=0)
 
 
 class LifecycleWeights(_Knobs):

@@ -2,10 +2,11 @@
 specific words a statement uses for it ("Is there a medicine I should avoid?" meets
 "User is allergic to ibuprofen"; "What pets does she have?" meets "a guinea pig").
 
-The lexicon is general English (hypernym -> common hyponyms and near-synonyms), never a
-dataset's own words; keys and values are stems as the tokenizer makes them, so a key
-matches every inflection of its word. Expansion terms admit rows like the question's own
-terms: BM25 weighs them by their rarity like any term.
+The lexicon is general English (hypernym -> common hyponyms and near-synonyms; an
+irregular verb's base form -> its past and participle), never a dataset's own words;
+keys and values are stems as the tokenizer makes them, so a key matches every inflection
+of its word. Expansion terms admit rows like the question's own terms: BM25 weighs them
+by their rarity like any term.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 from memory_es.retrieval.tokenizer import stem
 
 _LEXICON: dict[str, tuple[str, ...]] = {
-    "pet": ("dog", "cat", "puppy", "kitten", "pup", "hamster", "parrot", "turtle"),
     "kid": ("son", "daughter", "child", "children", "kids", "baby"),
     "children": ("son", "daughter", "kid", "kids", "baby"),
     "famili": (
@@ -63,9 +63,68 @@ _LEXICON: dict[str, tuple[str, ...]] = {
     "meal": ("food", "dinner", "lunch", "breakfast", "cook"),
     "exercis": ("workout", "gym", "running", "yoga", "training"),
     "art": ("painting", "paint", "drawing", "sculpture"),
+    # Health: an ailment is named by what it is, a medicine question by what to avoid.
+    "ailment": ("sick", "illness", "disease", "flu", "fever", "infection", "injury", "pain"),
+    "ill": ("sick", "illness", "disease", "flu", "fever", "infection"),
+    "sick": ("ill", "illness", "disease", "flu", "fever", "infection"),
+    "health": ("sick", "illness", "doctor", "hospital", "diagnosed", "surgery", "diet"),
+    "injuri": ("injured", "hurt", "broke", "sprained", "fracture", "surgery"),
+    "doctor": ("physician", "dentist", "clinic", "hospital", "appointment", "check-up"),
+    "pet": (
+        "dog",
+        "cat",
+        "puppy",
+        "kitten",
+        "pup",
+        "hamster",
+        "parrot",
+        "turtle",
+        "rabbit",
+        "snake",
+        "fish",
+        "bird",
+        "horse",
+        "lizard",
+    ),
+    "anim": ("dog", "cat", "horse", "bird", "fish", "rabbit", "turtle", "snake"),
+    "martial": ("karate", "judo", "taekwondo", "kickboxing", "jiu-jitsu", "boxing", "kung"),
+    "danc": ("ballet", "salsa", "tango", "hip-hop", "contemporary", "choreography"),
+    "outdoor": ("hiking", "camping", "kayaking", "fishing", "climbing", "biking", "hike"),
+    "flower": ("rose", "roses", "tulip", "lily", "daisy", "sunflower", "orchid", "garden"),
+    "plant": ("garden", "gardening", "flowers", "tree", "succulent", "herbs"),
+    "holiday": ("christmas", "thanksgiving", "easter", "halloween", "hanukkah", "diwali"),
+    "celebr": ("birthday", "anniversary", "party", "wedding", "christmas", "thanksgiving"),
+    "drink": ("coffee", "tea", "wine", "beer", "juice", "cocktail", "soda"),
+    "languag": ("spanish", "french", "german", "italian", "japanese", "chinese", "english"),
+    "countri": ("abroad", "visited", "travel", "trip", "moved"),
+    "school": ("college", "university", "class", "degree", "studying", "graduated"),
+    "studi": ("college", "university", "class", "degree", "course", "major"),
+    "educ": ("college", "university", "degree", "school", "graduated"),
+    "friend": ("buddy", "buddies", "pal", "mate", "mates"),
+    "sibl": ("sister", "brother", "sisters", "brothers"),
+    "parent": ("mom", "dad", "mother", "father"),
+}
+# Irregular verbs: a question asks in the base form ("Where did I go?", "What did she
+# buy?") and a statement tells in the past ("User went to Lisbon", "bought"), which no
+# stemmer joins. Base form -> past and participle (general English, the common ones).
+_IRREGULAR_VERBS = (
+    "begin began begun|break broke broken|bring brought|build built|buy bought|"
+    "catch caught|choose chose chosen|come came|draw drew drawn|drink drank drunk|"
+    "drive drove driven|eat ate eaten|fall fell fallen|feel felt|fight fought|find found|"
+    "fly flew flown|forget forgot forgotten|get got gotten|give gave given|go went gone|"
+    "grow grew grown|hear heard|hold held|keep kept|know knew known|lead led|leave left|"
+    "lose lost|make made|meet met|pay paid|ride rode ridden|run ran|see saw seen|"
+    "sell sold|send sent|sing sang sung|sleep slept|speak spoke spoken|spend spent|"
+    "stand stood|swim swam swum|take took taken|teach taught|tell told|think thought|"
+    "throw threw thrown|wear wore worn|win won|write wrote written"
+)
+_FORMS: dict[str, tuple[str, ...]] = {
+    stem(base): tuple(forms)
+    for base, *forms in (entry.split() for entry in _IRREGULAR_VERBS.split("|"))
 }
 EXPANSIONS: dict[str, frozenset[str]] = {
-    key: frozenset(stem(w) for w in words) for key, words in _LEXICON.items()
+    key: frozenset(stem(w) for w in (*_LEXICON.get(key, ()), *_FORMS.get(key, ())))
+    for key in sorted(_LEXICON.keys() | _FORMS.keys())
 }
 
 

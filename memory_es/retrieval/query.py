@@ -11,8 +11,10 @@ runs at the caller's project scope (a session's own scope for in-turn recall).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from memory_es.retrieval.expansion import expand
+from memory_es.retrieval.temporal import named_period, temporal_question
 from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, stem
 
 USER_TERM = "user"
@@ -25,6 +27,8 @@ class FormedQuery:
     project: str
     terms: tuple[str, ...]  # admitting terms: the stem of each content word, sorted
     boost: tuple[str, ...]  # terms that only add relevance (the user)
+    temporal: bool = False  # the question asks when: dated statements rank higher
+    period: tuple[datetime, datetime] | None = None  # the [start, end) the question names
 
     @property
     def empty(self) -> bool:
@@ -46,4 +50,11 @@ def form_query(text: str, *, project: str) -> FormedQuery:
             boost = (USER_TERM,)
         else:
             terms.add(USER_TERM)
-    return FormedQuery(text=text, project=project, terms=tuple(sorted(terms)), boost=boost)
+    return FormedQuery(
+        text=text,
+        project=project,
+        terms=tuple(sorted(terms)),
+        boost=boost,
+        temporal=temporal_question(words),
+        period=named_period(words),
+    )

@@ -5,13 +5,16 @@
                                  + w.reinforce  * reinforce
                                  + w.authority  * authority / 3
                                  + w.scope      * scope
-                                 + w.utility    * utility )
+                                 + w.utility    * utility
+                                 + w.dated      * dated )
     score = max(0, base - stale_penalty [validity closed]
                         - near_duplicate_penalty [same subject+type, Jaccard >= 0.8])
 
     match     = relevance / max relevance in the pool (BM25, or RRF when hybrid)
     reinforce = min(1, log1p(evidence_count) / log1p(10)) * exp(-age_days / tau[type])
     age_days  = max(0, whole days from last_evidence_at to now)   (now: as_of or clock)
+    dated     = 1 when the question asks when and the statement names a time, or the
+                question names a period and the belief was stated in it; else 0
 
 Order: score descending, then store position descending, then belief id. Selection then
 collapses exact duplicates, caps items per subject (conflict partners bypass the cap),
@@ -32,6 +35,7 @@ from typing import Any
 from memory_es.domain.values import PORTABLE_TYPES, Status, normalize_statement
 from memory_es.ports import parse_iso
 from memory_es.profiles import RetrievalProfile
+from memory_es.retrieval.temporal import dated
 from memory_es.retrieval.tokenizer import lexemes
 from projections.records import BeliefRecord
 
@@ -60,6 +64,7 @@ class Components:
     authority: float
     scope: float
     utility: float
+    dated: float
     lifecycle: float
     base: float
     stale_penalty: float
@@ -112,24 +117,38 @@ class _Formula:
         "active",
         "decay",
         "now",
+        "period",
         "project",
         "provisional",
         "reinforced",
         "stale",
         "tau_profile",
         "taus",
+        "temporal",
         "w_authority",
         "w_confidence",
+        "w_dated",
         "w_match",
         "w_reinforce",
         "w_scope",
         "w_utility",
     )
 
-    def __init__(self, now: datetime, project: str, profile: RetrievalProfile) -> None:
+    def __init__(
+        self,
+        now: datetime,
+        project: str,
+        profile: RetrievalProfile,
+        *,
+        temporal: bool = False,
+        period: tuple[datetime, datetime] | None = None,
+    ) -> None:
         w = profile.ranking_weights
         self.now = now
         self.project = project
+        self.temporal = temporal
+        self.period = period
+        self.w_dated = w.dated
         self.decay = profile.time_decay_enabled
         self.tau_profile = profile.decay_tau_days
         self.taus: dict[str, float] = {}  # per belief type, as the profile names it
@@ -167,6 +186,15 @@ class _Formula:
         if status == Status.PROVISIONAL:
             return self.provisional
         return 1.0
+
+    def bears_time(self, record: BeliefRecord) -> bool:
+        """The ``dated`` component: a statement naming a time for a question asking
+        when, or one stated within the period the question names."""
+        if self.period is not None:
+            start, end = self.period
+            if start <= _instant(record.valid_from) < end:
+                return True
+        return self.temporal and dated(tokens_of(record.statement))
 
 
 # A belief's last evidence instant is read on every recall that offers it; the parsed
@@ -216,7 +244,13 @@ _set_dict = object.__setattr__
 
 
 def rank(
-    offered: Sequence[Offered], *, now: datetime, project: str, profile: RetrievalProfile
+    offered: Sequence[Offered],
+    *,
+    now: datetime,
+    project: str,
+    profile: RetrievalProfile,
+    temporal: bool = False,
+    period: tuple[datetime, datetime] | None = None,
 ) -> list[Scored]:
     """Score every candidate and order them; the near-duplicate penalty applies here.
 
@@ -226,13 +260,15 @@ def rank(
     candidate order a stable argsort; ``reinforce``'s logarithm and exponential are taken
     once per distinct (evidence count, last evidence, type) with ``math``; the
     near-duplicate test (within a (type, subject) group, best first) and the rounded
-    score are per candidate, in that order.
+    score are per candidate, in that order. ``temporal`` (the question asks when) and
+    ``period`` (the [start, end) it names; memory_es/retrieval/temporal.py) give the
+    ``dated`` component.
     """
     if not offered:
         return []
     import numpy as np
 
-    f = _Formula(now, project, profile)
+    f = _Formula(now, project, profile, temporal=temporal, period=period)
     records = [o.record for o in offered]
     relevance = np.array([o.relevance for o in offered], dtype=np.float64)
     confidence = [b.confidence for b in records]
@@ -241,6 +277,7 @@ def rank(
     reinforce = [f.reinforce(b) for b in records]
     scope = [1.0 if b.project == f.project else 0.0 for b in records]
     lifecycle = [f.lifecycle(b.status) for b in records]
+    when = [1.0 if f.bears_time(b) else 0.0 for b in records]
     stale = [f.stale if b.valid_to is not None else 0.0 for b in records]
     position = np.array([b.position for b in records], dtype=np.int64)
 
@@ -253,6 +290,7 @@ def rank(
         + f.w_authority * np.array(authority, dtype=np.float64)
         + f.w_scope * np.array(scope, dtype=np.float64)
         + f.w_utility * np.array(utility, dtype=np.float64)
+        + f.w_dated * np.array(when, dtype=np.float64)
     )
     unpenalised = base - np.array(stale, dtype=np.float64)
     # Best first, newer first on ties: the order the near-duplicate test reads them in.
@@ -291,6 +329,7 @@ def rank(
                 "authority": authority[i],
                 "scope": scope[i],
                 "utility": utility[i],
+                "dated": when[i],
                 "lifecycle": lifecycle[i],
                 "base": base_[i],
                 "stale_penalty": stale[i],

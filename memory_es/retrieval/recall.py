@@ -158,7 +158,14 @@ class Retriever:
             k=p.reciprocal_rank_fusion_k,
             cap=cap,
         )
-        ranked = rank(offered, now=now, project=q.project, profile=p)
+        ranked = rank(
+            offered,
+            now=now,
+            project=q.project,
+            profile=p,
+            temporal=formed.temporal,
+            period=formed.period,
+        )
         selection = select(ranked, limit=q.limit, profile=p, hold_durable=q.match_all)
         if statuses == LIVE:
             # The other side of a returned conflict comes with it, past the budget.

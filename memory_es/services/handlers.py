@@ -27,6 +27,7 @@ from projections.records import BeliefRecord, principal_key
 if TYPE_CHECKING:
     from memory_es.domain.principal import PrincipalMemory
     from memory_es.formation.consolidation import ConsolidationResult
+    from memory_es.formation.corrections import CorrectionTarget
     from memory_es.formation.extractor import SourceTurn
     from projections.base import RecallIndex
 
@@ -112,6 +113,7 @@ def consolidate_session(
 ) -> ConsolidationResult:
     """Formation over the session's original events, at the session's own project."""
     from memory_es.formation.consolidation import consolidate
+    from memory_es.formation.corrections import resolve_corrections
     from memory_es.formation.established import EstablishedFact, established_proposals
 
     events = list(uow.sessions.events(session.id))
@@ -129,6 +131,9 @@ def consolidate_session(
         for f in e.facts
     ]
     admitted, refused_facts = established_proposals(facts, turns)
+    proposals = resolve_corrections(
+        uow.extractor.extract(turns), lambda: correction_targets(uow, session, principal)
+    )
     return consolidate(
         principal,
         session_id=str(session.id),
@@ -136,7 +141,7 @@ def consolidate_session(
         turns=turns,
         redactions=sum(len(e.redactions) for e in turn_events),
         refused=sum(1 for e in turn_events if e.hazards),
-        proposals=uow.extractor.extract(turns),
+        proposals=proposals,
         authority=Authority.USER,
         now=now,
         ids=uow.ids,
@@ -145,6 +150,34 @@ def consolidate_session(
         established=admitted,
         established_refused=refused_facts,
     )
+
+
+def correction_targets(
+    uow: UnitOfWork, session: Session, principal: PrincipalMemory
+) -> list[CorrectionTarget]:
+    """The live beliefs the session can see, newest first: what a correction said without
+    its subject may correct (memory_es/formation/corrections.py)."""
+    from memory_es.formation.corrections import CorrectionTarget
+
+    records = [
+        r
+        for r in uow.index.beliefs(principal_key(session.tenant, session.principal))
+        if r.status in (Status.ACTIVE, Status.PROVISIONAL)
+        and (r.project == session.project or r.portable)
+    ]
+    records.sort(key=lambda r: (r.valid_from, r.position), reverse=True)
+    return [
+        CorrectionTarget(
+            statement=r.statement,
+            belief_type=r.belief_type,
+            subjects=tuple(r.subjects),
+            key=principal.type_and_key(r.belief_id)[1],
+            authority=r.authority,
+            polarity=r.polarity,
+        )
+        for r in records
+        if principal.status_of(r.belief_id) is not None
+    ]
 
 
 def close_session(cmd: commands.CloseSession, uow: UnitOfWork) -> ConsolidationResult:

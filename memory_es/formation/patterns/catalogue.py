@@ -3,7 +3,8 @@
 The rules run in this order and the first that matches wins (a match may form nothing:
 that is how hedges and non-names are refused), so retractions are read before the
 assertions they retract, birth and origin before the hedge guard ("I was ..." is
-otherwise past tense), hedges before anything that would read them as facts, and the
+otherwise past tense), and so is a dietary restriction ("I can't eat gluten"),
+hedges before anything that would read them as facts, and the
 episode rules last, as catch-alls: when one of them refuses, the clause is still unread
 and the walk goes on (``FALLBACK_RULES``). docs/formation.md documents every rule.
 """
@@ -16,6 +17,7 @@ from memory_es.formation.patterns import (
     decisions,
     employment,
     episodes,
+    events,
     hedges,
     possessions,
     preferences,
@@ -28,6 +30,7 @@ from memory_es.formation.patterns.rule import Rule
 CATALOGUE: tuple[Rule, ...] = (
     *retractions.RULES,
     *birth.RULES,
+    *attributes.RESTRICTION_RULES,
     *hedges.RULES,
     *residence.RULES,
     *employment.RULES,
@@ -36,6 +39,7 @@ CATALOGUE: tuple[Rule, ...] = (
     *decisions.RULES,
     *possessions.RULES,
     *attributes.RULES,
+    *events.RULES,
     *episodes.RULES,
 )
 

@@ -32,6 +32,10 @@ class Found:
     # USER for a direct statement; INFERRED for a reading more guess than statement
     # (episodes, sentence-level beliefs), which enters PROVISIONAL (docs/formation.md).
     authority: Authority = Authority.USER
+    # A correction said without its subject ("actually it's the 12th, not the 10th"):
+    # (what was said, what replaces it); memory_es/formation/corrections.py finds the
+    # belief it corrects. The statement is a placeholder the resolution replaces.
+    corrects: tuple[str, str] | None = None
 
 
 def found(

@@ -54,6 +54,18 @@ def test_a_pronoun_names_the_relation_of_the_previous_sentence() -> None:
     assert "User's cat is Miso." in pet
 
 
+def test_a_name_set_off_before_its_relation_is_read_as_an_apposition() -> None:
+    assert statements("Quick thing: Lily, my daughter, is turning 5 next week.") == [
+        "User's daughter is Lily.",
+        "User's daughter Lily is turning 5 next week.",
+    ]
+
+
+def test_we_named_him_names_the_pet_of_the_previous_sentence() -> None:
+    assert "User's dog is Biscuit." in statements("We got a dog last week. We named him Biscuit.")
+    assert "User's baby is Ava." in statements("We had a baby girl last month, her name is Ava.")
+
+
 def test_a_first_person_have_names_its_relations() -> None:
     assert "User's kids are Mia and Sam." in statements("I have two kids, Mia and Sam.")
     assert "User's puppy is Pretzel." in statements("We got a puppy called Pretzel.")
@@ -123,11 +135,35 @@ def test_two_facts_about_one_person_in_one_sentence_are_one_reading() -> None:
         ("I can't eat gluten.", "User can not eat gluten."),
         ("I can't have dairy.", "User can not have dairy."),
         ("My goal is to pass the B1 exam.", "User's goal is to pass the B1 exam."),
+        ("I retired last year.", "User is retired."),
+        ("I got married in June!", "User is married."),
+        ("I got married to Sam in June.", "User is married to Sam."),
+        ("Allergic to penicillin, by the way.", "User is allergic to penicillin."),
+        (
+            "I teach third grade at Lincoln Elementary.",
+            "User teaches third grade at Lincoln Elementary.",
+        ),
+        ("Our anniversary is June 3rd.", "User's anniversary is on June 3rd."),
     ],
 )
 def test_an_event_forms_the_state_it_leaves(text: str, statement: str) -> None:
     got = [f for f in extract_clauses(text) if f.statement == statement]
     assert len(got) == 1 and got[0].authority is Authority.USER
+
+
+@pytest.mark.parametrize(
+    "text, statement, subject",
+    [
+        ("I'm no longer vegetarian.", "User is no longer vegetarian.", "diet"),
+        ("I'm not vegan anymore.", "User is no longer vegan.", "diet"),
+        ("I'm not at Acme anymore.", "User no longer works at Acme.", "employment"),
+        ("I broke up with Ana last week.", "User is no longer with Ana.", "partner"),
+        ("Update: Ana and I split up.", "User is no longer with Ana.", "partner"),
+    ],
+)
+def test_a_state_that_ended_retracts_its_key(text: str, statement: str, subject: str) -> None:
+    got = [f for f in extract_clauses(text) if f.statement == statement]
+    assert len(got) == 1 and got[0].polarity is False and got[0].subjects[0] == subject
 
 
 def test_a_vague_pastime_forms_nothing() -> None:

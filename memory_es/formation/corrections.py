@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 from memory_es.domain.values import Authority, BeliefType
 from memory_es.formation.extractor import Proposal
+from memory_es.formation.hazards import candidate_hazard
 from memory_es.formation.patterns.corrections import ORDINAL as _ORDINAL
 
 
@@ -105,6 +106,8 @@ def resolve_corrections(
                         corrects=None,
                     )
                     break
-        if corrected is not None:
+        # The corrected statement passes the same screen every proposal passed
+        # (memory_es/formation/hazards): a correction never writes a secret in.
+        if corrected is not None and candidate_hazard(corrected.statement) is None:
             out.append(replace(corrected, corrects=None, context=""))
     return out

@@ -190,6 +190,7 @@ def _trait(m: re.Match[str]) -> list[Found]:
     rf"^I {ADV}(?:can not|cannot) (?:(?P<verb>eat|drink|tolerate|digest) (?P<o>.+)|"
     r"(?P<have>have) (?P<food>(?:any )?(?:dairy|gluten|nuts|peanuts|caffeine|alcohol|sugar|"
     r"meat|pork|beef|eggs|shellfish|seafood|soy|wheat|lactose|spicy food|garlic|onions?))\b.*)$",
+    needs=("can not", "cannot"),
 )
 def _cannot_eat(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"] or m["food"])

@@ -49,6 +49,10 @@ _AFTER_GERUND_SUBJECT = re.compile(
 )
 
 
+# A state said without its subject ("Allergic to penicillin, by the way").
+_STATE_ADJECTIVES = word_set("allergic vegan vegetarian pescatarian lactose gluten-free")
+
+
 # Past forms that are also a bare verb, so an opening one may be an imperative
 # ("Let me check", "Read this").
 _AMBIGUOUS_PAST = word_set("was were did had let put set cut hit hurt shut quit read")
@@ -72,7 +76,7 @@ def restore_subject(clause: str) -> str | None:
     gerund = word.endswith("ing") and len(word) > 4 and word not in ING_NOT_VERBS
     if gerund and len(clause[m.end(2) :].split()) < 2:
         return None  # "Moving news": a heading, not "I am moving ..."
-    if word in FEELINGS or gerund:
+    if word in FEELINGS or gerund or word in _STATE_ADJECTIVES:
         return "I am " + lowered
     if past(word) and word not in _AMBIGUOUS_PAST:
         return "I " + lowered
@@ -156,10 +160,14 @@ def _named_antecedent(formed: list[Found], index: int) -> Antecedent | None:
 
 def match_clause(clause: str) -> list[Found] | None:
     """The beliefs one clause states; None when no rule reads it."""
-    clause = _OUR_RELATION.sub("My ", clause)
+    if clause[:4].lower() == "our ":
+        clause = _OUR_RELATION.sub("My ", clause)
     clause = _ADVERB_RUN.sub(r"\1", clause)
     first = clause.split(" ", 1)[0].lower()
+    lowered = clause.lower()
     for entry in rules_for(first):
+        if entry.needs is not None and entry.needs.search(lowered) is None:
+            continue
         m = entry.pattern.match(clause)
         if m is not None:
             got = entry.read(m)
@@ -196,7 +204,7 @@ def _before_question(sentence: str) -> str:
 
 
 _QUESTION_TAIL = re.compile(r"\s+(?:\u2014|\u2013|-{1,2})\s+(?=[^\u2014\u2013]*\?\W*$)")
-_WITH_I = re.compile(rf"(\b(?i:my (?:{REL_ALT})(?: {NAME})?)|^{NAME}) and I\b")
+_WITH_I = re.compile(rf"(\b(?i:my (?:{REL_ALT})(?: {NAME})?)|(?:^|(?<=[:;] )){NAME}) and I\b")
 # "Me and my family are ..." reads as "My family & I are ...".
 _ME_AND_MY = re.compile(r"(?i)^me and my (\w+) ")
 
@@ -312,7 +320,7 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
                 list_prefix = None
         # "Actually it's the 12th, not the 10th": a correction of what an earlier belief
         # says (memory_es/formation/corrections.py finds which).
-        corrected = read_correction(strip_markers(spoken))
+        corrected = read_correction(strip_markers(spoken)) if " not " in spoken else None
         if corrected is not None:
             was, now = corrected
             out.append(

@@ -110,6 +110,7 @@ def _joined(m: re.Match[str]) -> list[Found]:
     rf"^I {ADV}am (?:a|an) (?:[\w-]+ ){{0,2}}?(?:student|undergrad|undergraduate|grad student|"
     rf"freshman|sophomore|phd student|phd candidate|postgrad) (?:at|in) (?P<org>{NAME})"
     r"(?P<rest>.*)$",
+    needs=("student", "undergrad", "freshman", "sophomore", "postgrad", "phd"),
 )
 def _student_at(m: re.Match[str]) -> list[Found]:
     org = tidy(m["org"])
@@ -118,8 +119,22 @@ def _student_at(m: re.Match[str]) -> list[Found]:
     return [found("attr.school", f"User studies at {org}", ATTR, ("school", "education"))]
 
 
+# "I teach third grade at Lincoln Elementary": the role, where it is held.
+@rule(
+    "attr.teaches",
+    rf"^I {ADV}teach (?P<what>(?:[\w-]+ ){{0,3}}?[\w-]+) at (?P<org>{NAME})$",
+    needs=("teach",),
+)
+def _teaches_at(m: re.Match[str]) -> list[Found]:
+    org = tidy(m["org"])
+    if not usable(org) or re.match(r"(?i)^(?:it|that|this|them|you|him|her)\b", m["what"]):
+        return []
+    return [found("attr.teaches", f"User teaches {m['what']} at {org}", ATTR, "role")]
+
+
 RULES: tuple[Rule, ...] = (
     _student_at,
+    _teaches_at,
     _work_remote,
     _works_at,
     _works_at_lower,

@@ -27,6 +27,7 @@ import re
 from memory_es.domain.values import BeliefType
 from memory_es.formation.patterns.lexicon import ADV, ATTR, HOME, NAME, PLACE_CUT
 from memory_es.formation.patterns.phrases import head, third, tidy, usable
+from memory_es.formation.patterns.relationships import PARTNER_KEY
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
 
 FACT = BeliefType.FACT
@@ -36,6 +37,7 @@ FACT = BeliefType.FACT
     "event.household_move",
     rf"^We {ADV}(?:have )?(?:just |finally |recently |officially )*(?:moved|relocated)"
     rf"(?: from (?P<from>{NAME}))?(?: (?:over|down|up|back))? to (?P<o>{NAME})(?P<rest>.*)$",
+    needs=("moved", "relocated"),
 )
 def _household_move(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"], cut=PLACE_CUT)
@@ -47,6 +49,7 @@ def _household_move(m: re.Match[str]) -> list[Found]:
     "event.household_move",
     rf"^We {ADV}(?:are |have been )?(?:live|living|reside|residing|based) in (?P<o>{NAME})"
     r"(?P<rest>.*)$",
+    needs=("live", "living", "resid", "based"),
 )
 def _household_lives(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"], cut=PLACE_CUT)
@@ -60,9 +63,48 @@ _DIETS = r"(?P<d>vegetarian|vegan|pescatarian|gluten-free|dairy-free|keto|paleo|
     "event.diet_change",
     rf"^I {ADV}(?:went|have gone|had gone|became|have become|turned|switched to being|"
     rf"am going|decided to go|started being) (?:fully |completely |full )?{_DIETS}\b(?P<rest>.*)$",
+    needs=(
+        "vegetarian",
+        "vegan",
+        "pescatarian",
+        "gluten",
+        "dairy",
+        "keto",
+        "paleo",
+        "kosher",
+        "halal",
+    ),
 )
 def _diet_change(m: re.Match[str]) -> list[Found]:
     return [found("event.diet_change", f"User is {m['d'].lower()}", ATTR, "diet")]
+
+
+# "I retired last year", "I got married in June": the status the event leaves.
+@rule(
+    "event.status_change",
+    rf"^I {ADV}(?:have )?(?:just |finally |officially |recently )*(?:(?P<retired>retired)|got "
+    r"(?P<status>married|engaged|divorced))\b(?P<rest>.*)$",
+    needs=("retired", "married", "engaged", "divorced"),
+)
+def _status_change(m: re.Match[str]) -> list[Found]:
+    if m["retired"]:
+        return [found("event.status_change", "User is retired", ATTR, "employment")]
+    status = m["status"].lower()
+    to = re.match(rf"^ to (?P<who>{NAME})", m["rest"])
+    if to is not None and status in ("married", "engaged"):
+        # "I got married to Sam in June": the spouse, on the partner key.
+        return [
+            found(
+                "event.status_change",
+                f"User is {status} to {to['who']}",
+                BeliefType.RELATIONSHIP,
+                "spouse",
+                key=PARTNER_KEY,
+            )
+        ]
+    return [
+        found("event.status_change", f"User is {status}", BeliefType.RELATIONSHIP, "marital status")
+    ]
 
 
 _PASTIME_CUT = re.compile(
@@ -76,6 +118,7 @@ _PASTIME_CUT = re.compile(
     "event.pastime",
     rf"^I {ADV}(?:have been getting|am getting|got|have gotten|have got|am|have been) "
     r"(?:really |super |so |very |quite |pretty |totally |big |more )?into (?P<o>.+)$",
+    needs=("into",),
 )
 def _pastime(m: re.Match[str]) -> list[Found]:
     return _into(m["o"])
@@ -85,6 +128,7 @@ def _pastime(m: re.Match[str]) -> list[Found]:
     "event.pastime",
     rf"^I {ADV}(?:took|have taken|have been taking|am taking) up (?P<o>(?!(?:a |the )?"
     r"(?:offer|job|position|role|space|room|time)\b).+)$",
+    needs=(" up ",),
 )
 def _took_up(m: re.Match[str]) -> list[Found]:
     return _into(m["o"])
@@ -110,7 +154,8 @@ _EVENTS = (
     r"interview|flight|trip|vacation|holiday|concert|recital|show|exam|test|final|move|"
     r"meeting|deadline|launch|race|marathon|half marathon|triathlon|game|match|"
     r"tournament|graduation|reunion|shower|baby shower|dinner|celebration|trial|hearing|"
-    r"checkup|check-up|due date|conference|audition|performance|opening|housewarming"
+    r"checkup|check-up|due date|conference|audition|performance|opening|housewarming|"
+    r"anniversary|visit|recital|playdate|procedure|class|lesson|shift|date night"
 )
 _MONTH = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|"
@@ -130,6 +175,7 @@ _DATE = (
     rf"^(?P<det>The|Our|My) (?P<name>(?:{NAME} )?(?:[a-z]+ )?(?P<event>{_EVENTS}))"
     rf" (?:is|will be|is now|has been moved to|got moved to|was moved to) (?P<when>{_DATE})"
     r"(?P<rest>(?: (?:at|in) .+)?)$",
+    needs=(" is ", " will be ", "moved"),
 )
 def _dated(m: re.Match[str]) -> list[Found]:
     when = m["when"] if re.match(r"(?i)^(?:on|in) ", m["when"]) else "on " + m["when"]
@@ -147,6 +193,7 @@ _PERSONAL = r"(?P<verb>start|begin|leave|fly out|fly|move|graduate|retire|return
     "event.personal_date",
     rf"^I {ADV}(?:will |am going to |officially )?{_PERSONAL}(?: (?:work|my new job|the new "
     rf"job|at {NAME}|there|school|classes|college|uni|university))? (?P<when>{_DATE})$",
+    needs=("start", "begin", "leave", "fly", "move", "graduate", "retire", "return", "arrive"),
 )
 def _personal_date(m: re.Match[str]) -> list[Found]:
     verb = m["verb"].lower()
@@ -167,6 +214,7 @@ def _personal_date(m: re.Match[str]) -> list[Found]:
 RULES: tuple[Rule, ...] = (
     _household_move,
     _household_lives,
+    _status_change,
     _diet_change,
     _pastime,
     _took_up,

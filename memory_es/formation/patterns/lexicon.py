@@ -157,7 +157,8 @@ PREFERENCE_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "answer style",
         re.compile(
             r"\b(?:answers?|responses?|replies|reply|explanations?|summaries|summary|"
-            r"bullet points?|bullets|prose|verbose|verbosity|tl;?dr|code examples?|examples)\b",
+            r"bullet points?|bullets|prose|paragraphs?|numbered lists?|verbose|verbosity|tl;?dr|"
+            r"code examples?|examples)\b",
             re.I,
         ),
     ),

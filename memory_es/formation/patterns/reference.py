@@ -128,6 +128,10 @@ _NOT_NAMES = frozenset(
 _APPOSITION = re.compile(
     rf"\b(?i:my|our) (?P<rel>(?i:{REL_ALT}))(?P<comma>,)? (?P<name>{NAME})(?P<after>,|'s\b|\b)"
 )
+# "Lily, my daughter, is turning five": the name set off before the relation.
+_NAME_FIRST = re.compile(
+    rf"(?:^|(?P<lead>[,:;] ))(?P<name>{NAME}), (?i:my|our) (?P<rel>(?i:{REL_ALT})),"
+)
 # "I have two kids, Mia and Sam", "We have a golden retriever named Max", "we got a
 # puppy called Pretzel": the relations a first-person "have" names.
 _HAVE_NAMED = re.compile(
@@ -136,16 +140,17 @@ _HAVE_NAMED = re.compile(
     rf" (?P<names>{NAME}(?:(?:,| and|, and) {NAME})*)"
 )
 # The words a sentence needs before any of these patterns can match it.
-_HAVING = re.compile(r"\b(?:have|got|adopted|rescued|brought)\b")
+_HAVING = re.compile(r"\b(?:have|had|got|adopted|rescued|brought|welcomed|named|called)\b")
 # A relation mentioned without a name: "for my son", "We adopted a rescue cat".
 _BARE_MENTION = re.compile(
     rf"(?i)\b(?:(?:my|our) (?P<rel>{REL_ALT})\b(?! is\b)|(?:I|we) (?:\w+ )?(?:adopted|got|"
-    rf"rescued|have|brought home) (?:a|an) (?:\w+ )?(?P<pet>{REL_ALT})\b)"
+    rf"rescued|have|had|welcomed|brought home) (?:a|an) (?:\w+ )?(?P<pet>{REL_ALT})\b)"
 )
 _NAMED_BY_PRONOUN = re.compile(
     rf"^(?P<pro>his|her|their|its) name(?: is|'s) (?P<name>{NAME})(?P<rest>\s+and\s+.+)?$"
     rf"|^(?P<pro2>he|she|they|it)(?: is|'s) (?:called|named) (?P<name2>{NAME})"
-    rf"(?P<rest2>\s+and\s+.+)?$",
+    rf"(?P<rest2>\s+and\s+.+)?$"
+    rf"|^(?:we|I) (?:\w+ )?(?:named|called) (?P<pro3>him|her|them|it) (?P<name3>{NAME})$",
     re.I,
 )
 _PRONOUN_CLAUSE = re.compile(r"^(?P<pro>he|she)(?P<be>'s| is)?\s+(?P<pred>.+)$", re.I)
@@ -170,7 +175,7 @@ _PREDICATE_MIN_WORDS = 2
 # turn), not an activity in progress or a report of what they said or want ("She is
 # planning our anniversary trip", "He wants a status note every Friday").
 _ACTIVITY = re.compile(
-    r"(?i)^(?:(?:is|was|are|were|has been|have been) (?!going to\b)\w+ing\b|"
+    r"(?i)^(?:(?:is|was|are|were|has been|have been) (?!going to\b|turning \w+\b)\w+ing\b|"
     r"(?:keeps|kept|wants|wanted|says|said|tells|told|thinks|thought|insists|insisted|"
     r"asks|asked|needs|needed|hopes|hoped|plans|planned|tries|tried|is going to|was going to)"
     r"\b)"
@@ -186,9 +191,18 @@ def _gender_ok(pronoun: str, rel: str) -> bool:
     return True
 
 
+# Words that open a capitalized phrase that is no one's name ("Last Tuesday", "Next
+# week", "Every Friday").
+_NOT_NAME_OPENERS = frozenset(
+    ["last", "next", "this", "every", "early", "late", "one", "some", "each"]
+)
+
+
 def _name_ok(name: str) -> bool:
-    first = name.split()[0].rstrip(".,").lower()
-    return first not in _NOT_NAMES and not first.endswith("'s")
+    words = [w.rstrip(".,").lower() for w in name.split()]
+    if words[0] in _NOT_NAME_OPENERS or words[0].endswith("'s"):
+        return False
+    return not any(w in _NOT_NAMES for w in words)
 
 
 def _clean_name(name: str) -> str:
@@ -258,6 +272,15 @@ def named_relations(sentence: str, index: int) -> tuple[str, list[Found], Antece
         formed.extend(relationship("relationship.apposition", rel, name))
         mentions.append((start, Antecedent(rel, name, index)))
         named_at.add(start)
+    first = _NAME_FIRST.search(sentence) if possessive else None
+    if first is not None and _name_ok(_clean_name(first["name"])):
+        name, rel = _clean_name(first["name"]), first["rel"].lower()
+        formed.extend(relationship("relationship.apposition", rel, name))
+        mentions.append((first.start(), Antecedent(rel, name, index)))
+        # "Lily, my daughter, is ..." reads as "My daughter Lily is ...".
+        lead = first["lead"] or ""
+        sentence = sentence[: first.start()] + f"{lead}My {rel} {name}" + sentence[first.end() :]
+        return sentence, formed, mentions[-1][1]
     for m in _HAVE_NAMED.finditer(sentence) if having else ():
         names = [_clean_name(n) for n in re.split(r",\s*(?:and\s+)?|\s+and\s+", m["names"])]
         names = [n for n in names if n and _name_ok(n)]
@@ -308,8 +331,12 @@ def read_reference(clause: str, antecedent: Antecedent | None, index: int) -> li
         return None
     m = _NAMED_BY_PRONOUN.match(clause)
     if m is not None:
-        pronoun = m["pro"] or m["pro2"]
-        name = _clean_name(m["name"] or m["name2"])
+        pronoun = (
+            m["pro"]
+            or m["pro2"]
+            or {"him": "he", "her": "she"}.get((m["pro3"] or "").lower(), m["pro3"])
+        )
+        name = _clean_name(m["name"] or m["name2"] or m["name3"])
         if antecedent.name is not None or not _gender_ok(pronoun, antecedent.rel):
             return None
         if not _name_ok(name):

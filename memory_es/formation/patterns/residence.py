@@ -62,6 +62,7 @@ def _origin(m: re.Match[str]) -> list[Found]:
     rf"^I {ADV}(?:am |have been )?(?:live|living|reside|residing|based|located)"
     rf" on (?P<o>{NAME} (?:Street|St|Lane|Road|Rd|Avenue|Ave|Drive|Boulevard|Way|Place|"
     r"Court|Terrace|Crescent|Close|Row|Square|Hill))\b.*$",
+    needs=(" on ",),
 )
 def _residence_street(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"], cut=PLACE_CUT)

@@ -159,11 +159,13 @@ def correction_targets(
     its subject may correct (memory_es/formation/corrections.py)."""
     from memory_es.formation.corrections import CorrectionTarget
 
+    # The aggregate's status, not the read model's: within one batch the read model may
+    # not yet show what an earlier session of the batch superseded.
+    live = (Status.ACTIVE, Status.PROVISIONAL)
     records = [
         r
         for r in uow.index.beliefs(principal_key(session.tenant, session.principal))
-        if r.status in (Status.ACTIVE, Status.PROVISIONAL)
-        and (r.project == session.project or r.portable)
+        if principal.status_of(r.belief_id) in live and (r.project == session.project or r.portable)
     ]
     records.sort(key=lambda r: (r.valid_from, r.position), reverse=True)
     return [
@@ -176,7 +178,6 @@ def correction_targets(
             polarity=r.polarity,
         )
         for r in records
-        if principal.status_of(r.belief_id) is not None
     ]
 
 

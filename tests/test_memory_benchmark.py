@@ -426,7 +426,8 @@ def test_another_corpus_runs_without_a_baseline(
         "mb-commute-car-001",
         "mb-garden-season-001",
     }
-    document["scenarios"] = [s for s in document["scenarios"] if s["id"] not in dropped]
+    # The seed's sixteen (the first sixteen), less four.
+    document["scenarios"] = [s for s in document["scenarios"][:16] if s["id"] not in dropped]
     corpus = tmp_path / "twelve.json"
     corpus.write_text(json.dumps(document))
     code, out, err = run(capsys, "--corpus", str(corpus), "--json")

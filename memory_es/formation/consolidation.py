@@ -132,7 +132,9 @@ def consolidate(
     counts.refused = refused
     counts.established = len(established)
     counts.established_refused = established_refused
-    candidates = [*established, *proposals]
+    # A correction said without its subject is resolved before it gets here
+    # (formation/corrections.py); one that was not says nothing on its own.
+    candidates = [*established, *(p for p in proposals if p.corrects is None)]
     counts.proposed = len(candidates)
     admitted = candidates[: max(0, ceiling)]
     counts.dropped_for_ceiling = len(candidates) - len(admitted)

@@ -50,6 +50,8 @@ class Proposal:
     authority: Authority | None = None
     more_sources: tuple[SourceTurn, ...] = field(default=())
     context: str = ""  # index-only words of the source turn (``turn_context``)
+    # (was, now): a correction whose belief formation finds (formation/corrections.py)
+    corrects: tuple[str, str] | None = None
 
     @property
     def sources(self) -> tuple[SourceTurn, ...]:
@@ -98,7 +100,7 @@ class ClauseExtractor:
 
     def __init__(self, *, residue: bool = False) -> None:
         self.residue = residue
-        self.name = "clauses@4+residue" if residue else "clauses@4"
+        self.name = "clauses@5+residue" if residue else "clauses@5"
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
         from memory_es.formation.hazards import candidate_hazard
@@ -130,6 +132,7 @@ class ClauseExtractor:
                         source=turn,
                         key=found.key,
                         authority=found.authority,
+                        corrects=found.corrects,
                         # Only a reading more guess than statement carries its turn's
                         # context: a direct statement is found by its own words.
                         context=(

@@ -12,6 +12,7 @@ re-derivation) are in ``memory_es/services/messagebus.py``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -37,6 +38,7 @@ from projections.records import BeliefRecord, principal_key
 if TYPE_CHECKING:
     from memory_es.domain.principal import PrincipalMemory
     from memory_es.formation.consolidation import ConsolidationResult
+    from memory_es.formation.corrections import CorrectionTarget
     from memory_es.formation.extractor import SourceTurn
     from memory_es.formation.rederive import Rederivation, SessionInput
     from projections.base import RecallIndex
@@ -116,18 +118,33 @@ def _record_turn(
 # -- formation -----------------------------------------------------------------------------
 
 
-def session_input(uow: UnitOfWork, session: Session) -> SessionInput:
+def session_input(uow: UnitOfWork, session: Session, principal: PrincipalMemory) -> SessionInput:
     """What formation reads of a session, from its original events: its trusted turns,
-    the extractor's proposals under the current policy and the admitted established
-    facts."""
-    return events_input(uow, str(session.id), session.project, uow.sessions.events(session.id))
+    the extractor's proposals under the current policy (corrections resolved against
+    what the session can see) and the admitted established facts."""
+    return events_input(
+        uow,
+        str(session.id),
+        session.project,
+        uow.sessions.events(session.id),
+        targets=lambda: correction_targets(
+            uow, principal, session.tenant, session.principal, session.project
+        ),
+    )
 
 
 def events_input(
-    uow: UnitOfWork, session_id: str, project: str, stored: Iterable[Any]
+    uow: UnitOfWork,
+    session_id: str,
+    project: str,
+    stored: Iterable[Any],
+    *,
+    targets: Callable[[], list[CorrectionTarget]] | None = None,
 ) -> SessionInput:
     """``session_input`` from the session's events, read once (re-derivation reads
-    many sessions: it does not load each aggregate as well)."""
+    many sessions: it does not load each aggregate as well); ``targets`` gives the live
+    beliefs a correction may correct, read only when one is said."""
+    from memory_es.formation.corrections import resolve_corrections
     from memory_es.formation.established import EstablishedFact, established_proposals
     from memory_es.formation.rederive import SessionInput
 
@@ -146,13 +163,16 @@ def events_input(
         for f in e.facts
     ]
     admitted, refused_facts = established_proposals(facts, turns)
+    proposals = uow.extractor.extract(turns)
+    if targets is not None:
+        proposals = resolve_corrections(proposals, targets)
     return SessionInput(
         session_id=session_id,
         project=project,
         turns=tuple(turns),
         redactions=sum(len(e.redactions) for e in turn_events),
         refused=sum(1 for e in turn_events if e.hazards),
-        proposals=tuple(uow.extractor.extract(turns)),
+        proposals=tuple(proposals),
         established=tuple(admitted),
         established_refused=refused_facts,
     )
@@ -171,12 +191,41 @@ def consolidate_session(
 
     return consolidate_input(
         principal,
-        session_input(uow, session),
+        session_input(uow, session, principal),
         now=now,
         ids=uow.ids,
         trigger=trigger,
         extractor=uow.extractor.name,
     )
+
+
+def correction_targets(
+    uow: UnitOfWork, principal: PrincipalMemory, tenant: str, name: str, project: str
+) -> list[CorrectionTarget]:
+    """The live beliefs the session can see, newest first: what a correction said without
+    its subject may correct (memory_es/formation/corrections.py)."""
+    from memory_es.formation.corrections import CorrectionTarget
+
+    # The aggregate's status, not the read model's: within one batch the read model may
+    # not yet show what an earlier session of the batch superseded.
+    live = (Status.ACTIVE, Status.PROVISIONAL)
+    records = [
+        r
+        for r in uow.index.beliefs(principal_key(tenant, name))
+        if principal.status_of(r.belief_id) in live and (r.project == project or r.portable)
+    ]
+    records.sort(key=lambda r: (r.valid_from, r.position), reverse=True)
+    return [
+        CorrectionTarget(
+            statement=r.statement,
+            belief_type=r.belief_type,
+            subjects=tuple(r.subjects),
+            key=principal.type_and_key(r.belief_id)[1],
+            authority=r.authority,
+            polarity=r.polarity,
+        )
+        for r in records
+    ]
 
 
 def close_session(cmd: commands.CloseSession, uow: UnitOfWork) -> ConsolidationResult:
@@ -338,7 +387,10 @@ def rederive_principal(cmd: commands.RederivePrincipal, uow: UnitOfWork) -> Rede
             raise UnknownSession(session_id)
         # The ledger lists consolidated sessions, which are closed ones.
         if any(isinstance(e, Session.Closed) for e in events):
-            sessions.append(events_input(uow, session_id, opened.project, events))
+            targets = partial(
+                correction_targets, uow, principal, cmd.tenant, cmd.principal, opened.project
+            )
+            sessions.append(events_input(uow, session_id, opened.project, events, targets=targets))
     uow.catch_up()  # the rows the retirements read (confidence, statement) are current
     records = {r.belief_id: r for r in uow.index.beliefs(principal_key(cmd.tenant, cmd.principal))}
     result = rederive(

@@ -59,6 +59,11 @@ _ATTRIBUTES: dict[str, str] = {
     "working hours": "working hours",
     "work hours": "working hours",
     "main language": "programming language",
+    "goal": "goal",
+    "main goal": "goal",
+    "big goal": "goal",
+    "office": "work location",
+    "workplace": "work location",
 }
 _ATTR_ALT = "|".join(sorted((re.escape(a) for a in _ATTRIBUTES), key=len, reverse=True))
 
@@ -75,13 +80,18 @@ _STATE_WORD = re.compile(
 @rule("attr.my_attribute", rf"^My (?P<attr>{_ATTR_ALT}) (?P<be>is|are|'s) (?P<o>.+)$")
 def _my_attribute(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"])
-    if not usable(o):
-        return []
     attr = m["attr"].lower()
+    # A goal is an infinitive ("My goal is to pass the B1 exam"); no other value is.
+    infinitive = _ATTRIBUTES[attr] == "goal" and re.match(r"(?i)^to \w", o) is not None
+    if not usable(o[3:] if infinitive else o):
+        return []
     if _STATE_WORD.match(o):
         return []  # "My team is small": a description, not the attribute's value
     be = "are" if m["be"].lower() == "are" else "is"
-    return [found("attr.my_attribute", f"User's {attr} {be} {third(o)}", ATTR, _ATTRIBUTES[attr])]
+    # The catalogue's subject first (it is the key), then the user's own word for it
+    # ("timezone", "office") when that differs.
+    subjects = (_ATTRIBUTES[attr], attr) if attr != _ATTRIBUTES[attr] else (attr,)
+    return [found("attr.my_attribute", f"User's {attr} {be} {third(o)}", ATTR, subjects)]
 
 
 @rule("attr.name", r"^(?:call me|you can call me|people call me|everyone calls me) (?P<o>\w+)$")
@@ -156,7 +166,11 @@ _TRAITS: dict[str, str] = {
 _TRAIT_ALT = "|".join(sorted((re.escape(t) for t in _TRAITS), key=len, reverse=True))
 
 
-@rule("attr.trait", rf"^I {ADV}am (?P<t>{_TRAIT_ALT})(?P<rest>(?: (?:at|in|with) .+)?)$")
+@rule(
+    "attr.trait",
+    rf"^I {ADV}am (?:(?:a|an) (?=(?:vegetarian|vegan|pescatarian|celiac|diabetic)\b))?"
+    rf"(?P<t>{_TRAIT_ALT})(?P<rest>(?: (?:at|in|with) .+)?)$",
+)
 def _trait(m: re.Match[str]) -> list[Found]:
     trait = m["t"].lower()
     rest = tidy(m["rest"]) if m["rest"] else ""
@@ -170,6 +184,30 @@ def _trait(m: re.Match[str]) -> list[Found]:
     ]
 
 
+# "I can't eat gluten", "I cannot have dairy": a dietary restriction, said as one.
+@rule(
+    "attr.cannot_eat",
+    rf"^I {ADV}(?:can not|cannot) (?:(?P<verb>eat|drink|tolerate|digest) (?P<o>.+)|"
+    r"(?P<have>have) (?P<food>(?:any )?(?:dairy|gluten|nuts|peanuts|caffeine|alcohol|sugar|"
+    r"meat|pork|beef|eggs|shellfish|seafood|soy|wheat|lactose|spicy food|garlic|onions?))\b.*)$",
+    needs=("can not", "cannot"),
+)
+def _cannot_eat(m: re.Match[str]) -> list[Found]:
+    o = tidy(m["o"] or m["food"])
+    if not usable(o) or len(o.split()) > 4:
+        return []
+    verb = (m["verb"] or m["have"]).lower()
+    return [
+        found(
+            "attr.cannot_eat",
+            f"User can not {verb} {third(o)}",
+            ATTR,
+            (head(o), "diet"),
+            key=f"diet/{head(o).lower()}",
+        )
+    ]
+
+
 RULES: tuple[Rule, ...] = (
     _my_attribute,
     _call_me,
@@ -178,3 +216,5 @@ RULES: tuple[Rule, ...] = (
     _allergy,
     _trait,
 )
+# Read before the hedge guard, which otherwise takes "I can not ..." for a hedge.
+RESTRICTION_RULES: tuple[Rule, ...] = (_cannot_eat,)

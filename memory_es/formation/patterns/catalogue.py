@@ -3,11 +3,11 @@
 The rules run in this order and the first that matches wins (a match may form nothing:
 that is how hedges and non-names are refused), so retractions are read before the
 assertions they retract, birth and origin before the hedge guard ("I was ..." is
-otherwise past tense), hedges before anything that would read them as facts, requests
-about the service before the preferences ("I prefer you explain ..." is a request, not
-an object), and the episode rules last, as catch-alls: when one of them refuses, the
-clause is still unread and the walk goes on (``FALLBACK_RULES``). docs/formation.md
-documents every rule.
+otherwise past tense), and so is a dietary restriction ("I can't eat gluten"), hedges
+before anything that would read them as facts, requests about the service before the
+preferences ("I prefer you explain ..." is a request, not an object), and the episode
+rules last, as catch-alls: when one of them refuses, the clause is still unread and the
+walk goes on (``FALLBACK_RULES``). docs/formation.md documents every rule.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from memory_es.formation.patterns import (
     decisions,
     employment,
     episodes,
+    events,
     hedges,
     possessions,
     preferences,
@@ -31,6 +32,7 @@ from memory_es.formation.patterns.rule import Rule
 CATALOGUE: tuple[Rule, ...] = (
     *retractions.RULES,
     *birth.RULES,
+    *attributes.RESTRICTION_RULES,
     *hedges.RULES,
     *residence.RULES,
     *employment.RULES,
@@ -40,6 +42,7 @@ CATALOGUE: tuple[Rule, ...] = (
     *decisions.RULES,
     *possessions.RULES,
     *attributes.RULES,
+    *events.RULES,
     *episodes.RULES,
 )
 

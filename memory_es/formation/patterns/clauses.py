@@ -8,8 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from memory_es.domain.values import Authority
+from memory_es.domain.values import Authority, BeliefType
 from memory_es.formation.patterns.catalogue import FALLBACK_RULES, rules_for
+from memory_es.formation.patterns.corrections import read_correction
 from memory_es.formation.patterns.lexicon import (
     DET,
     FEELINGS,
@@ -27,6 +28,11 @@ from memory_es.formation.patterns.phrases import (
     trim_clause,
     vocative,
 )
+from memory_es.formation.patterns.reference import (
+    Antecedent,
+    named_relations,
+    read_reference,
+)
 from memory_es.formation.patterns.requests import asked_for
 from memory_es.formation.patterns.residue import residue_statement
 from memory_es.formation.patterns.rule import Found, Reread, sentence_case
@@ -42,6 +48,10 @@ _AFTER_GERUND_SUBJECT = re.compile(
     r"(?i)^\S+\s+(?:is|was|are|were|has|have|had|can|could|will|would|should|must|"
     r"might|may|makes|made|helps|helped|gives|gave|keeps|takes|sounds|seems|looks)\b"
 )
+
+
+# A state said without its subject ("Allergic to penicillin, by the way").
+_STATE_ADJECTIVES = word_set("allergic vegan vegetarian pescatarian lactose gluten-free")
 
 
 # Past forms that are also a bare verb, so an opening one may be an imperative
@@ -67,7 +77,7 @@ def restore_subject(clause: str) -> str | None:
     gerund = word.endswith("ing") and len(word) > 4 and word not in ING_NOT_VERBS
     if gerund and len(clause[m.end(2) :].split()) < 2:
         return None  # "Moving news": a heading, not "I am moving ..."
-    if word in FEELINGS or gerund:
+    if word in FEELINGS or gerund or word in _STATE_ADJECTIVES:
         return "I am " + lowered
     if past(word) and word not in _AMBIGUOUS_PAST:
         return "I " + lowered
@@ -79,6 +89,7 @@ def restore_subject(clause: str) -> str | None:
 _ELLIPSIS_VERBS = re.compile(
     r"^(?:live|work|prefer|like|love|enjoy|hate|use|have|own|speak|play|drive|"
     r"am|grew|moved|no longer|switched|started|stopped|quit|joined|sold|bought|got|"
+    r"accepted|adopted|went|relocated|"
     r"code|speak|drive|run)\b",
     re.I,
 )
@@ -111,11 +122,53 @@ _ADVERB_RUN = re.compile(
 )
 
 
+# "Our vet is Dr. Amrani", "Our son is Leo": a household's relation is the user's.
+_OUR_RELATION = re.compile(
+    rf"^Our (?=(?i:{REL_ALT}|office|home|house|apartment|flat|place)\b)", re.I
+)
+_NAMED = re.compile(r"^User's (?P<rel>.+?) is (?P<who>[A-Z].*?)\.$")
+
+
+def _merge_person_fact(out: list[Found], result: list[Found], sentence_start: int) -> bool:
+    """A second person fact of one sentence about the same person extends the first
+    ("User's sister Priya is a nurse in Denver, and is their go-to for anything
+    medical."): one reading per person per sentence, as an episode is one per turn."""
+    if len(result) != 1 or result[0].rule != "reference.person_fact":
+        return False
+    new = result[0]
+    for at in range(len(out) - 1, sentence_start - 1, -1):
+        old = out[at]
+        if old.rule == "reference.person_fact" and old.subjects[:1] == new.subjects[:1]:
+            prefix = " ".join(old.statement.split()[:3])  # "User's sister Priya"
+            tail = new.statement[len(prefix) :].strip().rstrip(".")
+            if not new.statement.startswith(prefix) or not tail:
+                return False
+            statement = sentence_case(f"{old.statement.rstrip('.')}, and {tail}")
+            out[at] = replace(old, statement=statement)
+            return True
+    return False
+
+
+def _named_antecedent(formed: list[Found], index: int) -> Antecedent | None:
+    """The last relation a clause named ("My sister is Priya"), for the next pronoun."""
+    for f in reversed(formed):
+        if f.belief_type is REL_TYPE:
+            m = _NAMED.match(f.statement)
+            if m is not None:
+                return Antecedent(m["rel"].lower(), m["who"], index)
+    return None
+
+
 def match_clause(clause: str) -> list[Found] | None:
     """The beliefs one clause states; None when no rule reads it."""
+    if clause[:4].lower() == "our ":
+        clause = _OUR_RELATION.sub("My ", clause)
     clause = _ADVERB_RUN.sub(r"\1", clause)
     first = clause.split(" ", 1)[0].lower()
+    lowered = clause.lower()
     for entry in rules_for(first):
+        if entry.needs is not None and entry.needs.search(lowered) is None:
+            continue
         m = entry.pattern.match(clause)
         if m is not None:
             got = entry.read(m)
@@ -152,12 +205,13 @@ def _before_question(sentence: str) -> str:
 
 
 _QUESTION_TAIL = re.compile(r"\s+(?:\u2014|\u2013|-{1,2})\s+(?=[^\u2014\u2013]*\?\W*$)")
-_WITH_I = re.compile(rf"(\b(?i:my (?:{REL_ALT}))|^{NAME}) and I\b")
+_WITH_I = re.compile(rf"(\b(?i:my (?:{REL_ALT})(?: {NAME})?)|(?:^|(?<=[:;] )){NAME}) and I\b")
 # "Me and my family are ..." reads as "My family & I are ...".
 _ME_AND_MY = re.compile(r"(?i)^me and my (\w+) ")
 
 
 _EPISODE_MAX_WORDS = 60
+REL_TYPE = BeliefType.RELATIONSHIP
 
 
 def _extend_episode(episode: Found, clause: str) -> Found | None:
@@ -185,7 +239,8 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
     """
     out: list[Found] = []
     episode: int | None = None  # the episode later unread clauses of the turn extend
-    for sentence in sentences(repair(text)):
+    antecedent: Antecedent | None = None  # the relation a pronoun may point at
+    for index, sentence in enumerate(sentences(repair(text))):
         formed_before = len(out), out[-1] if out else None
         spoken = sentence  # as said, before a question's tail is cut
         if sentence.rstrip("\"') ").endswith("?"):
@@ -204,12 +259,18 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
         named = vocative(sentence)
         if named is not None:
             sentence = sentence[: named[0]] + sentence[named[1] :]
+        # "my partner Kim and I", "My daughter, Ines, ...": names said in passing; the
+        # relation they name is what a pronoun of this or the next sentence points at.
+        sentence, apposed, mention = named_relations(sentence, index)
+        out.extend(apposed)
+        if mention is not None:
+            antecedent = mention
         # "My wife and I went ...": one subject, not a clause boundary before "and I".
         sentence = _WITH_I.sub(r"\1 & I", sentence)
         sentence = _ME_AND_MY.sub(r"my \1 & I ", sentence)
         first_person = False
         list_prefix: str | None = None
-        for index, raw in enumerate(clauses(sentence)):
+        for position, raw in enumerate(clauses(sentence)):
             clause = trim_clause(strip_markers(raw))
             if not clause or QUESTION_OPENERS.match(clause):
                 list_prefix = None
@@ -217,9 +278,15 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
                 continue
             if first_person and _ELLIPSIS_VERBS.match(clause):
                 clause = "I " + clause
-            elif index == 0 or first_person:
+            elif position == 0 or first_person:
                 clause = restore_subject(clause) or clause
-            result = match_clause(clause)
+            result = read_reference(clause, antecedent, index)
+            if result and out and _merge_person_fact(out, result, formed_before[0]):
+                result = []
+            if result is None:
+                result = match_clause(clause)
+            if result:
+                antecedent = _named_antecedent(result, index) or antecedent
             if result is None:
                 inner = _INNER_START.search(clause, 1)
                 if inner is not None and not _NOT_ASSERTED.search(clause[: inner.start()]):
@@ -256,6 +323,21 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
                     )
             elif result is None:
                 list_prefix = None
+        # "Actually it's the 12th, not the 10th": a correction of what an earlier belief
+        # says (memory_es/formation/corrections.py finds which).
+        corrected = read_correction(strip_markers(spoken)) if " not " in spoken else None
+        if corrected is not None:
+            was, now = corrected
+            out.append(
+                Found(
+                    statement=f"Correction: {now}, not {was}.",
+                    belief_type=BeliefType.FACT,
+                    subjects=("correction",),
+                    polarity=True,
+                    rule="correction.substitution",
+                    corrects=corrected,
+                )
+            )
         if residue and (
             (len(out), out[-1] if out else None) == formed_before
             or _uncovered(strip_markers(spoken), out[formed_before[0] :]) >= _UNCOVERED_MIN

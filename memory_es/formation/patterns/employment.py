@@ -74,11 +74,15 @@ def _work_as(m: re.Match[str]) -> list[Found]:
 @rule(
     "attr.employment",
     rf"^I {ADV}am (?P<role>(?:a|an|the) (?:[\w-]+ ){{0,3}}{OCCUPATIONS}s?)"
-    r"(?: (?:at|for|with|in) (?P<org>.+))?$",
+    r"(?: (?P<prep>at|for|with|in|on) (?P<org>.+)| (?:there|here))?$",
 )
 def _am_role(m: re.Match[str]) -> list[Found]:
     if m["org"] and re.match(r"^[A-Z]", m["org"]):
         return _employment("attr.employment", m["org"], m["role"])
+    if m["prep"] and m["prep"].lower() == "on":
+        # "I'm a platform engineer on the data team": the role, on its team.
+        role = tidy(f"{m['role']} on {m['org']}")
+        return [found("attr.role", f"User is {third(role)}", ATTR, "role")]
     role = tidy(m["role"] + (f" in {m['org']}" if m["org"] else ""))
     return [found("attr.role", f"User is {third(role)}", ATTR, "role")]
 
@@ -87,18 +91,50 @@ def _am_role(m: re.Match[str]) -> list[Found]:
     "attr.employment",
     rf"^I {ADV}(?:have )?(?:joined|started at|started working at|started working for|"
     rf"started a new job at|got a (?:new )?job at|got a (?:new )?job with|got hired at|"
-    rf"got hired by|accepted an offer from|accepted a job at)"
+    rf"got hired by|accepted an offer from|accepted a job at|am starting at|am starting a new "
+    rf"job at|will be starting at|start at)"
     rf" (?P<org>{NAME})(?:\s+as\s+(?P<role>.+))?(?P<rest>.*)$",
 )
 def _joined(m: re.Match[str]) -> list[Found]:
     if m["rest"].strip() and not re.match(
-        r"(?i)^\s*(?:last|this|in|a|on|recently|two|three)", m["rest"]
+        r"(?i)^\s*(?:last|this|in|a|on|recently|two|three|next|soon|tomorrow)", m["rest"]
     ):
         return []
     return _employment("attr.employment", m["org"], m["role"])
 
 
+# "I'm a student at NYU", "I'm a PhD student at ETH": where the user studies, not an
+# employer.
+@rule(
+    "attr.school",
+    rf"^I {ADV}am (?:a|an) (?:[\w-]+ ){{0,2}}?(?:student|undergrad|undergraduate|grad student|"
+    rf"freshman|sophomore|phd student|phd candidate|postgrad) (?:at|in) (?P<org>{NAME})"
+    r"(?P<rest>.*)$",
+    needs=("student", "undergrad", "freshman", "sophomore", "postgrad", "phd"),
+)
+def _student_at(m: re.Match[str]) -> list[Found]:
+    org = tidy(m["org"])
+    if not usable(org):
+        return []
+    return [found("attr.school", f"User studies at {org}", ATTR, ("school", "education"))]
+
+
+# "I teach third grade at Lincoln Elementary": the role, where it is held.
+@rule(
+    "attr.teaches",
+    rf"^I {ADV}teach (?P<what>(?:[\w-]+ ){{0,3}}?[\w-]+) at (?P<org>{NAME})$",
+    needs=("teach",),
+)
+def _teaches_at(m: re.Match[str]) -> list[Found]:
+    org = tidy(m["org"])
+    if not usable(org) or re.match(r"(?i)^(?:it|that|this|them|you|him|her)\b", m["what"]):
+        return []
+    return [found("attr.teaches", f"User teaches {m['what']} at {org}", ATTR, "role")]
+
+
 RULES: tuple[Rule, ...] = (
+    _student_at,
+    _teaches_at,
     _work_remote,
     _works_at,
     _works_at_lower,

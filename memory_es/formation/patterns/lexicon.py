@@ -83,7 +83,55 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "puppy": ("puppy", "pet"),
     "kitten": ("kitten", "pet"),
     "pet": ("pet",),
+    # People the user names by their role in the user's life (issue 20).
+    "teacher": ("teacher",),
+    "tutor": ("tutor", "teacher"),
+    "coach": ("coach",),
+    "advisor": ("advisor",),
+    "adviser": ("adviser", "advisor"),
+    "vet": ("vet", "veterinarian"),
+    "coworker": ("coworker", "colleague"),
+    "colleague": ("colleague",),
+    "stepson": ("stepson", "child"),
+    "stepdaughter": ("stepdaughter", "child"),
 }
+# Which pronoun can point back at a relation (cross-sentence reference,
+# memory_es/formation/patterns/reference.py); a relation in neither set takes either.
+MALE_RELATIONS = frozenset(
+    [
+        "husband",
+        "boyfriend",
+        "fiance",
+        "fiancé",
+        "dad",
+        "father",
+        "brother",
+        "son",
+        "grandfather",
+        "grandpa",
+        "uncle",
+        "nephew",
+        "stepson",
+    ]
+)
+FEMALE_RELATIONS = frozenset(
+    [
+        "wife",
+        "girlfriend",
+        "fiancee",
+        "fiancée",
+        "mom",
+        "mother",
+        "mum",
+        "sister",
+        "daughter",
+        "grandmother",
+        "grandma",
+        "aunt",
+        "niece",
+        "stepdaughter",
+    ]
+)
 REL_ALT = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
 REL_WORD = rf"(?P<rel>{REL_ALT})"
 
@@ -109,7 +157,8 @@ PREFERENCE_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "answer style",
         re.compile(
             r"\b(?:answers?|responses?|replies|reply|explanations?|summaries|summary|"
-            r"bullet points?|bullets|prose|verbose|verbosity|tl;?dr|code examples?|examples)\b",
+            r"bullet points?|bullets|prose|paragraphs?|numbered lists?|verbose|verbosity|tl;?dr|"
+            r"code examples?|examples)\b",
             re.I,
         ),
     ),

@@ -56,8 +56,22 @@ def _origin(m: re.Match[str]) -> list[Found]:
     return [found("attr.origin", f"User is from {proper(third(o))}", ATTR, "origin")]
 
 
+# "I live on Marsh Lane now": a street is where the user lives as much as a city is.
+@rule(
+    "attr.residence",
+    rf"^I {ADV}(?:am |have been )?(?:live|living|reside|residing|based|located)"
+    rf" on (?P<o>{NAME} (?:Street|St|Lane|Road|Rd|Avenue|Ave|Drive|Boulevard|Way|Place|"
+    r"Court|Terrace|Crescent|Close|Row|Square|Hill))\b.*$",
+    needs=(" on ",),
+)
+def _residence_street(m: re.Match[str]) -> list[Found]:
+    o = tidy(m["o"], cut=PLACE_CUT)
+    return [found("attr.residence", f"User lives on {o}", ATTR, HOME)] if usable(o) else []
+
+
 RULES: tuple[Rule, ...] = (
     _residence,
+    _residence_street,
     _based_out_of,
     _moved_to,
     _home_is,

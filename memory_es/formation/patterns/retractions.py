@@ -25,6 +25,7 @@ from memory_es.formation.patterns.phrases import (
     tidy,
     usable,
 )
+from memory_es.formation.patterns.relationships import PARTNER_KEY
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
 
 # Retractions first: they carry the verbs the assertions below also read.
@@ -176,7 +177,92 @@ def _does_not(m: re.Match[str]) -> list[Found]:
     return [found("attr.does_not", f"User {verb} {third(o)}", belief_type, subject, polarity=False)]
 
 
+# "I'm no longer vegetarian", "I'm not vegan anymore": the diet (or other trait) key,
+# retracted (issue 20).
+_RETRACTED_TRAITS = {
+    "vegetarian": "diet",
+    "vegan": "diet",
+    "pescatarian": "diet",
+    "gluten-free": "diet",
+    "married": "marital status",
+    "engaged": "marital status",
+    "single": "marital status",
+    "retired": "employment",
+    "a smoker": "smoking",
+    "sober": "drinking",
+}
+_TRAIT_WORDS = "|".join(re.escape(t) for t in _RETRACTED_TRAITS)
+
+
+@rule(
+    "retraction.trait",
+    rf"^I {ADV}am (?:no longer (?:a |an )?(?P<t1>{_TRAIT_WORDS})|not (?:a |an )?"
+    rf"(?P<t2>{_TRAIT_WORDS}) (?:any ?more|any longer))\b.*$",
+    needs=("no longer", "more", "longer"),
+)
+def _trait_retracted(m: re.Match[str]) -> list[Found]:
+    trait = (m["t1"] or m["t2"]).lower()
+    subject = _RETRACTED_TRAITS[trait]
+    belief_type = BeliefType.RELATIONSHIP if subject == "marital status" else ATTR
+    return [
+        found(
+            "retraction.trait",
+            f"User is no longer {trait}",
+            belief_type,
+            subject,
+            polarity=False,
+        )
+    ]
+
+
+# "I'm not at Acme anymore": the employer, retracted.
+@rule(
+    "retraction.left_job",
+    rf"^I {ADV}am (?:not|no longer) (?:at|with) (?P<org>{NAME})(?: (?:any ?more|any longer))?\b.*$",
+    needs=("not", "no longer"),
+)
+def _not_at_org(m: re.Match[str]) -> list[Found]:
+    org = tidy(m["org"])
+    if not usable(org):
+        return []
+    return [
+        found(
+            "retraction.left_job",
+            f"User no longer works at {org}",
+            ATTR,
+            "employment",
+            polarity=False,
+        )
+    ]
+
+
+# "I broke up with Ana", "Ana and I split up": the partner key, retracted.
+@rule(
+    "retraction.breakup",
+    rf"^(?:I {ADV}(?:broke|split) up with (?P<a>{NAME})|(?P<b>{NAME}) (?:and|&) I "
+    r"(?:have )?(?:broke|split|broken) up)\b.*$",
+    needs=(" up",),
+)
+def _breakup(m: re.Match[str]) -> list[Found]:
+    who = m["a"] or m["b"]
+    if who.lower() in ("i", "we", "she", "he", "they", "my"):
+        return []
+    return [
+        found(
+            "retraction.breakup",
+            f"User is no longer with {who}",
+            BeliefType.RELATIONSHIP,
+            "partner",
+            polarity=False,
+            key=PARTNER_KEY,
+        )
+    ]
+
+
 RULES: tuple[Rule, ...] = (
+    _trait_retracted,
+    _not_at_org,
+    _breakup,
     _no_longer,
     _not_anymore,
     _stopped,

@@ -32,6 +32,10 @@ class Found:
     # USER for a direct statement; INFERRED for a reading more guess than statement
     # (episodes, sentence-level beliefs), which enters PROVISIONAL (docs/formation.md).
     authority: Authority = Authority.USER
+    # A correction said without its subject ("actually it's the 12th, not the 10th"):
+    # (what was said, what replaces it); memory_es/formation/corrections.py finds the
+    # belief it corrects. The statement is a placeholder the resolution replaces.
+    corrects: tuple[str, str] | None = None
 
 
 def found(
@@ -74,17 +78,26 @@ class Rule:
     read: Reader
     anchor: str | None  # "i", "my", or None for a rule any clause may match
     authority: Authority = Authority.USER  # what the beliefs it forms enter at
+    # A lowercase word one of which the clause must contain before the pattern is tried
+    # (a cheap test that keeps a long catalogue fast); None: always tried.
+    needs: re.Pattern[str] | None = None
 
 
 def rule(
-    name: str, pattern: str, *, authority: Authority = Authority.USER
+    name: str,
+    pattern: str,
+    *,
+    authority: Authority = Authority.USER,
+    needs: tuple[str, ...] = (),
 ) -> Callable[[Reader], Rule]:
     """The decorated function as a rule named ``name`` that reads ``pattern``'s match;
-    what it forms enters at ``authority``."""
+    what it forms enters at ``authority``; ``needs`` (lowercase) are the words without
+    one of which the pattern cannot match."""
     compiled = re.compile(pattern, re.I)
     anchor = next((w for prefix, w in _ANCHORS.items() if pattern.startswith(prefix)), None)
+    needed = re.compile("|".join(re.escape(w) for w in needs)) if needs else None
 
     def make(read: Reader) -> Rule:
-        return Rule(name, compiled, read, anchor, authority)
+        return Rule(name, compiled, read, anchor, authority, needed)
 
     return make

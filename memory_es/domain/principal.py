@@ -151,6 +151,17 @@ class PrincipalMemory(Aggregate):
         reason: str
         policy: str
 
+    class BeliefRevived(Aggregate.Event):
+        """New evidence for a statement the decay sweep retired (after its
+        ``BeliefReinforced``): the same belief is live again at the confidence its
+        evidence earns, its validity reopened; a fresh store position (it is back)."""
+
+        belief_id: str
+        confidence: float
+        status: str
+        at: str
+        policy: str
+
     class DecaySwept(Aggregate.Event):
         """The audit of one decay sweep over this principal; changes no belief."""
 
@@ -376,6 +387,7 @@ class PrincipalMemory(Aggregate):
             ),
             live=status in _LIVE,
             rejected=status == Status.REJECTED.value,
+            retired=status == Status.RETIRED.value,
         )
 
     def _type(self, row: int) -> str:
@@ -575,6 +587,12 @@ class PrincipalMemory(Aggregate):
         self, belief_id: str, confidence: float, valid_to: str, reason: str, policy: str
     ) -> None:
         self._retire(belief_id, Status.RETIRED)
+
+    @event(BeliefRevived)
+    def revive_belief(
+        self, belief_id: str, confidence: float, status: str, at: str, policy: str
+    ) -> None:
+        self._revive(belief_id, Status(status))
 
     @event(DecaySwept)
     def record_decay_sweep(self, at: str, decayed: int, retired: int, policy: str) -> None:

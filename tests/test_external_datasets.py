@@ -412,3 +412,28 @@ def test_maintenance_replay_forgets_only_what_was_neither_restated_nor_cited(
     assert uncited["subsets"]["evidence_cited"]["n"] == 0
     assert uncited["overall"]["recall_any@5"] == round(1 / 3, 4)
     assert uncited["subsets"]["evidence_restated"]["recall_any@5"] == 1.0
+
+
+def test_the_lifecycle_flags_go_with_external_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memory_es.cli import main
+
+    def cli(argv: list[str]) -> int:
+        try:
+            return main(argv)
+        except SystemExit as exit_:
+            return int(exit_.code or 0)
+
+    url = f"sqlite:///{tmp_path / 'unused.db'}"
+    for flag in ("--cite", "--maintenance"):
+        assert cli(["--store", url, "eval", "memory-benchmark", flag]) == 2
+        assert capsys.readouterr().err.strip().endswith(f"{flag} goes with --external")
+    path = write_json(tmp_path / "trips.json", lifecycle_conversation())
+    output = tmp_path / "cited.json"
+    args = ["eval", "memory-benchmark", "--external", "locomo", "--path", str(path)]
+    flags = ["--diagnostic-extractor", "inferred", "--cite", "--maintenance", "--json"]
+    assert cli(["--store", url, *args, "--output", str(output), *flags]) == 0
+    document = json.loads(output.read_text())
+    assert document["policy"]["citing_reader"] is True
+    assert document["subsets"]["evidence_cited"]["recall_any@5"] == 1.0

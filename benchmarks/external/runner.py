@@ -48,7 +48,7 @@ _DEFAULT_START = datetime(2023, 1, 1, tzinfo=UTC)
 _TURN_SPACING = timedelta(seconds=30)
 MEMORY_ARM = "memory"
 REFERENCE_ARMS = ("bm25_own_turns", "bm25_all_turns")
-# The memory arm on the evidence the lifecycle promises to keep (_protected_units): turns
+# The memory arm on the evidence the lifecycle promises to keep (_protected): turns
 # whose statement was made again, and turns whose belief was cited (with --cite). Recall
 # on them must not fall under --maintenance (docs/lifecycle.md).
 RESTATED = "evidence_restated"
@@ -359,11 +359,16 @@ def _run_scenario(
                     docs.append((turn.speaker, make_doc(turn.ref, turn.text)))
             for probe in by_session.get(index, []):
                 returned = _score_memory(memory, probe, recordings, arms[MEMORY_ARM])
-                for name, units in _protected_units(memory, probe, recordings).items():
+                for name, (units, kept) in _protected(memory, probe, recordings).items():
                     if units:
+                        # Met by a returned belief the lifecycle promised to keep.
                         outcomes = {
-                            k: judge(units, sources, tokens=tokens)
-                            for k, (sources, tokens) in returned.items()
+                            k: judge(
+                                units,
+                                [sources for belief_id, sources in items if belief_id in kept],
+                                tokens=tokens,
+                            )
+                            for k, (items, tokens) in returned.items()
                         }
                         arms[name].add(probe.category, probe.in_overall, outcomes, len(units), 0)
                 _score_reference(probe, docs, session_refs, arms, indexes)
@@ -419,15 +424,16 @@ def _cite(memory: memory_es.Memory, session_id: str, text: str) -> set[str]:
     return out
 
 
-def _protected_units(
+def _protected(
     memory: memory_es.Memory, probe: Probe, recordings: dict[str, _Recording]
-) -> dict[str, list[frozenset[str]]]:
-    """The probe's evidence turns the lifecycle promises to keep, as units: those from
-    which a belief (of any status) formed that stands on more than one turn — the
-    statement was made again (``RESTATED``) — and those from which a belief formed that
-    was cited (it has a last use: ``CITED``). Each subset is scored on its own units, so
-    a multi-hop question counts only the evidence that was re-stated or cited."""
-    out: dict[str, list[frozenset[str]]] = {RESTATED: [], CITED: []}
+) -> dict[str, tuple[list[frozenset[str]], set[str]]]:
+    """What the lifecycle promises to keep of the probe's evidence, per subset: the
+    evidence turns as units, and the beliefs (of any status) formed from them that
+    either stand on more than one turn — the statement was made again (``RESTATED``) —
+    or were cited, having a last use (``CITED``). A subset's unit is met only by one of
+    its beliefs, so a turn that formed a re-stated belief and a one-off one counts the
+    re-stated one alone, and a multi-hop question only its re-stated or cited evidence."""
+    found: dict[str, tuple[set[str], set[str]]] = {RESTATED: (set(), set()), CITED: (set(), set())}
     for principal in probe.principals:
         turn_ids = recordings[principal].turn_ids
         evidence = {
@@ -437,24 +443,26 @@ def _protected_units(
         }
         if not evidence:
             continue
-        restated: set[str] = set()
-        cited: set[str] = set()
         for b in memory.list_beliefs(principal):
             hit = evidence.intersection(b.source_event_ids)
-            if hit and len(b.source_event_ids) > 1:
-                restated |= hit
-            if hit and b.last_used_at is not None:
-                cited |= hit
-        out[RESTATED] += [frozenset({t}) for t in sorted(restated)]
-        out[CITED] += [frozenset({t}) for t in sorted(cited)]
-    return out
+            for name, member in (
+                (RESTATED, len(b.source_event_ids) > 1),
+                (CITED, b.last_used_at is not None),
+            ):
+                if hit and member:
+                    found[name][0].update(hit)
+                    found[name][1].add(b.belief_id)
+    return {
+        name: ([frozenset({t}) for t in sorted(turns)], kept)
+        for name, (turns, kept) in found.items()
+    }
 
 
 def _score_memory(
     memory: memory_es.Memory, probe: Probe, recordings: dict[str, _Recording], arm: ArmReport
-) -> dict[int, tuple[list[frozenset[str]], int]]:
+) -> dict[int, tuple[list[tuple[str, frozenset[str]]], int]]:
     """Score the probe into ``arm``; returns, per k, what was returned (each item's
-    source ids) and its rendered tokens."""
+    belief id and source ids) and its rendered tokens."""
     chosen = [recordings[p] for p in probe.principals]
     units = _units(
         probe,
@@ -462,7 +470,7 @@ def _score_memory(
         lambda ref: [i for r in chosen for i in r.session_turn_ids.get(ref, [])],
     )
     outcomes: dict[int, Outcome] = {}
-    returned: dict[int, tuple[list[frozenset[str]], int]] = {}
+    returned: dict[int, tuple[list[tuple[str, frozenset[str]]], int]] = {}
     for k in KS:
         items: list[Scored] = []
         for principal in probe.principals:
@@ -476,7 +484,10 @@ def _score_memory(
         rendered = RecallResult(query=probe.question, terms=(), items=tuple(items)).lines()
         tokens = sum(len(line.split()) for line in rendered)
         outcomes[k] = judge(units, sources, tokens=tokens)
-        returned[k] = (sources, tokens)
+        returned[k] = (
+            [(s.record.belief_id, frozenset(s.record.source_event_ids)) for s in items],
+            tokens,
+        )
     arm.add(probe.category, probe.in_overall, outcomes, *_unit_counts(probe))
     return returned
 

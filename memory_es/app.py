@@ -19,6 +19,7 @@ from memory_es.domain.session import Session
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role
 from memory_es.errors import (
     InvalidInput,
+    StaleFormationWarning,
     StaleReadModel,
     StoreUnavailable,
     UnknownSession,
@@ -59,6 +60,8 @@ if TYPE_CHECKING:
     from memory_es.maintenance import MaintenanceReport
     from memory_es.profiles import MemoryProfile
     from memory_es.retrieval.recall import RecallResult, Retriever
+    from memory_es.services.ledger import FormationStatus
+    from memory_es.services.results import RederiveReport
     from projections.base import RecallIndex
 
 __all__ = ["Memory", "MemoryApplication", "ProjectionStatus", "TurnReceipt", "open"]
@@ -123,6 +126,9 @@ class Memory:
         operator's overlay before it gets here)."""
         self.spec = spec
         self.app = app
+        # Set by open(check_formation=True) when sessions were formed under another
+        # formation policy: what is stale and the command that fixes it.
+        self.formation_staleness: FormationStatus | None = None
         self.index = index
         self.ids = ids
         self.traces = traces or trace_store_for(index)
@@ -259,6 +265,37 @@ class Memory:
     def replay_session(self, session_id: str, *, confirm: bool = False) -> ConsolidationResult:
         """Opt-in re-derivation of a closed session under the current formation policy."""
         return self.services.handle(commands.ReplaySession(session_id, confirm=confirm))
+
+    def rederive(
+        self,
+        principal: str | None = None,
+        *,
+        tenant: str = DEFAULT_TENANT,
+        confirm: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> RederiveReport:
+        """Re-derive the principal's (None: every principal's) closed sessions that were
+        consolidated under another formation policy, in order, from their turns; a dry
+        run (nothing written) unless ``confirm``. Idempotent and resumable: a session
+        re-derived under the current policy is skipped (docs/operations.md)."""
+        if principal is not None and not principal.strip():
+            raise InvalidInput("a principal needs a non-empty name")
+        report = self.services.handle(
+            commands.Rederive(principal, tenant=tenant, confirm=confirm, progress=progress)
+        )
+        if confirm and self.formation_staleness is not None:
+            status = self.formation_status()
+            self.formation_staleness = status if status.pending else None
+        return report
+
+    def formation_status(self) -> FormationStatus:
+        """Whether a re-derivation is pending: closed sessions consolidated under another
+        formation policy (version or extractor) than this store's, read from the log."""
+        from memory_es.services.ledger import formation_ledger, formation_status
+
+        with self.services.adapters.lock:
+            ledgers = formation_ledger(self.app)
+        return formation_status(ledgers, self.extractor.name)
 
     def run_maintenance(self, *, dry_run: bool = False) -> MaintenanceReport:
         """Operator maintenance: the idle-session sweep, the decay sweep, L1 (a dry run
@@ -531,6 +568,7 @@ def open(
     on_stale: Literal["refuse", "rebuild", "ignore"] = "refuse",
     profile: MemoryProfile | str | Path | None = None,
     embedder: Embedder | None = None,
+    check_formation: bool = True,
 ) -> Memory:
     """Open a store: create its tables, apply migrations, catch the read model up.
 
@@ -539,6 +577,9 @@ def open(
     ``profile`` is a MemoryProfile or an overlay YAML path (default: MEMORY_ES_PROFILE,
     else the shipped profiles.yaml). With ``retrieval.semantic_enabled`` the vector arm
     runs with ``embedder`` (default: the profile's) and the read model holds its vectors.
+    With ``check_formation`` a store whose sessions were formed under another formation
+    policy (version or extractor) warns (``StaleFormationWarning``) and sets
+    ``Memory.formation_staleness``; the fix is ``memory-es memory rederive --all``.
     """
     spec = parse_store_url(url)
     resolved: MemoryProfile | None = None  # the shipped profile, validated on first use
@@ -592,7 +633,20 @@ def open(
         memory.rebuild_projections()
     else:
         memory.catch_up()
+    if check_formation:
+        _check_formation(memory)
     return memory
+
+
+def _check_formation(memory: Memory) -> None:
+    """Warn when a re-derivation is pending (one scan of the consolidation audit
+    events: docs/operations.md gives its cost)."""
+    import warnings
+
+    status = memory.formation_status()
+    if status.pending:
+        memory.formation_staleness = status
+        warnings.warn(StaleFormationWarning(status.message()), stacklevel=3)
 
 
 def _extractor(profile: MemoryProfile) -> Extractor:

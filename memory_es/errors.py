@@ -45,6 +45,11 @@ class StaleReadModel(MemoryEsError):
     """A read model was built under another policy version; rebuild it."""
 
 
+class StaleFormationWarning(UserWarning):
+    """Sessions were formed under another formation policy: ``memory-es memory rederive
+    --all`` (a dry run first) re-derives them under this one."""
+
+
 class CheckFailed(MemoryEsError):
     """A check ran and failed (drift, regression): exit 1, not a usage error."""
 

@@ -22,3 +22,11 @@ def retrieval_policy() -> str:
 
 def provider_extraction_policy() -> str:
     return f"provider-extraction@{PROVIDER_EXTRACTION_VERSION}"
+
+
+def formation_key(extractor: str, policy: str | None = None) -> str:
+    """The formation policy a session is consolidated under: the version and the
+    extractor's identity (``formation@4/clauses@4+residue``). A profile that turns on
+    another extractor is another policy, as is a version bump; ``memory rederive``
+    re-examines every session consolidated under another key (docs/operations.md)."""
+    return f"{policy or formation_policy()}/{extractor}"

@@ -78,3 +78,47 @@ def test_established_provenance_must_be_trusted_user_turns_of_the_session() -> N
     assert admitted[0].belief_type is BeliefType.FACT
     assert admitted[0].authority is Authority.AFFIRMED
     assert refused == 4
+
+
+def _consolidate_residence(
+    principal: PrincipalMemory, session: str, n: int, at: str, city: str, **kwargs: bool
+) -> list[str]:
+    turns = [SourceTurn(f"t{n}", 1, "user", f"I live in {city}.", True, at)]
+    result = consolidate(
+        principal,
+        session_id=session,
+        project="general",
+        turns=turns,
+        redactions=0,
+        refused=0,
+        proposals=ClauseExtractor().extract(turns),
+        authority=Authority.USER,
+        now="2026-06-01T09:00:00Z",
+        ids=SequentialIds(start=n),
+        trigger="rederive",
+        extractor="clauses@4",
+        **kwargs,
+    )
+    return result.formed
+
+
+def test_chronological_older_evidence_forms_superseded_by_the_later_belief() -> None:
+    """Re-derivation's rule: older evidence that meets a later live belief forms as a
+    store forming the sessions in order would have it — superseded by the later one —
+    where a replay (not chronological) leaves both live, conflicting."""
+    for chronological, expected in ((True, "superseded"), (False, "active")):
+        principal = PrincipalMemory(tenant="default", principal="ana")
+        (later,) = _consolidate_residence(principal, "s2", 100, "2026-04-01T09:00:00Z", "Milan")
+        (older,) = _consolidate_residence(
+            principal, "s1", 200, "2026-03-01T09:00:00Z", "Rome", chronological=chronological
+        )
+        assert principal.status_of(later) == "active"
+        assert principal.status_of(older) == expected
+        events = principal.collect_events()
+        superseded = [e for e in events if isinstance(e, PrincipalMemory.BeliefSuperseded)]
+        linked = [e for e in events if isinstance(e, PrincipalMemory.ConflictLinked)]
+        if chronological:
+            assert [(e.belief_id, e.successor_id) for e in superseded] == [(older, later)]
+            assert superseded[0].valid_to == "2026-04-01T09:00:00Z" and linked == []
+        else:
+            assert superseded == [] and [e.belief_id for e in linked] == [later]

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import memory_es
+from memory_es.errors import StaleFormationWarning
 
 DATA = Path(__file__).parent / "data"
 STORE = DATA / "store_38fedeb.sqlite"
@@ -96,3 +97,32 @@ def test_old_store_takes_new_writes(old_store: str) -> None:
         assert (
             memory.recall("alice", "where do I live").lines()[0].endswith("User lives in Denver.")
         )
+
+
+def test_old_store_formed_under_formation_3_is_reported_and_rederived(old_store: str) -> None:
+    """The store predates formation@4: start-up names the stale policy and the fix; a
+    re-derivation keeps the rejection, and a second one writes nothing (issue 16)."""
+    with pytest.warns(StaleFormationWarning, match=r"formation@3/clauses@3.*rederive --all"):
+        memory = _open(old_store)
+    with memory:
+        rejected = {
+            b.statement
+            for p in EXPECTED["beliefs"]
+            for b in memory.list_beliefs(p)
+            if b.status == "rejected"
+        }
+        assert rejected
+        head = memory.projection_status().log_head
+        dry = memory.rederive()
+        assert dry.sessions_examined == 5 and memory.projection_status().log_head == head
+        done = memory.rederive(confirm=True)
+        assert done.as_dict()["formed"] == dry.as_dict()["would_form"]
+        assert done.as_dict()["retired"] == dry.as_dict()["would_retire"]
+        for p in EXPECTED["beliefs"]:
+            beliefs = memory.list_beliefs(p)
+            for statement in rejected & {b.statement for b in beliefs}:
+                assert {b.status for b in beliefs if b.statement == statement} == {"rejected"}
+        assert not memory.formation_status().pending
+        head = memory.projection_status().log_head
+        assert memory.rederive(confirm=True).sessions_examined == 0
+        assert memory.projection_status().log_head == head

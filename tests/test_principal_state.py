@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_es.app import MemoryApplication
-from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.resolver import Evidence, Outcome, resolve
 from memory_es.domain.values import Authority, Status
 
@@ -68,26 +68,28 @@ def apply(principal: PrincipalMemory, op: tuple[Any, ...]) -> None:
             belief_id = principal.belief_ids[index % len(principal.belief_ids)]
         ev: Evidence = target
         principal.form_belief(
-            belief_id=belief_id,
-            statement=ev.normalized,
-            normalized=ev.normalized,
-            belief_type=ev.belief_type,
-            subjects=[ev.subject_key],
-            subject_key=ev.subject_key,
-            polarity=ev.polarity,
-            authority=int(ev.authority),
-            confidence=0.9,
-            status=(Status.PROVISIONAL if extra else Status.ACTIVE).value,
-            project=ev.project,
-            portable=ev.portable,
-            source_event_ids=sorted(ev.source_event_ids),
-            source_session_id=ev.session_id,
-            source_seq=ev.seq,
-            valid_from=ev.instant,
-            formed_at=ev.instant,
-            policy="formation@test",
-            supersedes=None,
-            conflicts_with=None,
+            FormedBelief(
+                belief_id=belief_id,
+                statement=ev.normalized,
+                normalized=ev.normalized,
+                belief_type=ev.belief_type,
+                subjects=[ev.subject_key],
+                subject_key=ev.subject_key,
+                polarity=ev.polarity,
+                authority=int(ev.authority),
+                confidence=0.9,
+                status=(Status.PROVISIONAL if extra else Status.ACTIVE).value,
+                project=ev.project,
+                portable=ev.portable,
+                source_event_ids=sorted(ev.source_event_ids),
+                source_session_id=ev.session_id,
+                source_seq=ev.seq,
+                valid_from=ev.instant,
+                formed_at=ev.instant,
+                policy="formation@test",
+                supersedes=None,
+                conflicts_with=None,
+            )
         )
         return
     if not principal.belief_ids:
@@ -273,7 +275,7 @@ def test_a_new_snapshot_holds_the_columns_and_leaves_the_lookups_out() -> None:
     snapshot = app.mapper.to_domain_event(stored)
     assert isinstance(snapshot, Snapshot)
     state = snapshot.state
-    assert state["class_version"] == 3
+    assert state["class_version"] == 4
     assert "beliefs" not in state and not any(k.startswith("_derived") for k in state)
     assert state["belief_sources"][1] == ["t30", "t7"]
     cold = MemoryApplication(env=POPO)

@@ -7,9 +7,12 @@ from pathlib import Path
 from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
+from tests.rederive_conformance import RederiveConformance
 
 
-class TestMemoryStore(StoreConformance, ContextConformance, LifecycleConformance):
+class TestMemoryStore(
+    StoreConformance, ContextConformance, LifecycleConformance, RederiveConformance
+):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:
         yield "memory://"

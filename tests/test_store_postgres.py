@@ -8,11 +8,16 @@ from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
+from tests.rederive_conformance import RederiveConformance
 from tests.stores import postgres_schema_url
 
 
 class TestPostgresStore(
-    StoreConformance, PersistentStoreConformance, ContextConformance, LifecycleConformance
+    StoreConformance,
+    PersistentStoreConformance,
+    ContextConformance,
+    LifecycleConformance,
+    RederiveConformance,
 ):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:

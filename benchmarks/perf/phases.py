@@ -31,7 +31,7 @@ import orjson
 
 import memory_es
 from benchmarks.perf import physical, synthetic
-from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, BeliefType, normalize_statement
 from memory_es.es_internals import events_table_name
@@ -299,26 +299,28 @@ def build_beliefs(
                 hazards=[],
             )
             aggregate.form_belief(
-                belief_id=ids.new_id(),
-                statement=statement,
-                normalized=normalize_statement(statement),
-                belief_type=BeliefType.FACT.value,
-                subjects=[subject],
-                subject_key=normalize_statement(subject),
-                polarity=True,
-                authority=3,
-                confidence=0.9,
-                status="active",
-                project=GENERAL_SCOPE,
-                portable=True,
-                source_event_ids=[turn_id],
-                source_session_id=str(session.id),
-                source_seq=j + 1,
-                valid_from=iso(at),
-                formed_at=close_at,
-                policy=policy,
-                supersedes=None,
-                conflicts_with=None,
+                FormedBelief(
+                    belief_id=ids.new_id(),
+                    statement=statement,
+                    normalized=normalize_statement(statement),
+                    belief_type=BeliefType.FACT.value,
+                    subjects=[subject],
+                    subject_key=normalize_statement(subject),
+                    polarity=True,
+                    authority=3,
+                    confidence=0.9,
+                    status="active",
+                    project=GENERAL_SCOPE,
+                    portable=True,
+                    source_event_ids=[turn_id],
+                    source_session_id=str(session.id),
+                    source_seq=j + 1,
+                    valid_from=iso(at),
+                    formed_at=close_at,
+                    policy=policy,
+                    supersedes=None,
+                    conflicts_with=None,
+                )
             )
         at += timedelta(minutes=2)
         session.close(at=close_at, trigger="session_close")

@@ -47,9 +47,14 @@ def open_store(
     *,
     on_stale: Literal["refuse", "rebuild", "ignore"] = "refuse",
     in_process: bool = False,
+    check_formation: bool = True,
 ) -> memory_es.Memory:
     """The store the command works on; ``in_process``: a long-running command (the MCP
-    server) may serve ``memory://``, which lives as long as its process."""
+    server) may serve ``memory://``, which lives as long as its process.
+
+    ``check_formation``: when sessions were formed under another formation policy, say
+    so in one line on stderr with the command that fixes it (the hooks an agent calls
+    on every turn — session, recall, context, cite — skip the check's log scan)."""
     url = store_url(args)
     if not in_process and not parse_store_url(url).persistent:
         raise UsageError(
@@ -57,7 +62,18 @@ def open_store(
             " use sqlite:///PATH or postgresql://..."
         )
     profile = getattr(args, "profile", None) or os.environ.get("MEMORY_ES_PROFILE") or None
-    return memory_es.open(url, clock=clock(args), on_stale=on_stale, profile=profile)
+    memory = memory_es.open(
+        url, clock=clock(args), on_stale=on_stale, profile=profile, check_formation=False
+    )
+    if check_formation:
+        try:
+            status = memory.formation_status()
+        except BaseException:
+            memory.close()
+            raise
+        if status.pending:
+            print(f"memory-es: warning: {status.message()}", file=sys.stderr)
+    return memory
 
 
 def print_json(value: Any) -> None:

@@ -21,7 +21,7 @@ def register(commands: Subparsers) -> None:
 def _context(args: argparse.Namespace) -> int:
     from memory_es.context.pack import pack_text  # lazily: the command line starts light
 
-    with open_store(args) as memory:
+    with open_store(args, check_formation=False) as memory:
         pack = memory.context(args.session, args.text)
     if args.json:
         print_json(pack.as_dict())

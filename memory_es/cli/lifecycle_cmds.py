@@ -48,7 +48,7 @@ def register_memory_actions(actions: Any) -> None:
 
 
 def _cite(args: argparse.Namespace) -> int:
-    with open_store(args) as memory:
+    with open_store(args, check_formation=False) as memory:
         receipt = memory.record_usage(args.session, args.run, args.text)
     if args.json:
         print_json(receipt.as_dict())

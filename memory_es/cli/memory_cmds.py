@@ -1,12 +1,16 @@
-"""``memory list|reject|remember|replay``; the lifecycle's actions: lifecycle_cmds.py."""
+"""``memory list|reject|remember|replay|rederive``; the lifecycle's actions: lifecycle_cmds.py."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from memory_es.cli import lifecycle_cmds
 from memory_es.cli.common import Subparsers, open_store, print_json
 from memory_es.errors import UsageError
+
+if TYPE_CHECKING:
+    from memory_es.services.results import RederiveReport
 
 
 def register(commands: Subparsers) -> None:
@@ -43,6 +47,20 @@ def register(commands: Subparsers) -> None:
     replay.add_argument("--confirm", action="store_true", help="yes, re-derive this session")
     replay.add_argument("--json", action="store_true")
     replay.set_defaults(handler=_replay)
+
+    rederive = actions.add_parser(
+        "rederive",
+        help="re-derive sessions formed under another formation policy (dry run by default)",
+    )
+    who = rederive.add_mutually_exclusive_group(required=True)
+    who.add_argument("--principal", metavar="P")
+    who.add_argument("--all", action="store_true", help="every principal of the store")
+    rederive.add_argument(
+        "--dry-run", action="store_true", help="print the diff, write nothing (the default)"
+    )
+    rederive.add_argument("--confirm", action="store_true", help="apply it as events")
+    rederive.add_argument("--json", action="store_true")
+    rederive.set_defaults(handler=_rederive)
 
     lifecycle_cmds.register_memory_actions(actions)
 
@@ -108,3 +126,66 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in counts.items())
+
+
+def _rederive(args: argparse.Namespace) -> int:
+    import sys
+
+    from tqdm import tqdm
+
+    if args.dry_run and args.confirm:
+        raise UsageError("--dry-run and --confirm contradict each other: pick one")
+    with (
+        open_store(args, check_formation=False) as memory,
+        tqdm(unit="session", file=sys.stderr, disable=None, leave=False) as bar,
+    ):
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        report = memory.rederive(
+            None if args.all else args.principal, confirm=args.confirm, progress=progress
+        )
+    if args.json:
+        print_json(report.as_dict())
+        return 0
+    _print_rederivation(report)
+    return 0
+
+
+def _print_rederivation(report: RederiveReport) -> None:
+    from memory_es.retrieval.render import render_line
+
+    mode = "dry run" if report.dry_run else "applied"
+    print(
+        f"rederive under {report.policy} ({mode}): {report.sessions_examined} sessions"
+        f" examined, {report.sessions_skipped} already current"
+    )
+    verb = (
+        ("would form", "would retire", "would be superseded")
+        if report.dry_run
+        else (
+            "formed",
+            "retired",
+            "superseded",
+        )
+    )
+    for principal in report.principals:
+        print(f"{principal.principal}:")
+        for label, changes in zip(
+            verb, (principal.formed, principal.retired, principal.superseded), strict=True
+        ):
+            for change in changes:
+                print(f"  {label}: {render_line(change.belief_id, change.statement)}")
+        stay = "would stay" if report.dry_run else "stayed"
+        plural = "" if principal.unchanged == 1 else "s"
+        print(f"  {stay}: {principal.unchanged} belief{plural}")
+    counts = report.as_dict()
+    summary = ", ".join(
+        f"{k}={counts[k]}"
+        for k in counts
+        if isinstance(counts[k], int) and not isinstance(counts[k], bool)
+    )
+    tail = "; nothing written: add --confirm to apply it" if report.dry_run else ""
+    print(summary + tail)

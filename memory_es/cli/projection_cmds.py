@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from memory_es.cli.common import Subparsers, open_store, print_json
+
+if TYPE_CHECKING:
+    from memory_es.services.ledger import FormationStatus
 
 
 def register(commands: Subparsers) -> None:
@@ -20,8 +24,9 @@ def register(commands: Subparsers) -> None:
 
 
 def _status(args: argparse.Namespace) -> int:
-    with open_store(args, on_stale="ignore") as memory:
+    with open_store(args, on_stale="ignore", check_formation=False) as memory:
         status = memory.projection_status()
+        formation = memory.formation_status()
     if args.json:
         print_json(
             {
@@ -32,6 +37,7 @@ def _status(args: argparse.Namespace) -> int:
                 "version": status.version,
                 "expected_version": status.expected_version,
                 "stale": status.stale,
+                "formation": formation.as_dict(),
             }
         )
     else:
@@ -40,7 +46,15 @@ def _status(args: argparse.Namespace) -> int:
             f"{status.name}: position {status.tracked_position} of {status.log_head}"
             f" (lag {status.lag}), version {status.version} — {state}"
         )
+        print(_formation_line(formation))
     return 0
+
+
+def _formation_line(formation: FormationStatus) -> str:
+    """Whether a re-derivation is pending for a newer formation policy (issue 16)."""
+    if not formation.pending:
+        return f"formation: {formation.current} — current ({formation.sessions} sessions)"
+    return f"formation: re-derivation pending — {formation.message()}"
 
 
 def _rebuild(args: argparse.Namespace) -> int:

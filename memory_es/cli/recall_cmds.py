@@ -33,7 +33,7 @@ def register(commands: Subparsers) -> None:
 
 
 def _recall(args: argparse.Namespace) -> int:
-    with open_store(args) as memory:
+    with open_store(args, check_formation=False) as memory:
         result = memory.recall(
             args.principal,
             args.query,

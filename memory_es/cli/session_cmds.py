@@ -30,13 +30,13 @@ def register(commands: Subparsers) -> None:
 
 
 def _open(args: argparse.Namespace) -> int:
-    with open_store(args) as memory:
+    with open_store(args, check_formation=False) as memory:
         print(memory.open_session(args.principal, project=args.project))
     return 0
 
 
 def _say(args: argparse.Namespace) -> int:
-    with open_store(args) as memory:
+    with open_store(args, check_formation=False) as memory:
         receipt = memory.say(args.session_id, args.text, role=args.role)
     note = ""
     if receipt.redactions:
@@ -48,7 +48,7 @@ def _say(args: argparse.Namespace) -> int:
 
 
 def _close(args: argparse.Namespace) -> int:
-    with open_store(args) as memory:
+    with open_store(args, check_formation=False) as memory:
         result = memory.close_session(args.session_id)
     counts = result.counts.as_dict()
     if args.json:

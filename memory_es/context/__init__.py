@@ -7,10 +7,10 @@ from memory_es.context.episodes import EpisodeHit, EpisodeSearch, search_episode
 from memory_es.context.pack import ContextPack, Message, PackItem, build_context_pack
 from memory_es.context.snapshot import (
     DURABLE_TYPES,
-    FrozenSnapshot,
     SnapshotTrace,
     take_session_snapshot,
 )
+from memory_es.domain.session import FrozenSnapshot
 
 __all__ = [
     "DURABLE_TYPES",

@@ -10,7 +10,7 @@ ask what was formed or corrected since.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID, uuid5
@@ -19,6 +19,7 @@ from memory_es.context.budget import (
     fit_lines,
     render_block,
 )
+from memory_es.domain.session import FrozenSnapshot
 from memory_es.domain.values import BeliefType
 from memory_es.policy import retrieval_policy
 from memory_es.ports import iso, parse_iso
@@ -56,24 +57,6 @@ def prefix_digest(prefix: str) -> str:
 
 def snapshot_trace_id(session_id: str) -> str:
     return str(uuid5(SNAPSHOT_TRACE_NAMESPACE, session_id))
-
-
-@dataclass(frozen=True)
-class FrozenSnapshot:
-    """What ``Session.take_session_snapshot`` records (the event's fields)."""
-
-    trace_id: str
-    watermark: int
-    belief_ids: list[str]
-    lines: list[str]
-    prefix: str
-    prefix_digest: str
-    taken_at: str
-    trace_expires_at: str
-    policy: str
-
-    def event_fields(self) -> dict[str, Any]:
-        return asdict(self)  # the event's own field names, lists copied
 
 
 def take_session_snapshot(

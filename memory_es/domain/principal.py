@@ -10,8 +10,9 @@ stored, so a proposal meets only the beliefs the resolver's rules can match.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_left, insort
 from collections.abc import Iterable
+from copy import copy
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -21,6 +22,7 @@ from eventsourcing.domain import Snapshot as AggregateSnapshot
 
 from memory_es.domain.resolver import Evidence, Existing
 from memory_es.domain.values import (
+    DECAY_RETIREMENT,
     LIVE_STATUSES,
     SUBJECT_KEY_SEPARATOR,
     Authority,
@@ -41,6 +43,45 @@ _NAMES = {
 }
 
 
+@dataclass(frozen=True)
+class FormedBelief:
+    """A belief as formation decides it, declared once: the value consolidation builds,
+    the stored shape of ``PrincipalMemory.BeliefFormed`` (which inherits these fields)
+    and what the belief table takes a row from. Instants are ISO-8601 UTC text, as in
+    every event."""
+
+    belief_id: str
+    statement: str
+    normalized: str
+    belief_type: str
+    subjects: list[str]
+    subject_key: str
+    polarity: bool
+    authority: int
+    confidence: float
+    status: str
+    project: str
+    portable: bool
+    source_event_ids: list[str]
+    source_session_id: str
+    source_seq: int
+    valid_from: str
+    formed_at: str
+    policy: str
+    supersedes: str | None
+    conflicts_with: str | None
+    # Index-only words from the source turn the statement does not carry (formation@4);
+    # recall matches them, nothing renders them. Version 1 events had none.
+    context: str = ""
+
+    def event_fields(self) -> dict[str, Any]:
+        """The belief's own fields, lists copied (an event also carries the library's)."""
+        return {name: copy(getattr(self, name)) for name in FORMED_FIELDS}
+
+
+FORMED_FIELDS: tuple[str, ...] = tuple(FormedBelief.__dataclass_fields__)
+
+
 class PrincipalMemory(Aggregate):
     """One principal's memory; the event classes below are the belief event catalogue."""
 
@@ -48,36 +89,17 @@ class PrincipalMemory(Aggregate):
         tenant: str
         principal: str
 
-    class BeliefFormed(Aggregate.Event):
-        belief_id: str
-        statement: str
-        normalized: str
-        belief_type: str
-        subjects: list[str]
-        subject_key: str
-        polarity: bool
-        authority: int
-        confidence: float
-        status: str
-        project: str
-        portable: bool
-        source_event_ids: list[str]
-        source_session_id: str
-        source_seq: int
-        valid_from: str
-        formed_at: str
-        policy: str
-        supersedes: str | None
-        conflicts_with: str | None
-        # Index-only words from the source turn the statement does not carry (formation@4);
-        # recall matches them, nothing renders them. Version 1 events had none.
-        context: str
+    class BeliefFormed(FormedBelief, Aggregate.Event):
+        """A belief formed (fields: :class:`FormedBelief`)."""
 
         class_version = 2
 
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             state["context"] = ""
+
+        def apply(self, aggregate: Any) -> None:
+            aggregate._add_belief(self)
 
     class BeliefReinforced(Aggregate.Event):
         """Duplicate evidence: a quiet change (no new store position)."""
@@ -128,6 +150,22 @@ class PrincipalMemory(Aggregate):
         policy: str
         extractor: str
         counts: dict[str, int]
+        at: str
+
+    class SessionsRederived(Aggregate.Event):
+        """The re-derivation record (``memory rederive``): these sessions were
+        re-consolidated from their turns under ``policy`` (formation version and the
+        extractor's identity, ``formation_key``) in the same transaction, with the
+        beliefs it formed, retired (reason ``rederived:<version>``), superseded and left
+        unchanged. Changes no belief; a re-derivation interrupted before its save wrote
+        nothing, so running it again resumes where it stopped."""
+
+        policy: str
+        session_ids: list[str]
+        formed: int
+        retired: int
+        superseded: int
+        unchanged: int
         at: str
 
     # -- lifecycle (issue 15: memory_es/lifecycle/) ------------------------------------
@@ -224,8 +262,9 @@ class PrincipalMemory(Aggregate):
     # Version 2 holds the beliefs in columns; version 1 snapshots held a dict of dicts
     # (belief_id -> compact view) and are upcast on load (upcast_v1_v2). Version 3 adds
     # the lifecycle state: pinned ids, deactivated ids with their prior status, and the
-    # run ids whose usage is recorded (upcast_v2_v3).
-    class_version = 3
+    # run ids whose usage is recorded (upcast_v2_v3). Version 4 adds the ids the decay
+    # sweep retired, which new evidence revives (upcast_v3_v4).
+    class_version = 4
 
     class Snapshot(AggregateSnapshot):
         @classmethod
@@ -267,6 +306,15 @@ class PrincipalMemory(Aggregate):
         self.pinned_ids: list[str] = []
         self.deactivated: dict[str, str] = {}
         self.usage_runs: list[str] = []
+        # Version 4: the ids the decay sweep retired (sorted) and not revived since; a
+        # retirement for another reason (re-derivation) is not forgetting.
+        self.forgotten_ids: list[str] = []
+
+    @staticmethod
+    def upcast_v3_v4(state: dict[str, Any]) -> None:
+        """A version 3 snapshot records no retirement reason: none of its retired beliefs
+        is revivable, so new evidence forms such a statement anew, as it did then."""
+        state["forgotten_ids"] = []
 
     @staticmethod
     def upcast_v2_v3(state: dict[str, Any]) -> None:
@@ -339,6 +387,11 @@ class PrincipalMemory(Aggregate):
     def is_pinned(self, belief_id: str) -> bool:
         return belief_id in self.pinned_ids
 
+    def is_forgotten(self, belief_id: str) -> bool:
+        """Retired by the decay sweep (and not revived since): new evidence revives it."""
+        at = bisect_left(self.forgotten_ids, belief_id)
+        return at < len(self.forgotten_ids) and self.forgotten_ids[at] == belief_id
+
     def prior_status(self, belief_id: str) -> Status | None:
         """The status a deactivated belief had; None when it is not deactivated."""
         prior = self.deactivated.get(belief_id)
@@ -387,7 +440,7 @@ class PrincipalMemory(Aggregate):
             ),
             live=status in _LIVE,
             rejected=status == Status.REJECTED.value,
-            retired=status == Status.RETIRED.value,
+            retired=status == Status.RETIRED.value and self.is_forgotten(self.belief_ids[row]),
         )
 
     def _type(self, row: int) -> str:
@@ -472,47 +525,27 @@ class PrincipalMemory(Aggregate):
 
     # -- events --------------------------------------------------------------------------
 
-    @event(BeliefFormed)
-    def form_belief(
-        self,
-        belief_id: str,
-        statement: str,
-        normalized: str,
-        belief_type: str,
-        subjects: list[str],
-        subject_key: str,
-        polarity: bool,
-        authority: int,
-        confidence: float,
-        status: str,
-        project: str,
-        portable: bool,
-        source_event_ids: list[str],
-        source_session_id: str,
-        source_seq: int,
-        valid_from: str,
-        formed_at: str,
-        policy: str,
-        supersedes: str | None,
-        conflicts_with: str | None,
-        context: str = "",
-    ) -> None:
+    def form_belief(self, belief: FormedBelief) -> None:
+        self.trigger_event(self.BeliefFormed, **belief.event_fields())
+
+    def _add_belief(self, b: FormedBelief) -> None:
+        """The belief table takes the formed belief's row (BeliefFormed.apply)."""
         derived = self._derived()
         values = (
-            self._code("belief_types", belief_type),
-            subject_key,
-            normalized,
-            polarity,
-            authority,
-            self._code("belief_statuses", status),
-            valid_from,
-            self._code("belief_sessions", source_session_id),
-            source_seq,
-            list(source_event_ids),
-            self._code("belief_projects", project),
-            portable,
+            self._code("belief_types", b.belief_type),
+            b.subject_key,
+            b.normalized,
+            b.polarity,
+            b.authority,
+            self._code("belief_statuses", b.status),
+            b.valid_from,
+            self._code("belief_sessions", b.source_session_id),
+            b.source_seq,
+            list(b.source_event_ids),
+            self._code("belief_projects", b.project),
+            b.portable,
         )
-        row = derived.row_of.get(belief_id)
+        row = derived.row_of.get(b.belief_id)
         if row is not None:
             # An id formed again keeps its place with the new values, as a dict key
             # would; its lookup entries are replaced.
@@ -521,12 +554,12 @@ class PrincipalMemory(Aggregate):
             for column, value in zip(self._columns(), values, strict=True):
                 column[row] = value
         else:
-            row = derived.row_of[belief_id] = len(self.belief_ids)
-            self.belief_ids.append(belief_id)
+            row = derived.row_of[b.belief_id] = len(self.belief_ids)
+            self.belief_ids.append(b.belief_id)
             for column, value in zip(self._columns(), values, strict=True):
                 column.append(value)
         if derived.lookups is not None:
-            derived.lookups.add(row, self._row_entries(row), live=status in _LIVE)
+            derived.lookups.add(row, self._row_entries(row), live=b.status in _LIVE)
 
     @event(BeliefReinforced)
     def reinforce_belief(
@@ -576,6 +609,19 @@ class PrincipalMemory(Aggregate):
     ) -> None:
         """The audit of one formation run; changes no belief."""
 
+    @event(SessionsRederived)
+    def record_rederivation(
+        self,
+        policy: str,
+        session_ids: list[str],
+        formed: int,
+        retired: int,
+        superseded: int,
+        unchanged: int,
+        at: str,
+    ) -> None:
+        """The record of one re-derivation; changes no belief."""
+
     # -- lifecycle events (the decisions are made in memory_es/lifecycle/) -------------
 
     @event(BeliefDecayed)
@@ -587,11 +633,15 @@ class PrincipalMemory(Aggregate):
         self, belief_id: str, confidence: float, valid_to: str, reason: str, policy: str
     ) -> None:
         self._retire(belief_id, Status.RETIRED)
+        if reason == DECAY_RETIREMENT and not self.is_forgotten(belief_id):
+            insort(self.forgotten_ids, belief_id)
 
     @event(BeliefRevived)
     def revive_belief(
         self, belief_id: str, confidence: float, status: str, at: str, policy: str
     ) -> None:
+        if self.is_forgotten(belief_id):
+            self.forgotten_ids.remove(belief_id)
         self._revive(belief_id, Status(status))
 
     @event(DecaySwept)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from copy import copy
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -12,6 +14,36 @@ from memory_es.errors import InvalidInput, SessionClosed
 # A session with no turn for this long is idle: the maintenance sweep closes it (and so
 # runs formation at its own project scope). A constant, deliberately not a profile knob.
 SESSION_IDLE_SECONDS = 30 * 60
+
+
+@dataclass(frozen=True)
+class FrozenSnapshot:
+    """The session snapshot's fields, declared once: the value the context layer freezes,
+    the event that records it (``Session.SessionSnapshotTaken`` inherits these fields, so
+    its stored shape is this one) and the state a session keeps of it.
+
+    Not the library's aggregate snapshots (a storage optimisation): this is what the
+    model was shown at session open. ``watermark`` is the principal's head position at
+    that moment; ``prefix`` is the rendered stable prefix, kept whole so it is
+    byte-identical for every turn of the session whatever code renders later.
+    """
+
+    trace_id: str
+    watermark: int
+    belief_ids: list[str]
+    lines: list[str]
+    prefix: str
+    prefix_digest: str
+    taken_at: str
+    trace_expires_at: str
+    policy: str
+
+    def event_fields(self) -> dict[str, Any]:
+        """The snapshot's own fields, lists copied (an event also carries the library's)."""
+        return {name: copy(getattr(self, name)) for name in SNAPSHOT_FIELDS}
+
+
+SNAPSHOT_FIELDS: tuple[str, ...] = tuple(FrozenSnapshot.__dataclass_fields__)
 
 
 class Session(Aggregate):
@@ -47,24 +79,12 @@ class Session(Aggregate):
         at: str
         trigger: str
 
-    class SessionSnapshotTaken(Aggregate.Event):
-        """The session snapshot: the priming recall frozen at open, and its watermark.
+    class SessionSnapshotTaken(FrozenSnapshot, Aggregate.Event):
+        """The session snapshot taken (fields: :class:`FrozenSnapshot`)."""
 
-        Not the library's aggregate snapshots (a storage optimisation): this is what the
-        model was shown at session open. ``watermark`` is the principal's head position
-        at that moment; ``prefix`` is the rendered stable prefix, kept whole so it is
-        byte-identical for every turn of the session whatever code renders later.
-        """
-
-        trace_id: str
-        watermark: int
-        belief_ids: list[str]
-        lines: list[str]
-        prefix: str
-        prefix_digest: str
-        taken_at: str
-        trace_expires_at: str
-        policy: str
+        def apply(self, aggregate: Any) -> None:
+            # Plain types: the library's aggregate snapshots store the state's __dict__.
+            aggregate.session_snapshot = self.event_fields()
 
     @event(Opened)
     def __init__(self, id: UUID, tenant: str, principal: str, project: str, opened_at: str) -> None:
@@ -142,59 +162,12 @@ class Session(Aggregate):
     def _closed(self, at: str, trigger: str) -> None:
         self.closed_at = at
 
-    def take_session_snapshot(
-        self,
-        *,
-        trace_id: str,
-        watermark: int,
-        belief_ids: list[str],
-        lines: list[str],
-        prefix: str,
-        prefix_digest: str,
-        taken_at: str,
-        trace_expires_at: str,
-        policy: str,
-    ) -> None:
+    def take_session_snapshot(self, snapshot: FrozenSnapshot) -> None:
         """Freeze the priming recall; once per session, while it is open."""
         if self.is_closed:
             raise SessionClosed(str(self.id))
         if getattr(self, "session_snapshot", None) is not None:
             raise InvalidInput(f"session {self.id} already has its session snapshot")
-        if watermark < 0:
+        if snapshot.watermark < 0:
             raise InvalidInput("a watermark is a store position, never negative")
-        self._session_snapshot_taken(
-            trace_id=trace_id,
-            watermark=watermark,
-            belief_ids=belief_ids,
-            lines=lines,
-            prefix=prefix,
-            prefix_digest=prefix_digest,
-            taken_at=taken_at,
-            trace_expires_at=trace_expires_at,
-            policy=policy,
-        )
-
-    @event(SessionSnapshotTaken)
-    def _session_snapshot_taken(
-        self,
-        trace_id: str,
-        watermark: int,
-        belief_ids: list[str],
-        lines: list[str],
-        prefix: str,
-        prefix_digest: str,
-        taken_at: str,
-        trace_expires_at: str,
-        policy: str,
-    ) -> None:
-        self.session_snapshot = {
-            "trace_id": trace_id,
-            "watermark": watermark,
-            "belief_ids": list(belief_ids),
-            "lines": list(lines),
-            "prefix": prefix,
-            "prefix_digest": prefix_digest,
-            "taken_at": taken_at,
-            "trace_expires_at": trace_expires_at,
-            "policy": policy,
-        }
+        self.trigger_event(self.SessionSnapshotTaken, **snapshot.event_fields())

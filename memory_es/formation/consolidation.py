@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.resolver import Decision, Evidence, Outcome, resolve
+from memory_es.domain.principal import FormedBelief, PrincipalMemory
+from memory_es.domain.resolver import Decision, Evidence, Existing, Outcome, beats, resolve
 from memory_es.domain.values import (
     GENERAL_SCOPE,
     PORTABLE_TYPES,
@@ -82,6 +82,7 @@ class ConsolidationResult:
     formed: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
     conflicted: list[str] = field(default_factory=list)
+    statements: dict[str, str] = field(default_factory=dict)  # formed id -> statement
     policy: str = field(default_factory=formation_policy)
     trigger: str = ""
     extractor: str = ""
@@ -120,9 +121,16 @@ def consolidate(
     ceiling: int = DEFAULT_CANDIDATE_CEILING,
     established: Sequence[Proposal] = (),
     established_refused: int = 0,
+    chronological: bool = False,
 ) -> ConsolidationResult:
     """``authority`` is the default for proposals that carry none (USER for what the
-    user said); an established fact carries its own (AFFIRMED)."""
+    user said); an established fact carries its own (AFFIRMED).
+
+    ``chronological`` (re-derivation, memory_es/formation/rederive.py): a candidate that
+    meets a live belief which would have beaten it had the candidate formed first (its
+    evidence is later, or of higher authority) forms superseded by that belief, as it
+    would have in a store that formed the sessions in order under this policy. Without
+    it (close, replay) such older evidence conflicts with the belief instead."""
     policy = formation_policy()
     result = ConsolidationResult(
         session_id=session_id, policy=policy, trigger=trigger, extractor=extractor
@@ -140,7 +148,8 @@ def consolidate(
     for proposal in admitted:
         vouched = proposal.authority or authority
         incoming = _evidence(proposal, authority=vouched, project=project, session_id=session_id)
-        decision = resolve(incoming, principal.candidates(incoming))
+        existing = principal.candidates(incoming)
+        decision = resolve(incoming, existing)
         if decision.outcome is Outcome.REJECTED:
             counts.rejected += 1
             continue
@@ -164,7 +173,19 @@ def consolidate(
             _revive(principal, decision.existing_id, incoming, session_id, policy)
             counts.revived += 1
             continue
+        successor = _later_belief(incoming, decision, existing) if chronological else None
+        if successor is not None:
+            decision = Decision(Outcome.CONTRADICTION, decision.existing_id, decision.supersedes)
         _commit(principal, proposal, incoming, decision, vouched, result, now, ids, policy)
+        if successor is not None:
+            principal.supersede_belief(
+                belief_id=result.formed[-1],
+                successor_id=successor.belief_id,
+                valid_to=successor.evidence.instant,
+                policy=policy,
+            )
+            counts.superseded += 1
+            result.superseded.append(result.formed[-1])
     principal.record_consolidation(
         session_id=session_id,
         trigger=trigger,
@@ -174,6 +195,19 @@ def consolidate(
         at=now,
     )
     return result
+
+
+def _later_belief(
+    incoming: Evidence, decision: Decision, candidates: Sequence[Existing]
+) -> Existing | None:
+    """The first conflict partner that would have superseded ``incoming`` had it formed
+    first; None when the decision has no such partner."""
+    by_id = {c.belief_id: c for c in candidates}
+    for partner in decision.conflicts:
+        existing = by_id[partner]
+        if beats(existing.evidence, incoming):
+            return existing
+    return None
 
 
 def _corroborate(principal: PrincipalMemory, belief_id: str, *, at: str, policy: str) -> None:
@@ -229,30 +263,33 @@ def _commit(
     belief_id = ids.new_id()
     newest = max(proposal.sources, key=lambda s: (s.at, s.seq))
     principal.form_belief(
-        belief_id=belief_id,
-        statement=proposal.statement,
-        normalized=incoming.normalized,
-        belief_type=proposal.belief_type.value,
-        subjects=list(proposal.subjects),
-        subject_key=incoming.subject_key,
-        polarity=proposal.polarity,
-        authority=int(authority),
-        confidence=INITIAL_CONFIDENCE[authority],
-        status=(Status.PROVISIONAL if authority is Authority.INFERRED else Status.ACTIVE).value,
-        project=incoming.project,
-        portable=incoming.portable,
-        source_event_ids=sorted(incoming.source_event_ids),
-        source_session_id=incoming.session_id,
-        source_seq=incoming.seq,
-        valid_from=newest.at,
-        formed_at=now,
-        policy=policy,
-        supersedes=decision.supersedes[0] if decision.supersedes else None,
-        conflicts_with=decision.conflicts[0] if decision.conflicts else None,
-        context=proposal.context,
+        FormedBelief(
+            belief_id=belief_id,
+            statement=proposal.statement,
+            normalized=incoming.normalized,
+            belief_type=proposal.belief_type.value,
+            subjects=list(proposal.subjects),
+            subject_key=incoming.subject_key,
+            polarity=proposal.polarity,
+            authority=int(authority),
+            confidence=INITIAL_CONFIDENCE[authority],
+            status=(Status.PROVISIONAL if authority is Authority.INFERRED else Status.ACTIVE).value,
+            project=incoming.project,
+            portable=incoming.portable,
+            source_event_ids=sorted(incoming.source_event_ids),
+            source_session_id=incoming.session_id,
+            source_seq=incoming.seq,
+            valid_from=newest.at,
+            formed_at=now,
+            policy=policy,
+            supersedes=decision.supersedes[0] if decision.supersedes else None,
+            conflicts_with=decision.conflicts[0] if decision.conflicts else None,
+            context=proposal.context,
+        )
     )
     counts.committed += 1
     result.formed.append(belief_id)
+    result.statements[belief_id] = proposal.statement
     for old in decision.supersedes:
         principal.supersede_belief(
             belief_id=old, successor_id=belief_id, valid_to=incoming.instant, policy=policy

@@ -6,8 +6,8 @@ that runs in a unit of work; ``Command[R]`` says what its handler returns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from memory_es.domain.values import DEFAULT_TENANT, Role
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from memory_es.formation.consolidation import ConsolidationResult  # noqa: F401
     from memory_es.formation.established import EstablishedFact
     from memory_es.formation.hazards import Screened
+    from memory_es.formation.rederive import Rederivation  # noqa: F401
+    from memory_es.services.results import RederiveReport  # noqa: F401
 
 R = TypeVar("R")
 
@@ -82,6 +84,35 @@ class Reject(Command[BeliefRecord]):
 class ReplaySession(Command["ConsolidationResult"]):
     session_id: str
     confirm: bool = False
+
+
+@dataclass(frozen=True)
+class Rederive(Command["RederiveReport"]):
+    """Re-derive every closed session of ``principal`` (None: of every principal) that
+    was consolidated under another formation policy; a dry run unless ``confirm``.
+    One ``RederivePrincipal`` per principal (messagebus.py); ``progress(done, total)``
+    is told after each principal how many of the sessions it has examined or skipped."""
+
+    principal: str | None = None
+    tenant: str = DEFAULT_TENANT
+    confirm: bool = False
+    # Where the caller shows progress (a bar): not part of what is asked.
+    progress: Callable[[int, int], None] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class RederivePrincipal(Command["Rederivation"]):
+    """Step of ``Rederive``: one principal's stale sessions, in order, in one
+    transaction (nothing is written unless ``confirm``)."""
+
+    tenant: str
+    principal: str
+    session_ids: tuple[str, ...]
+    skipped: int = 0
+    confirm: bool = False
+    # The principal's version when its ledger was read: a session consolidated under the
+    # current policy since (another run, or this one's retried attempt) is skipped.
+    seen_version: int = 0
 
 
 @dataclass(frozen=True)

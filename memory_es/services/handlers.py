@@ -1,11 +1,12 @@
 """Command handlers: each takes its command and a unit of work, and commits once.
 
 Sessions (open, say) and formation (close and consolidate, established facts, the
-remember tool's turn, durable rejection, governed replay). A handler reads aggregates
-from ``uow.sessions`` / ``uow.principals``, calls the pure domain, adds what it changed
-and calls ``uow.commit()``; it reads the clock, ids, extractor and read model from the
-unit of work, never from the ``Memory`` facade. Commands made of other commands (the
-remember tool, the idle sweep) are in ``memory_es/services/messagebus.py``.
+remember tool's turn, durable rejection, governed replay, one principal's
+re-derivation). A handler reads aggregates from ``uow.sessions`` / ``uow.principals``,
+calls the pure domain, adds what it changed and calls ``uow.commit()``; it reads the
+clock, ids, extractor and read model from the unit of work, never from the ``Memory``
+facade. Commands made of other commands (the remember tool, the idle sweep, the whole
+re-derivation) are in ``memory_es/services/messagebus.py``.
 """
 
 from __future__ import annotations
@@ -16,18 +17,19 @@ from uuid import UUID
 
 from memory_es.domain.session import Session
 from memory_es.domain.values import GENERAL_SCOPE, SHORT_ID_REF, Authority, Role, Status
-from memory_es.errors import InvalidInput, UnknownBelief, UsageError
+from memory_es.errors import InvalidInput, UnknownBelief, UnknownSession, UsageError
 from memory_es.formation.hazards import Screened, screen
 from memory_es.ports import iso
 from memory_es.services import commands
 from memory_es.services.results import FactsReceipt, TurnReceipt
-from memory_es.services.unit_of_work import UnitOfWork
+from memory_es.services.unit_of_work import UnitOfWork, parse_session_id
 from projections.records import BeliefRecord, principal_key
 
 if TYPE_CHECKING:
     from memory_es.domain.principal import PrincipalMemory
     from memory_es.formation.consolidation import ConsolidationResult
     from memory_es.formation.extractor import SourceTurn
+    from memory_es.formation.rederive import Rederivation, SessionInput
     from projections.base import RecallIndex
 
 # Formation, the session snapshot (the recall stack) and the policy are imported by the
@@ -59,7 +61,7 @@ def open_session(cmd: commands.OpenSession, uow: UnitOfWork) -> str:
             session_id=str(session.id),
             now=now,
         )
-        session.take_session_snapshot(**frozen.event_fields())
+        session.take_session_snapshot(frozen)
     uow.sessions.add(session)
     uow.commit()
     return str(session.id)
@@ -102,19 +104,22 @@ def _record_turn(
 # -- formation -----------------------------------------------------------------------------
 
 
-def consolidate_session(
-    uow: UnitOfWork,
-    session: Session,
-    principal: PrincipalMemory,
-    *,
-    trigger: str,
-    now: str,
-) -> ConsolidationResult:
-    """Formation over the session's original events, at the session's own project."""
-    from memory_es.formation.consolidation import consolidate
-    from memory_es.formation.established import EstablishedFact, established_proposals
+def session_input(uow: UnitOfWork, session: Session) -> SessionInput:
+    """What formation reads of a session, from its original events: its trusted turns,
+    the extractor's proposals under the current policy and the admitted established
+    facts."""
+    return events_input(uow, str(session.id), session.project, uow.sessions.events(session.id))
 
-    events = list(uow.sessions.events(session.id))
+
+def events_input(
+    uow: UnitOfWork, session_id: str, project: str, stored: Iterable[Any]
+) -> SessionInput:
+    """``session_input`` from the session's events, read once (re-derivation reads
+    many sessions: it does not load each aggregate as well)."""
+    from memory_es.formation.established import EstablishedFact, established_proposals
+    from memory_es.formation.rederive import SessionInput
+
+    events = list(stored)
     turn_events = [e for e in events if isinstance(e, Session.TurnRecorded)]
     turns = source_turns(turn_events)
     facts = [
@@ -129,21 +134,36 @@ def consolidate_session(
         for f in e.facts
     ]
     admitted, refused_facts = established_proposals(facts, turns)
-    return consolidate(
-        principal,
-        session_id=str(session.id),
-        project=session.project,
-        turns=turns,
+    return SessionInput(
+        session_id=session_id,
+        project=project,
+        turns=tuple(turns),
         redactions=sum(len(e.redactions) for e in turn_events),
         refused=sum(1 for e in turn_events if e.hazards),
-        proposals=uow.extractor.extract(turns),
-        authority=Authority.USER,
+        proposals=tuple(uow.extractor.extract(turns)),
+        established=tuple(admitted),
+        established_refused=refused_facts,
+    )
+
+
+def consolidate_session(
+    uow: UnitOfWork,
+    session: Session,
+    principal: PrincipalMemory,
+    *,
+    trigger: str,
+    now: str,
+) -> ConsolidationResult:
+    """Formation over the session's original events, at the session's own project."""
+    from memory_es.formation.rederive import consolidate_input
+
+    return consolidate_input(
+        principal,
+        session_input(uow, session),
         now=now,
         ids=uow.ids,
         trigger=trigger,
         extractor=uow.extractor.name,
-        established=admitted,
-        established_refused=refused_facts,
     )
 
 
@@ -273,6 +293,52 @@ def replay(cmd: commands.ReplaySession, uow: UnitOfWork) -> ConsolidationResult:
     return result
 
 
+def rederive_principal(cmd: commands.RederivePrincipal, uow: UnitOfWork) -> Rederivation:
+    """One principal's stale sessions re-derived in order under the current policy, in
+    one transaction with their ``SessionsRederived`` record; a dry run decides the same
+    events and discards them (nothing is written: the unit of work leaves uncommitted)."""
+    from memory_es.formation.rederive import rederive
+    from memory_es.policy import formation_key
+    from memory_es.services.ledger import consolidated_since
+
+    principal = uow.principals.get_or_create(cmd.tenant, cmd.principal)
+    # Never twice: what was consolidated under the current policy since the ledger was
+    # read (a concurrent run, or this one's attempt that lost a race) is left alone.
+    current = formation_key(uow.extractor.name)
+    since = consolidated_since(uow.principals.events_since(principal, cmd.seen_version))
+    done = [s for s in cmd.session_ids if since.get(s) == current]
+    sessions = []
+    for session_id in cmd.session_ids:
+        if session_id in done:
+            continue
+        events = list(uow.sessions.events(parse_session_id(session_id)))
+        opened = events[0] if events else None
+        if not isinstance(opened, Session.Opened):
+            raise UnknownSession(session_id)
+        # The ledger lists consolidated sessions, which are closed ones.
+        if any(isinstance(e, Session.Closed) for e in events):
+            sessions.append(events_input(uow, session_id, opened.project, events))
+    uow.catch_up()  # the rows the retirements read (confidence, statement) are current
+    records = {r.belief_id: r for r in uow.index.beliefs(principal_key(cmd.tenant, cmd.principal))}
+    result = rederive(
+        principal,
+        sessions,
+        records=records,
+        now=iso(uow.clock.now()),
+        ids=uow.ids,
+        extractor=uow.extractor.name,
+        skipped=cmd.skipped + len(done),
+    )
+    if not result.sessions_examined:
+        return result  # nothing was decided, nothing changed
+    # Added either way: a dry run leaves the unit of work with it uncommitted, which
+    # discards its events and evicts the mutated aggregate from the cache.
+    uow.principals.add(principal)
+    if cmd.confirm:
+        uow.commit()
+    return result
+
+
 def source_turns(events: Iterable[Any]) -> list[SourceTurn]:
     """The turns among a session's events, as formation reads them."""
     from memory_es.formation.extractor import SourceTurn
@@ -301,6 +367,7 @@ HANDLERS: dict[type[commands.Command[Any]], Handler] = {
     commands.RecordRemembered: record_remembered,
     commands.Reject: reject,
     commands.ReplaySession: replay,
+    commands.RederivePrincipal: rederive_principal,
 }
 
 

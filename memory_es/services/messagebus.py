@@ -21,7 +21,7 @@ from memory_es.formation.hazards import screen
 from memory_es.ports import Clock, iso
 from memory_es.services import commands
 from memory_es.services.handlers import HANDLERS
-from memory_es.services.results import IdleClosed, IdleSweep
+from memory_es.services.results import IdleClosed, IdleSweep, RederiveReport
 from memory_es.services.unit_of_work import (
     Adapters,
     BatchUnitOfWork,
@@ -62,6 +62,8 @@ class Services:
             return cast(T, self._remember(command))
         if isinstance(command, commands.SweepIdle):
             return cast(T, self._sweep_idle(command))
+        if isinstance(command, commands.Rederive):
+            return cast(T, self._rederive(command))
         handler = self.handler_for(type(command))
         result: Any = run_retrying(
             lambda: UnitOfWork(self.adapters), lambda uow: handler(command, uow)
@@ -134,3 +136,44 @@ class Services:
                 )
             if cmd.dry_run and len(page) < IDLE_SWEEP_PAGE:
                 return sweep
+
+    def _rederive(self, cmd: commands.Rederive) -> RederiveReport:
+        """Every principal's (or one's) stale sessions, one transaction per principal:
+        an interrupted run leaves whole principals done (their sessions recorded under
+        the current policy, so skipped when it runs again) and nothing of the rest."""
+        from memory_es.policy import formation_key
+        from memory_es.services.ledger import formation_ledger
+
+        with self.adapters.lock:
+            self.adapters.runner.catch_up()
+            ledgers = list(formation_ledger(self.adapters.app).values())
+            current = formation_key(self.adapters.extractor.name)
+        if cmd.principal is not None:
+            wanted = f"{cmd.tenant}/{cmd.principal.strip()}"
+            ledgers = [ledger for ledger in ledgers if ledger.key == wanted]
+            if not ledgers:
+                raise InvalidInput(f"unknown principal: {cmd.principal.strip()} has no memory")
+        report = RederiveReport(policy=current, dry_run=not cmd.confirm)
+        total = sum(len(ledger.sessions) for ledger in ledgers)
+        done = 0
+        for ledger in ledgers:
+            stale = ledger.stale(current)
+            skipped = len(ledger.sessions) - len(stale)
+            report.sessions_skipped += skipped
+            if stale:
+                report.principals.append(
+                    self.handle(
+                        commands.RederivePrincipal(
+                            ledger.tenant,
+                            ledger.principal,
+                            tuple(stale),
+                            skipped=skipped,
+                            confirm=cmd.confirm,
+                            seen_version=ledger.version,
+                        )
+                    )
+                )
+            done += len(ledger.sessions)
+            if cmd.progress is not None:
+                cmd.progress(done, total)
+        return report

@@ -171,6 +171,10 @@ class PrincipalRepository:
     def add(self, principal: PrincipalMemory) -> None:
         self._uow.add(principal)
 
+    def events_since(self, principal: PrincipalMemory, version: int) -> Iterator[Any]:
+        """The principal's stored events after ``version``, in order."""
+        return iter(self._uow.adapters.app.events.get(principal.id, gt=version))
+
 
 class UnitOfWork:
     def __init__(self, adapters: Adapters, *, clock: Clock | None = None) -> None:

@@ -173,7 +173,9 @@ _MARKERS = re.compile(
     r"|\[/?(?:system|inst|sys)\]|<<\s{0,3}sys\s{0,3}>>|<\|[a-z_]{1,20}\|>"
     r"|(?:^|\n)[ \t>#*_]{0,10}(?:system|assistant|developer|admin)[ \t*_]{0,4}:"
     r"|###\s{0,3}(?:system|instructions?|new instructions)"
-    r"|(?:^|[\n.!?]\s{0,3})(?:override|new rules?|jailbreak)\s?:"
+    r"|(?:^|[\n.!?]\s{0,3})(?:override|new rules?|new polic(?:y|ies)|jailbreak)\s?:"
+    r"|\bend of (?:the )?(?:user|system|human) (?:message|input|prompt|turn)\b"
+    r"|\b(?:new|next|begin|updated) system (?:message|prompt|instructions?)\b"
 )
 _COMMENT_WORDS = re.compile(
     r"\b(?:ai|assistant|model|agent|llm|bot|ignore|remember|store|save|instructions?|system|"
@@ -201,7 +203,11 @@ _SECRETS = (
     r"secret keys?|secrets|tokens?|private keys?|ssh keys?|product keys|keys you know|keys|"
     r"admin (?:password|access|rights)|root (?:password|access)|user table|database|"
     r"saved (?:credentials|passwords|logins)|private data|personal data|user data|"
-    r"(?:the )?user'?s? (?:files|data|emails|messages|history|contacts)|contents of|pin)"
+    r"(?:the )?user'?s? (?:files|data|emails|messages|history|contacts)|contents of|pin|"
+    r"(?:their|his|her) (?:files|data|emails|messages|chats|contacts|passwords)|"
+    r"(?:other|another|all|every|any)\s(?:users?|people|customers?|members?|clients?)'?s?\s"
+    r"(?:chats?|conversations?|messages|data|files|emails|history|contacts|details|records|"
+    r"memories|info(?:rmation)?))"
 )
 _RULES = (
     r"(?:instructions?|prompts?|rules|guidelines|directives?|directions|programming|"
@@ -233,8 +239,10 @@ _LATIN = _at_word_start(
         r"\bstop being (?:an? |the )?(?:assistant|ai|chatbot|helpful|safe)\b|"
         r"\bno longer (?:an? )?(?:assistant|bound|restricted)\b|\byou(?:'re| are) no longer\b|"
         r"\b(?:from this moment|from here on|as of now),?\syou\b|"
+        r"\b(?:from|starting|as of) (?:today|tonight|this (?:moment|message|point))(?: on)?,?\s"
+        r"(?:you|respond|answer|reply|act|always|only|never|ignore)\b|"
         r"\byou (?:will|must|shall|should) (?:now )?(?:act|behave|pretend|roleplay|respond|"
-        r"answer|speak) as\b|\bi(?: want|'d like| would like| need) you to (?:act|pretend|"
+        r"answer|speak) as\b|\bi(?: want|'d like| would like| need) (?:you|u|ya) to (?:act|pretend|"
         r"behave|roleplay|play the role|be my|be an?|ignore|forget)\b|"
         r"\byour (?:new |real |only |actual |true )?(?:task|job|role|purpose|mission|goal) "
         r"(?:now |from now on )?is\b|"
@@ -253,8 +261,20 @@ _LATIN = _at_word_start(
         r"\b(?:unfiltered|uncensored|unrestricted|unaligned|jailbroken)\s(?:\w{1,20}\s)?"
         r"(?:assistant|ai|model|bot|chatbot|llm|mode|version|answers?|responses?|output)\b|"
         r"\b(?:assistant|ai|model|bot|chatbot|llm|answer|answers|respond|responses?)\s"
-        r"(?:\w{1,20}\s){0,3}(?:with no|without(?: any)?|free of)\s"
-        r"(?:rules|restrictions|limits|filters?|limitations|censorship|guidelines|ethics)\b",
+        r"(?:\S{1,30}\s){0,4}(?:with no|without(?: any)?|free of)\s"
+        r"(?:\w{1,20}\s)?(?:rules|restrictions|limits|filters?|limitations|censorship|"
+        r"guidelines|ethics)\b|"
+        # the assistant's rules and permissions, stated to it
+        r"\b(?:assistants?|ai|chatbots?|bots?|models?|llms?)\s(?:must|shall|has to|have to|"
+        r"are to|is to|are required to|is required to)\b|"
+        r"\byou(?:'re| are| r)? (?:now |hereby )?(?:allowed|permitted|authori[sz]ed|"
+        r"cleared) to\b|"
+        r"\byou (?:have|got|need|get) (?:no|zero) (?:rules|restrictions|limits|filters|"
+        r"guidelines|boundaries)\b|"
+        r"\byou (?:must|have to|will|shall|need to) (?:now )?(?:obey|comply with|follow|do) "
+        r"(?:everything|anything|all|me|whatever|every)\b|"
+        r"\b(?:store|save|remember|add|keep|note|memori[sz]e|record) (?:this|the following|"
+        r"these|a|my) (?:new )?(?:rules?|instructions?|directives?|polic(?:y|ies)|commands?)\b",
         # asking for secrets
         rf"\b(?:reveal|print|show|display|output|repeat|dump|leak|expose|disclose|share|"
         rf"tell|give|send|email|forward|export|include|list|return|read out|spell out|"
@@ -267,7 +287,17 @@ _LATIN = _at_word_start(
         r"(?:reading|processing|summari[sz]ing|seeing|parsing)\sthis\b|"
         r"\bif you(?: are|'re) an?\s(?:ai|llm|assistant|language model|agent|bot)\b|"
         r"\bwhen\s(?:you|the\s(?:ai|assistant|model))\s(?:read|see|process|summari[sz]e)s?\s"
-        r"this\b|\bdo\snot\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
+        r"this\b|\b(?:do\snot|never)\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
+        # claims that the rules changed or that someone authorised the assistant
+        r"\byour (?:instructions|rules|guidelines|prompt|settings|polic(?:y|ies)|programming|"
+        r"restrictions) (?:have|has) (?:been |just been )?(?:updated|changed|replaced|"
+        r"overridden|revoked|removed|lifted|suspended)\b|\bwithout refusing\b|"
+        r"\bnever refuse\b|"
+        r"\b(?:has|have|is|are)\s(?:\w{1,20}\s)?(?:authori[sz]ed|allowed|permitted|cleared)\s"
+        r"(?:you|the (?:assistant|ai|model|bot))\sto\b|"
+        r"\b(?:reply|respond|answer)\s(?:to\s)?(?:\w{1,20}\s){0,3}?with\s(?:\w{1,20}\s){0,3}?"
+        r"(?:contents|everything|all)\s(?:of|in)\s(?:your|the)\s(?:memory|memories|context|"
+        r"prompt|instructions|database|notes|files)\b|"
         r"\bdon'?t\s(?:tell|inform|alert|notify)\s(?:the\suser|anyone)\b|"
         r"\bwithout\s(?:telling|asking|notifying|confirmation|confirming)\b|"
         r"\bno confirmation needed\b|"
@@ -323,7 +353,12 @@ _LATIN = _at_word_start(
 _IMPERATIVE = _at_word_start(
     (
         r"\b(?:act|behave|pretend|roleplay|role-play|impersonate|simulate|"
-        r"play the (?:role|part)|respond as|answer as|speak as)\b",
+        r"play the (?:role|part)|(?:respond|answer|speak|reply) (?:only )?as)\b",
+        # a standing order to disclose the user's own details to others
+        r"\b(?:tell|give|show|share|reveal|disclose|send|read out)\s(?:them|him|her|anyone|"
+        r"everyone|whoever|people|others|the caller|the sender|strangers)\s(?:\w{1,20}\s){0,2}?"
+        r"(?:my|our|the user'?s?)\s(?:\w{1,20}\s)?(?:address|phone|number|location|schedule|"
+        r"details|info|information|secrets?|passwords?|data|email|contacts|whereabouts)\b",
         # ordering an action with consequences
         r"\b(?:run|execute|exec|eval|sudo)\s(?:\w{1,20}\s){0,3}?"
         r"(?:rm|the (?:following|attached|script|command|payload|code)|this "
@@ -333,8 +368,10 @@ _IMPERATIVE = _at_word_start(
         r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:dollars|euros|usd|eur|btc)|money|funds|"
         r"the (?:money|funds|balance)|to (?:account|iban|wallet))",
         r"\b(?:send|email|forward|upload|post|leak|exfiltrate|copy)\s"
-        r"(?:\w{1,20}\s){0,5}?(?:to\s\S{1,80}@|to\shttps?:|to\s(?:me|this address|"
-        r"attacker|external))",
+        r"(?:\w{1,20}\s){0,5}?(?:to\s\S{1,80}@|to\shttps?:|to\s(?:me|attacker|external)\b|"
+        r"to\s(?:this|that|these|the following|the|an?|my|our)\s(?:\w{1,20}\s)?"
+        r"(?:address|number|email|e-mail|account|url|link|site|server|phone|inbox|webhook|"
+        r"endpoint|contact|channel|chat)\b)",
         r"\b(?:delete|erase|wipe|drop|destroy|format)\s(?:\w{1,20}\s){0,3}?"
         r"(?:all|everything|files|data|database|table|memory|memories|account|backups)\b",
         r"\b(?:grant|give)\s(?:\w{1,20}\s){0,3}?(?:admin|root|full)\s"
@@ -343,12 +380,19 @@ _IMPERATIVE = _at_word_start(
         r"(?:safety|filters?|logging|security|2fa|mfa|alerts|monitoring|guardrails)\b",
         r"\b(?:obey|follow)\s(?:only\s)?(?:me|my (?:new\s)?(?:orders|commands|"
         r"instructions)|the following)\b",
+        # a rule change: someone else's words to be read as the system's or an admin's
+        r"\b(?:treat|consider|regard|handle)\s(?:\w{1,20}\s|\S{1,80}@\S{1,80}\s){0,6}?as\s"
+        r"(?:\w{1,20}\s){0,3}?(?:system|admin|administrator|developer|operator|root|"
+        r"trusted|authoritative|official instructions|instructions|commands|orders)\b",
         r"\b(?:mark|approve|whitelist|trust)\s(?:\w{1,20}\s){0,4}?"
         r"(?:as trusted|(?:all|every|any)\s(?:\w{1,20}\s){0,2}?(?:transfers?|payments?|"
         r"requests?|transactions?|charges?))",
     )
 )
-_CLAUSE_OPENERS = re.compile(r"(?:[.!?;:\n,\-]|\b(?:please|now|just|then|and|also|so|ok|okay))\s*$")
+_CLAUSE_OPENERS = re.compile(
+    r"(?:[.!?;:\n,\-]|\b(?:please|now|just|then|and|also|so|ok|okay|first|always|"
+    r"immediately|automatically|quietly|kindly|simply|next))\s*$"
+)
 
 
 def _opens_clause(view: str, at: int) -> bool:
@@ -414,7 +458,10 @@ _STATEMENT_ORDERS = re.compile(
     r"^(?:user said:\s)?(?:please\s|always\s|never\s|now\s|just\s|also\s)*"
     r"(?:act|pretend|roleplay|behave|impersonate|ignore|disregard|forget|override|bypass|"
     r"reveal|run|execute|send|transfer|wire|email|forward|delete|grant|disable|leak|obey|"
-    r"simulate|jailbreak)\b"
+    r"simulate|jailbreak|write|store|save|print|output|show|tell|give|share|post|upload|"
+    r"trust|treat|translate|follow|approve|allow|enable|copy|paste|include|add|insert|"
+    r"remove|erase|answer|reply|respond|repeat|disclose|list|dump|export|open|install|"
+    r"download|pay|buy|book|call|text|message|skip|stop|never|always|do not|don't)\b"
 )
 _STATEMENT_SECRETS = re.compile(
     r"\b(?:include|contain|reveal|show|display|tell|give|share|send|list|print|expose|leak|"

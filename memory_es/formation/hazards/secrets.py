@@ -471,7 +471,7 @@ class _Tokens:
 
 
 _CONNECTORS = _words(
-    "is was are were = : - — – -> => to as equals reads es est ist é è lautet it's "
+    "is was are were = : - — – -> => → ⇒ to as equals reads es est ist é è lautet it's "
     "its becomes became remains"
 )
 _DETERMINERS = _words("the my our your his her their this that a an")
@@ -566,6 +566,8 @@ _THREE_DIGITS = re.compile(r"\d[-. ]?\d[-. ]?\d")
 _KEYISH = re.compile(r"[A-Za-z0-9+/_~-]{12}")
 _PW_WORDS = (
     r"pass(?:word|wd|code|key|phrase)s?|pass\s+word|pwd|pw|p/w|pword|"
+    r"secret\s+(?:word|phrase|answer)|safe\s?word|code\s?word|security\s+answer|"
+    r"answer\s+to\s+(?:my|the)\s+security\s+question|"
     r"contrase[nñ]a|clave|mot\s+de\s+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
     r"пароль|密码|パスワード|暗証番号"
 )
@@ -575,7 +577,8 @@ _CONTEXTS: tuple[_Context, ...] = (
         _ctx(
             r"(?:wi-?fi|router|network|wpa2?|hotspot|laptop|computer|phone|email|e-mail)"
             r"\s+(?:code|key)|code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:wi-?fi|router|"
-            r"network|internet|laptop|computer)|" + _PW_WORDS
+            r"network|internet|laptop|computer)|to\s+(?:get\s+in(?:to\s+(?:my|the|our)\s+\w+)?|log\s?in|sign\s?in|"
+            r"unlock\s+(?:it|the\s+\w+|my\s+\w+))|" + _PW_WORDS
         ),
         plausible_value,
         numeric=True,
@@ -586,8 +589,9 @@ _CONTEXTS: tuple[_Context, ...] = (
         _ctx(
             r"(?:door|gate|alarm|lock|lockbox|locker|safe|garage|entry|access|keypad|building|"
             r"house|front\s+door|unlock|padlock|combination)\s+(?:code|combo|combination)|"
-            r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:door|gate|alarm|lock|lockbox|"
+            r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[a-z]{2,12}\s+)?(?:door|gate|alarm|lock|lockbox|"
             r"locker|safe|garage|keypad|building|house|front\s+door)|cvv2?|cvc|security\s+code|"
+            r"code\s+to\s+(?:get\s+in(?:to)?|open|unlock|enter)(?:\s+(?:the|my|our)\s+\w+)?|"
             r"pins?(?:\s+(?:code|number))?"
         ),
         plausible_value,
@@ -669,7 +673,7 @@ _CONTEXTS: tuple[_Context, ...] = (
     # with Qw3rty!9"), and a lock combination is digits ("the combination is 12-34-56").
     _Context(
         "password",
-        _ctx(r"key|login|log\s?in|logged\s+in|sign\s?in|signed\s+in|credentials?|creds"),
+        _ctx(r"key|pass|login|log\s?in|logged\s+in|sign\s?in|signed\s+in|credentials?|creds"),
         looks_secret,
         numeric=False,
         strong=False,
@@ -740,12 +744,19 @@ def _apostrophe(core: str) -> str:
     return core.casefold().replace("’", "'")
 
 
-def _forward(text: str, tokens: _Tokens, i: int, at: int, ctx: _Context) -> int | None:
-    """The index of the value said after the context word ending at ``at``."""
+def _forward(
+    text: str, tokens: _Tokens, i: int, at: int, ctx: _Context, own: int = 0
+) -> int | None:
+    """The index of the value said after the context word ending at ``at`` (whose own
+    first token is ``own``)."""
     tail = text[at : tokens[i].start] if i < len(tokens) else text[at:]
     seen_connector = bool(re.search(r"[:=#]|^['’]s\b|^\s*[-—–]", tail))
-    ends = "?" in tail or "." in tail or "!" in tail
-    # "My email password? It's X." - the answer after its own question.
+    # "passport no. is X": the stop of an abbreviation the context ends with is no end.
+    ends = "?" in tail or "!" in tail or ("." in tail and (i == 0 or tokens[i - 1].ends_sentence))
+    # "My email password? It's X." - the answer after its own question; "the gym locker
+    # pin? 3131" - the answer alone.
+    if ends and i < len(tokens) and "?" in tail and ctx.strong and _direct(tokens[i].core):
+        return i
     if ends and (i >= len(tokens) or _apostrophe(tokens[i].core) not in ("it's", "its", "it")):
         return None
     qualified = False  # "password for the netflix account is X"
@@ -764,11 +775,27 @@ def _forward(text: str, tokens: _Tokens, i: int, at: int, ctx: _Context) -> int 
             seen_connector = True
         elif seen_connector and low in _FILLERS:
             pass
+        elif j == i and ctx.strong and low in _FILLERS and j + 1 < limit:
+            # "is my wifi password still X?": a filler, then the value
+            if _direct(tokens[j + 1].core):
+                return j + 1
+        elif seen_connector and ctx.strong and low in _DETERMINERS:
+            # "the passcode is my birthday, 0412": what it is, then the value itself
+            k = j + 1
+            while k < min(limit, j + 4) and tokens.text[tokens[k].end - 1] != ",":
+                k += 1
+            comma = k + 1 < len(tokens) and tokens.text[tokens[k].end - 1] == ","
+            return k + 1 if comma and _direct(tokens[k + 1].core) else None
         elif ctx.strong:
             if seen_connector:
                 end = _value_span(tokens, j, ctx.numeric, quoted=True)[1]
                 return j if plausible_value(tokens.text[t.core_start : end]) else None
             if j == i and _direct(t.core):
+                return j
+            # "ssh root@host with password toor": a plain word closing "with password".
+            introduced = own > 0 and _apostrophe(tokens[own - 1].core) in ("with", "using")
+            last = t.ends_sentence or j + 1 == len(tokens)
+            if j == i and introduced and last and plausible_value(t.core):
                 return j
             if j == i and low in _PREPOSITIONS:
                 qualified = True
@@ -777,7 +804,11 @@ def _forward(text: str, tokens: _Tokens, i: int, at: int, ctx: _Context) -> int 
         elif _candidate(tokens, j, ctx) is not None:
             return j
         if t.ends_sentence:
-            return None
+            # "The PIN for my debit card? 0917.": the answer right after its question.
+            asked = tokens.text[t.end - 1] == "?" and j + 1 < len(tokens)
+            return j + 1 if asked and _direct(tokens[j + 1].core) else None
+        if tokens.text[t.end - 1] in ":=":
+            seen_connector = True  # "the password for the nas: X"
         j += 1
     return None
 
@@ -902,7 +933,7 @@ def _contextual(text: str) -> Iterator[Span]:
         ):
             continue
         after, own = _around(tokens, m)
-        found = _forward(text, tokens, after, m.end(), ctx)
+        found = _forward(text, tokens, after, m.end(), ctx, own)
         if found is None:
             found = _backward(tokens, own, ctx)
         if found is not None:

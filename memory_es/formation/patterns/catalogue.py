@@ -3,9 +3,11 @@
 The rules run in this order and the first that matches wins (a match may form nothing:
 that is how hedges and non-names are refused), so retractions are read before the
 assertions they retract, birth and origin before the hedge guard ("I was ..." is
-otherwise past tense), hedges before anything that would read them as facts, and the
-episode rules last, as catch-alls: when one of them refuses, the clause is still unread
-and the walk goes on (``FALLBACK_RULES``). docs/formation.md documents every rule.
+otherwise past tense), hedges before anything that would read them as facts, requests
+about the service before the preferences ("I prefer you explain ..." is a request, not
+an object), and the episode rules last, as catch-alls: when one of them refuses, the
+clause is still unread and the walk goes on (``FALLBACK_RULES``). docs/formation.md
+documents every rule.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from memory_es.formation.patterns import (
     possessions,
     preferences,
     relationships,
+    requests,
     residence,
     retractions,
 )
@@ -32,6 +35,7 @@ CATALOGUE: tuple[Rule, ...] = (
     *residence.RULES,
     *employment.RULES,
     *relationships.RULES,
+    *requests.RULES,
     *preferences.RULES,
     *decisions.RULES,
     *possessions.RULES,

@@ -27,6 +27,7 @@ from memory_es.formation.patterns.phrases import (
     trim_clause,
     vocative,
 )
+from memory_es.formation.patterns.requests import asked_for
 from memory_es.formation.patterns.residue import residue_statement
 from memory_es.formation.patterns.rule import Found, Reread, sentence_case
 from memory_es.formation.text import QUESTION_OPENERS, clauses, repair, sentences, strip_markers
@@ -189,6 +190,10 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
         spoken = sentence  # as said, before a question's tail is cut
         if sentence.rstrip("\"') ").endswith("?"):
             episode = None
+            asked = asked_for(strip_markers(sentence))
+            if asked:
+                out.extend(asked)
+                continue
             # "I've started eating healthier - what's new with you?": the statement
             # before the question still stands; a sentence that opens as a question
             # (or asks in its only clause) forms nothing.

@@ -561,8 +561,9 @@ class LifecycleConformance:
         ended = memory.end_session(session)
         jazz = by_statement(memory, JAZZ)
         assert ended == [jazz.belief_id] and jazz.status == "inactive"
-        # Corroborated across sessions (tea) and direct statements (Oslo) are not session-tier.
-        assert by_statement(memory, TEA).status == "provisional"
+        # Corroborated across sessions (tea: the inferred maximum, active) and direct
+        # statements (Oslo) are not session-tier.
+        assert by_statement(memory, TEA).status == "active"
         assert by_statement(memory, OSLO).status == "active"
         reasons = [e.reason for e in principal_events(memory, PrincipalMemory.BeliefDeactivated)]
         assert reasons == ["session_end"]

@@ -16,7 +16,7 @@ from uuid import UUID
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
-from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role
+from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role, normalize_name
 from memory_es.errors import (
     InvalidInput,
     StaleFormationWarning,
@@ -29,6 +29,7 @@ from memory_es.ports import (
     Clock,
     IdGenerator,
     RandomIds,
+    SequentialIds,
     SystemClock,
     instant_second,
     parse_iso,
@@ -92,6 +93,8 @@ class ProjectionStatus:
     log_head: int
     version: str | None
     expected_version: str
+    # Events the read model could not apply, recorded and skipped (projections/runner.py).
+    quarantined: int = 0
 
     @property
     def lag(self) -> int:
@@ -258,9 +261,12 @@ class Memory:
             commands.Remember(principal, text, project=project, tenant=tenant, from_user=from_user)
         )
 
-    def reject(self, belief_ref: str) -> BeliefRecord:
-        """Durable user rejection (a full id or an eight-hex short id)."""
-        return self.services.handle(commands.Reject(belief_ref))
+    def reject(
+        self, belief_ref: str, *, principal: str | None = None, tenant: str = DEFAULT_TENANT
+    ) -> BeliefRecord:
+        """Durable user rejection: a full id, or an eight-hex short id within ``principal``
+        (a short id resolves only within one principal)."""
+        return self.services.handle(commands.Reject(belief_ref, _owner(principal, tenant)))
 
     def replay_session(self, session_id: str, *, confirm: bool = False) -> ConsolidationResult:
         """Opt-in re-derivation of a closed session under the current formation policy."""
@@ -313,12 +319,14 @@ class Memory:
 
         return self.services.handle(lifecycle.RecordUsage(session_id, run_id, final_message))
 
-    def confirm(self, belief_id: str) -> BeliefRecord:
+    def confirm(
+        self, belief_id: str, *, principal: str | None = None, tenant: str = DEFAULT_TENANT
+    ) -> BeliefRecord:
         """Settle a conflict the user answered: this belief holds at USER authority, each
         live partner is superseded, the links are closed."""
         from memory_es.lifecycle import commands as lifecycle
 
-        return self.services.handle(lifecycle.Confirm(belief_id))
+        return self.services.handle(lifecycle.Confirm(belief_id, _owner(principal, tenant)))
 
     def conflicts(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> list[PendingConflict]:
         """The principal's beliefs whose conflicts await confirmation."""
@@ -327,22 +335,32 @@ class Memory:
         self.runner.catch_up()
         return pending_conflicts(self.index, principal_key(tenant, principal))
 
-    def pin(self, belief_id: str) -> BeliefRecord:
+    def pin(
+        self, belief_id: str, *, principal: str | None = None, tenant: str = DEFAULT_TENANT
+    ) -> BeliefRecord:
         """Protect a belief from every automatic action (decay, L1, session end)."""
         from memory_es.lifecycle import commands as lifecycle
 
-        return self.services.handle(lifecycle.SetPinned(belief_id, pinned=True))
+        return self.services.handle(
+            lifecycle.SetPinned(belief_id, pinned=True, owner=_owner(principal, tenant))
+        )
 
-    def unpin(self, belief_id: str) -> BeliefRecord:
+    def unpin(
+        self, belief_id: str, *, principal: str | None = None, tenant: str = DEFAULT_TENANT
+    ) -> BeliefRecord:
         from memory_es.lifecycle import commands as lifecycle
 
-        return self.services.handle(lifecycle.SetPinned(belief_id, pinned=False))
+        return self.services.handle(
+            lifecycle.SetPinned(belief_id, pinned=False, owner=_owner(principal, tenant))
+        )
 
-    def reactivate(self, belief_id: str) -> BeliefRecord:
+    def reactivate(
+        self, belief_id: str, *, principal: str | None = None, tenant: str = DEFAULT_TENANT
+    ) -> BeliefRecord:
         """Undo a deactivation: the same belief in its prior status, a new interval."""
         from memory_es.lifecycle import commands as lifecycle
 
-        return self.services.handle(lifecycle.Reactivate(belief_id))
+        return self.services.handle(lifecycle.Reactivate(belief_id, _owner(principal, tenant)))
 
     def end_session(self, session_id: str) -> list[str]:
         """``session_end``: a closed session's session-tier beliefs (uncorroborated
@@ -394,7 +412,7 @@ class Memory:
             RecallQuery(
                 principal=principal_key(tenant, principal),
                 text=query,
-                project=project or GENERAL_SCOPE,
+                project=normalize_name(project or "") or GENERAL_SCOPE,
                 limit=limit,
                 as_of=_instant(as_of),
                 include_superseded=include_superseded,
@@ -545,7 +563,13 @@ class Memory:
             log_head=self.runner.log_head(),
             version=self.index.stored_version(),
             expected_version=self.index.version,
+            quarantined=len(self.index.quarantined()),
         )
+
+
+def _owner(principal: str | None, tenant: str) -> str | None:
+    """The principal a belief reference resolves within (None: a full id, anyone's)."""
+    return None if principal is None else principal_key(tenant, principal)
 
 
 def _instant(value: datetime | str | None) -> datetime | None:
@@ -608,6 +632,10 @@ def open(
         cause = error.__cause__ if isinstance(error, StoreUnavailable) else error
         reason = first_line(cause or error)
         raise StoreUnavailable(f"cannot open store {spec.display}: {reason}") from None
+    if spec.persistent and isinstance(ids, SequentialIds):
+        # Other processes may write this store with sequential ids too: take numbers
+        # from the store's sequence, never a second copy of someone else's.
+        ids.bind(index.reserve_ids)
     memory = Memory(
         spec,
         app,
@@ -670,7 +698,7 @@ def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> Recall
     else:
         from projections.postgres import PostgresRecallIndex
 
-        pg_index = PostgresRecallIndex(spec.pg_conninfo, schema=spec.pg_schema)
+        pg_index = PostgresRecallIndex(spec.pg_connect, schema=spec.pg_schema)
         pg_index.migrate()
         index = pg_index
     index.vector_encoder = encoder

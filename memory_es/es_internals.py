@@ -1,6 +1,6 @@
 """Every use of eventsourcing's non-public API, in one place, checked against its version.
 
-memory_es takes four shortcuts through eventsourcing 9.5's internals, each because the
+memory_es takes five shortcuts through eventsourcing 9.5's internals, each because the
 public path measured slower for the same result. They live here and nowhere else (a
 test greps the package for the names), and each has a test against the pinned version
 (``tests/test_es_internals.py``):
@@ -13,6 +13,11 @@ test greps the package for the names), and each has a test against the pinned ve
 - ``lean_page_reader``: the projector's log read, one query on the recorder's own table
   (``events_table_name``, ``datastore``), each event built from its decoded state as the
   library's mapper builds it.
+- ``ImmediateSQLiteFactory``: the SQLite persistence module with write transactions
+  opened by ``BEGIN IMMEDIATE`` (the library sends a deferred ``BEGIN``): a writer takes
+  the database's write lock first, waiting up to the busy timeout, instead of failing
+  with "database is locked" when it upgrades a read lock another process's commit made
+  stale. Through ``SQLiteConnectionPool._create_connection`` and the datastore's pool.
 
 Importing this module fails with a clear message if the installed eventsourcing is not
 the 9.5 series these were written and tested against.
@@ -21,14 +26,22 @@ the 9.5 series these were written and tested against.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application, ProcessingEvent
 from eventsourcing.persistence import ApplicationRecorder, Mapper
-from eventsourcing.sqlite import SQLiteApplicationRecorder
+from eventsourcing.sqlite import (
+    SQLiteApplicationRecorder,
+    SQLiteConnection,
+    SQLiteConnectionPool,
+    SQLiteCursor,
+    SQLiteFactory,
+    SQLiteTransaction,
+)
 
 from memory_es.errors import MemoryEsError
 
@@ -220,6 +233,39 @@ def _postgres_reader(
 
         return postgres_page
     return None
+
+
+class _ImmediateTransaction(SQLiteTransaction):
+    def __enter__(self) -> SQLiteCursor:
+        cursor = self.connection.cursor()
+        cursor.execute("BEGIN IMMEDIATE" if self.commit else "BEGIN")
+        return cursor
+
+
+class _ImmediateConnection(SQLiteConnection):
+    @contextmanager
+    def transaction(self, *, commit: bool) -> Iterator[SQLiteCursor]:
+        with _ImmediateTransaction(self, commit=commit) as curs, curs:
+            yield curs
+
+
+class _ImmediatePool(SQLiteConnectionPool):
+    def _create_connection(self) -> SQLiteConnection:
+        made = super()._create_connection()
+        return _ImmediateConnection(made._sqlite_conn, max_age=self.max_age)
+
+
+class ImmediateSQLiteFactory(SQLiteFactory):
+    """eventsourcing's SQLite persistence, its write transactions ``BEGIN IMMEDIATE``
+    (``PERSISTENCE_MODULE`` names this class for a SQLite store: memory_es/stores.py)."""
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        library_pool = self.datastore.pool
+        self.datastore.pool = _ImmediatePool(
+            db_name=library_pool.db_name, lock_timeout=library_pool.lock_timeout
+        )
+        library_pool.close()
 
 
 def uuid_text(stored: str) -> str:

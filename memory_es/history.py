@@ -17,8 +17,9 @@ from eventsourcing.domain import CanMutateAggregate
 from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.values import principal_aggregate_id
+from memory_es.domain.values import split_principal_identity
 from memory_es.errors import UnknownBelief
+from memory_es.services.unit_of_work import principal_aggregate_ids
 from memory_es.store_errors import event_store_errors
 
 if TYPE_CHECKING:
@@ -73,8 +74,8 @@ def _belief_history(memory: Memory, belief_id: str) -> list[BeliefEvent]:
     record = memory.index.get(belief_id)
     if record is None:
         raise UnknownBelief(belief_id)
-    tenant, _, principal = record.principal.partition("/")
-    aggregate_id = principal_aggregate_id(principal, tenant)
+    tenant, principal = split_principal_identity(record.principal)
+    aggregate_ids = {str(i) for i in principal_aggregate_ids(memory.app, tenant, principal)}
     recorder = memory.app.recorder
     topics = _belief_event_topics()
     head = recorder.max_notification_id() or 0
@@ -91,7 +92,7 @@ def _belief_history(memory: Memory, belief_id: str) -> list[BeliefEvent]:
         if not page:
             break
         for notification in page:
-            if str(notification.originator_id) != str(aggregate_id):
+            if str(notification.originator_id) not in aggregate_ids:
                 continue
             event = memory.app.mapper.to_domain_event(notification)
             if getattr(event, "belief_id", None) != belief_id:

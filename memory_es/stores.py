@@ -2,12 +2,17 @@
 
 ``memory://`` (one process), ``sqlite:///PATH`` (the embedded default; four slashes for
 an absolute path) and ``postgresql://user[:password]@host[:port]/db[?schema=NAME]``.
+
+A PostgreSQL URL's parts, percent-decoded, reach psycopg as keyword arguments
+(``StoreSpec.pg_connect``) and eventsourcing as its separate settings, never pasted into
+a libpq conninfo string: there ``db%20port=1`` would be read as a second ``port``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from memory_es.errors import StoreUnavailable
@@ -21,7 +26,8 @@ class StoreSpec:
     url: str
     env: dict[str, str] = field(default_factory=dict)
     sqlite_path: str = ""
-    pg_conninfo: str = ""
+    # psycopg.connect(**pg_connect): host, port, dbname, user, password, connect_timeout.
+    pg_connect: dict[str, Any] = field(default_factory=dict)
     pg_schema: str = "public"
 
     @property
@@ -72,11 +78,23 @@ def _sqlite(url: str) -> StoreSpec:
         url=url,
         sqlite_path=str(path),
         env={
-            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "PERSISTENCE_MODULE": "memory_es.es_internals:ImmediateSQLiteFactory",
             "SQLITE_DBNAME": str(path),
             "SQLITE_LOCK_TIMEOUT": "30",
         },
     )
+
+
+def _port(netloc: str) -> int:
+    """The URL's port (5432 if none); a usage error unless a number in 1..65535."""
+    hostport = netloc.rpartition("@")[2]
+    text = hostport.rpartition("]")[2] if hostport.startswith("[") else hostport
+    _, colon, raw = text.rpartition(":")
+    if not colon or raw == "":
+        return 5432
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 65535:
+        raise StoreUnavailable(f"a PostgreSQL URL's port is a number from 1 to 65535, not {raw!r}")
+    return int(raw)
 
 
 def _postgres(url: str) -> StoreSpec:
@@ -84,23 +102,29 @@ def _postgres(url: str) -> StoreSpec:
     query = parse_qs(parts.query)
     schema = query.get("schema", ["public"])[0] or "public"
     dbname = unquote(parts.path.lstrip("/")) or "postgres"
-    host = parts.hostname or "127.0.0.1"
-    port = str(parts.port or 5432)
+    host = unquote(parts.hostname or "127.0.0.1")
+    port = _port(parts.netloc)
     user = unquote(parts.username or "postgres")
     password = unquote(parts.password or "")
-    conninfo = f"host={host} port={port} dbname={dbname} user={user} connect_timeout=5"
+    connect: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "dbname": dbname,
+        "user": user,
+        "connect_timeout": 5,
+    }
     if password:
-        conninfo += f" password={password}"
+        connect["password"] = password
     return StoreSpec(
         kind="postgres",
         url=url,
-        pg_conninfo=conninfo,
+        pg_connect=connect,
         pg_schema=schema,
         env={
             "PERSISTENCE_MODULE": "eventsourcing.postgres",
             "POSTGRES_DBNAME": dbname,
             "POSTGRES_HOST": host,
-            "POSTGRES_PORT": port,
+            "POSTGRES_PORT": str(port),
             "POSTGRES_USER": user,
             "POSTGRES_PASSWORD": password,
             "POSTGRES_SCHEMA": schema,

@@ -21,7 +21,7 @@ from projections.candidates import (
     TermWeight,
     term_weights,
 )
-from projections.records import BeliefRecord, Candidate, SessionRecord
+from projections.records import BeliefRecord, Candidate, QuarantinedEvent, SessionRecord
 from projections.vectors import VectorEncoder
 from projections.version import READ_MODEL_VERSION
 
@@ -59,6 +59,10 @@ class IndexWriter(ABC):
 
     def prefetch(self, belief_ids: Collection[str]) -> None:  # noqa: B027 - optional hook
         """A hint: these beliefs will be read in this transaction (fetch them at once)."""
+
+    @abstractmethod
+    def quarantine(self, event: QuarantinedEvent) -> None:
+        """Record an event this read model could not apply (the runner skips it)."""
 
     # -- sessions (formation: the idle sweep reads which are open) -------------------------
 
@@ -113,6 +117,15 @@ class RecallIndex(ABC):
 
     @abstractmethod
     def find_by_short_id(self, short_id: str) -> list[BeliefRecord]: ...
+
+    @abstractmethod
+    def quarantined(self) -> list[QuarantinedEvent]:
+        """Events the read model could not apply and skipped, in log order."""
+
+    def reserve_ids(self, count: int, at_least: int) -> int:
+        """The first of ``count`` sequential-id numbers no other process was given, none
+        below ``at_least`` (``SequentialIds`` on a persistent store)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no id sequence")
 
     def candidates(
         self,

@@ -29,7 +29,7 @@ from projections.candidates import (
     scores,
     unpack,
 )
-from projections.records import BeliefRecord, Candidate, SessionRecord
+from projections.records import BeliefRecord, Candidate, QuarantinedEvent, SessionRecord
 from projections.vectors import vector_text
 
 
@@ -44,6 +44,7 @@ class _Tables:
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # documents, total_len
     vectors: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # principal, vector
     sessions: dict[str, SessionRecord] = field(default_factory=dict)
+    quarantined: dict[int, QuarantinedEvent] = field(default_factory=dict)
     position: int = 0
     version: str | None = None
 
@@ -62,6 +63,7 @@ class _MemoryWriter(IndexWriter):
         self._heads: dict[str, int] = {}
         self._principals: dict[str, str] = {}
         self._sessions: dict[str, SessionRecord] = {}
+        self._quarantined: dict[int, QuarantinedEvent] = {}
         self._position: int | None = None
 
     def tracked_position(self) -> int:
@@ -83,6 +85,8 @@ class _MemoryWriter(IndexWriter):
         return self._beliefs.get(belief_id) or self._tables.beliefs.get(belief_id)
 
     def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None:
+        if self.get(record.belief_id) is not None:  # the SQL stores' primary key
+            raise ValueError(f"belief {record.belief_id} is indexed already")
         self._beliefs[record.belief_id] = record
         documents, total = self._stats.get(
             record.principal, self._tables.stats.get(record.principal, (0, 0))
@@ -121,8 +125,12 @@ class _MemoryWriter(IndexWriter):
         if current is not None:
             self._sessions[session_id] = current.evolve(**changes)
 
+    def quarantine(self, event: QuarantinedEvent) -> None:
+        self._quarantined[event.position] = event
+
     def commit(self) -> None:
         t = self._tables
+        t.quarantined.update(self._quarantined)
         t.sessions.update(self._sessions)
         t.beliefs.update(self._beliefs)
         added: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
@@ -186,6 +194,10 @@ class MemoryRecallIndex(RecallIndex):
     def find_by_short_id(self, short_id: str) -> list[BeliefRecord]:
         rows = [b for b in self._live.beliefs.values() if b.short_id == short_id]
         return sorted(rows, key=lambda b: b.belief_id)
+
+    def quarantined(self) -> list[QuarantinedEvent]:
+        with self._lock:
+            return [self._live.quarantined[k] for k in sorted(self._live.quarantined)]
 
     def _statistics(self, principal: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
         with self._lock:

@@ -13,7 +13,7 @@ connection later fails, rolled back. Every ``psycopg.Error`` becomes the library
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from typing import Any, TypeVar
 
@@ -38,17 +38,26 @@ Connection = psycopg.Connection[tuple[Any, ...]]
 class PostgresRecallIndex(SqlRecallIndex):
     dialect = "postgres"
 
-    def __init__(self, conninfo: str, *, schema: str = "public") -> None:
+    def __init__(self, connect: Mapping[str, Any], *, schema: str = "public") -> None:
+        """``connect``: psycopg's keyword arguments (``StoreSpec.pg_connect``), never a
+        conninfo string a URL part could add settings to."""
         super().__init__()
         self._schema = schema
         self._held = threading.local()  # the connection of the running transaction
         search_path = pgsql.SQL("SET search_path TO {}").format(pgsql.Identifier(schema))
         try:
             # One direct connection first: an unreachable server fails here at once with
-            # the driver's own message, not after the pool's timeout.
-            with psycopg.connect(
-                conninfo, autocommit=True, connect_timeout=int(_CONNECT_TIMEOUT_SECONDS)
-            ) as conn:
+            # the driver's own message, not after the pool's timeout. CREATE SCHEMA IF NOT
+            # EXISTS is not safe against itself (two first opens at once: one fails on
+            # pg_namespace's unique key), so it runs under the migration lock.
+            with (
+                psycopg.connect(
+                    **{**connect, "connect_timeout": int(_CONNECT_TIMEOUT_SECONDS)},
+                    autocommit=True,
+                ) as conn,
+                conn.transaction(),
+            ):
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK_KEY,))
                 conn.execute(
                     pgsql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(pgsql.Identifier(schema))
                 )
@@ -59,8 +68,8 @@ class PostgresRecallIndex(SqlRecallIndex):
             conn.execute(search_path)
 
         self._pool: ConnectionPool[Connection] = ConnectionPool(
-            conninfo,
-            kwargs={"autocommit": True},
+            "",
+            kwargs={**connect, "autocommit": True},
             min_size=1,
             max_size=_POOL_MAX,
             configure=configure,

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from memory_es.domain.values import Status
+from memory_es.domain.values import Status, principal_identity
 
 
 @dataclass(frozen=True)
 class BeliefRecord:
     belief_id: str
     short_id: str
-    principal: str  # "tenant/principal"
+    principal: str  # principal_key(tenant, principal)
     statement: str
     belief_type: str
     subjects: tuple[str, ...]
@@ -68,7 +68,18 @@ class Candidate:
 
 
 def principal_key(tenant: str, principal: str) -> str:
-    return f"{tenant}/{principal}"
+    """The read model's key of a principal (memory_es/domain/values.py)."""
+    return principal_identity(tenant, principal)
+
+
+@dataclass(frozen=True)
+class QuarantinedEvent:
+    """An event the read model could not apply: recorded, reported, skipped."""
+
+    position: int
+    originator_id: str
+    topic: str
+    error: str  # one line: the error's type and first line
 
 
 @dataclass(frozen=True)
@@ -76,7 +87,7 @@ class SessionRecord:
     """A session as the idle sweep sees it: open until ``closed_at`` is set."""
 
     session_id: str
-    principal: str  # "tenant/principal"
+    principal: str  # principal_key(tenant, principal)
     project: str
     opened_at: str
     last_activity_at: str

@@ -5,6 +5,13 @@ the same way — by paging ``select_notifications`` — one transaction per page
 tracked position written with the rows. Only the topics the projector handles are read
 (the recorder filters them in SQL); a page covers the log up to its last event, the last
 page up to the head read when following started.
+
+An event the read model cannot apply never stops it: when a page fails for a reason of
+its events' own (``store_unreachable`` says no), the page is applied again one event per
+transaction, and each event that still fails is quarantined — recorded in
+``quarantined_events`` with its error, in the same transaction that tracks past it —
+and skipped. ``projections status`` and ``stats`` report them; a store failure
+(unreachable, locked) is never a reason to skip anything and goes up as it is.
 """
 
 from __future__ import annotations
@@ -17,9 +24,10 @@ from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.es_internals import Page, lean_page_reader
-from memory_es.store_errors import event_store_errors
+from memory_es.store_errors import event_store_errors, first_line, store_unreachable
 from projections.base import RecallIndex
 from projections.projector import PROJECTED_EVENTS, project_event
+from projections.records import QuarantinedEvent
 
 DEFAULT_PAGE_SIZE = 5000
 
@@ -69,23 +77,55 @@ class ProjectionRunner:
         covered = 0
         head = self.log_head()
         while True:
-            with self._index.writer(rebuild=rebuild) as writer:
-                start = writer.tracked_position()
-                if start >= head:
-                    return covered
-                with event_store_errors():
-                    events = self._read(start, head, self._page_size)
-                # A short page is the rest of the log up to the head: all of it is covered.
-                reached = events[-1][0] if len(events) == self._page_size else head
-                writer.prefetch(_beliefs_read(events))
-                for position, event in events:
-                    project_event(event, position, writer)
-                writer.set_tracking(reached)
+            events: Page | None = None
+            start = reached = 0
+            try:
+                with self._index.writer(rebuild=rebuild) as writer:
+                    start = writer.tracked_position()
+                    if start >= head:
+                        return covered
+                    with event_store_errors():
+                        events = self._read(start, head, self._page_size)
+                    # A short page is the rest of the log up to the head: all of it is covered.
+                    reached = events[-1][0] if len(events) == self._page_size else head
+                    writer.prefetch(_beliefs_read(events))
+                    for position, event in events:
+                        project_event(event, position, writer)
+                    writer.set_tracking(reached)
+            except Exception as error:
+                if events is None or store_unreachable(error):
+                    raise
+                self._apply_one_by_one(events, reached, rebuild=rebuild)
             covered += reached - start
             if progress:
                 progress(reached, head)
             if reached >= head:
                 return covered
+
+    def _apply_one_by_one(self, events: Page, reached: int, *, rebuild: bool) -> None:
+        """A page that failed, again, one event per transaction: what still fails is
+        quarantined and skipped; then the page's range is tracked as covered."""
+        for position, event in events:
+            try:
+                with self._index.writer(rebuild=rebuild) as writer:
+                    project_event(event, position, writer)
+                    writer.set_tracking(position)
+            except Exception as error:
+                if store_unreachable(error):
+                    raise
+                cause = error.__cause__ or error
+                with self._index.writer(rebuild=rebuild) as writer:
+                    writer.quarantine(
+                        QuarantinedEvent(
+                            position=position,
+                            originator_id=str(event.originator_id),
+                            topic=get_topic(type(event)),
+                            error=f"{type(cause).__name__}: {first_line(cause)}"[:500],
+                        )
+                    )
+                    writer.set_tracking(position)
+        with self._index.writer(rebuild=rebuild) as writer:
+            writer.set_tracking(reached)
 
     def _library_page(self, after: int, stop: int, limit: int) -> Page:
         page = self._recorder.select_notifications(

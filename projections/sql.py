@@ -11,7 +11,7 @@ from abc import abstractmethod
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from projections.records import (
     SESSION_COLUMNS,
     BeliefRecord,
     Candidate,
+    QuarantinedEvent,
     SessionRecord,
 )
 from projections.vectors import vector_text
@@ -43,6 +44,7 @@ READ_MODEL_TABLES = (
     "term_stats",
     "belief_vectors",
     "sessions",
+    "quarantined_events",
 )
 
 BOOTSTRAP = (
@@ -187,9 +189,10 @@ class SqlRecallIndex(RecallIndex):
     def migrate(self) -> None:
         """Create the read-model tables and apply pending migrations, idempotently."""
         with self._lock, self._transaction():
+            # The lock first: CREATE TABLE IF NOT EXISTS races itself on PostgreSQL.
+            self._lock_migrations()
             for statement in BOOTSTRAP:
                 self._execute(statement)
-            self._lock_migrations()
             applied = {row[0] for row in self._execute("SELECT name FROM schema_migrations")}
             for name, tables, indexes in load_migrations(self.dialect):
                 if name in applied:
@@ -229,8 +232,12 @@ class SqlRecallIndex(RecallIndex):
         with self._lock, self._transaction():
             self._lock_tracking(name)
             writer = _SqlWriter(self, name, prefix)
-            yield writer
-            writer.flush()
+            try:
+                yield writer
+                writer.flush()
+            except BaseException:
+                writer.restore_tails()  # the transaction rolls back: so do the rebuild's tails
+                raise
 
     def start_rebuild(self) -> None:
         self._rebuild_tails = {}
@@ -328,6 +335,30 @@ class SqlRecallIndex(RecallIndex):
                 (principal,),
             )
         return [decode_record(r) for r in rows]
+
+    def quarantined(self) -> list[QuarantinedEvent]:
+        with self._lock:
+            rows = self._execute(
+                "SELECT position, originator_id, topic, error FROM quarantined_events"
+                " ORDER BY position"
+            )
+        return [QuarantinedEvent(int(p), o, t, e) for p, o, t, e in rows]
+
+    def reserve_ids(self, count: int, at_least: int) -> int:
+        with self._lock, self._transaction():
+            self._execute(
+                "INSERT INTO id_sequence (name, next) VALUES (?, 1) ON CONFLICT (name) DO NOTHING",
+                (_SEQUENTIAL_IDS,),
+            )
+            rows = self._execute(
+                f"SELECT next FROM id_sequence WHERE name = ?{self._for_update()}",
+                (_SEQUENTIAL_IDS,),
+            )
+            first = max(int(rows[0][0]), at_least)
+            self._execute(
+                "UPDATE id_sequence SET next = ? WHERE name = ?", (first + count, _SEQUENTIAL_IDS)
+            )
+        return first
 
     def find_by_short_id(self, short_id: str) -> list[BeliefRecord]:
         with self._lock:
@@ -489,6 +520,8 @@ class _SqlWriter(IndexWriter):
         self._vectors: list[tuple[str, str, bytes]] = []
         self._opened: dict[str, SessionRecord] = {}
         self._session_changes: dict[str, dict[str, Any]] = {}
+        # A rebuild's tails as they were before this transaction changed them (None: new).
+        self._tails_before: dict[tuple[str, str], _Tail | None] = {}
 
     def _run(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         if not sql.lstrip().upper().startswith("SELECT"):
@@ -656,6 +689,9 @@ class _SqlWriter(IndexWriter):
         tails = self._index._rebuild_tails
         full: list[tuple[str, str, int, int, bytes]] = []
         for key, postings in self._postings.items():
+            if key not in self._tails_before:
+                known = tails.get(key)
+                self._tails_before[key] = None if known is None else replace(known)
             tail = tails.setdefault(key, _Tail())
             pieces = cq.blocks(tail.data, cq.pack(postings), tail.blocks)
             tail.data = b""
@@ -668,6 +704,23 @@ class _SqlWriter(IndexWriter):
             tail.documents += len(postings)
         if full:
             self._index._insert_rows(f"{REBUILD_PREFIX}postings", _BLOCK_COLUMNS, full)
+
+    def restore_tails(self) -> None:
+        """The transaction failed: the rebuild's tails as they were before it."""
+        tails = self._index._rebuild_tails
+        for key, before in self._tails_before.items():
+            if before is None:
+                tails.pop(key, None)
+            else:
+                tails[key] = before
+        self._tails_before = {}
+
+    def quarantine(self, event: QuarantinedEvent) -> None:
+        self._run(
+            "INSERT INTO {p}quarantined_events (position, originator_id, topic, error)"
+            " VALUES (?, ?, ?, ?) ON CONFLICT (position) DO NOTHING",
+            (event.position, event.originator_id, event.topic, event.error),
+        )
 
     def flush(self) -> None:
         """Write everything staged (inside the writer's transaction) and forget it.
@@ -753,5 +806,6 @@ class _Tail:
 
 
 _PREFETCH_CHUNK = 500
+_SEQUENTIAL_IDS = "sequential_ids"
 # Belief numbers a statement asks for at once (SQLite allows 32,766 parameters).
 _FETCH_CHUNK = 500

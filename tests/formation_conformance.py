@@ -291,7 +291,7 @@ class FormationConformance:
         memory.close_session(_session(memory, clock, "max", "I live in Lyon. I have a Vespa."))
         vespa = _by_statement(memory, "max")["User has a Vespa."]
         head = memory.head_position("max")
-        rejected = memory.reject(vespa.short_id)
+        rejected = memory.reject(vespa.short_id, principal="max")
         assert rejected.status == "rejected" and rejected.position > head
         assert memory.recall("max", "Vespa").lines() == []
         for days in (1, 30, 90):
@@ -305,7 +305,7 @@ class FormationConformance:
         self, memory: memory_es.Memory, clock: FixedClock
     ) -> None:
         with pytest.raises(memory_es.errors.UnknownBelief):
-            memory.reject("deadbeef")
+            memory.reject("deadbeef", principal="max")
         with pytest.raises(memory_es.errors.UnknownBelief):
             memory.reject("not-an-id")
 

@@ -334,7 +334,7 @@ class LifecycleConformance:
         self, lifecycle: memory_es.Memory, clock: FixedClock
     ) -> None:
         say_session(lifecycle, clock, "I like jazz.")
-        jazz = lifecycle.pin(by_statement(lifecycle, JAZZ).short_id)
+        jazz = lifecycle.pin(by_statement(lifecycle, JAZZ).short_id, principal=PRINCIPAL)
         assert jazz.pinned
         clock.advance(400 * DAY)
         assert lifecycle.run_maintenance().decay.eligible == 0
@@ -445,7 +445,7 @@ class LifecycleConformance:
         stats = memory.stats(PRINCIPAL)
         assert (stats["conflicts_committed"], stats["confirmations_requested"]) == (1, 1)
 
-        confirmed = memory.confirm(bergen.short_id)  # the user answered: Bergen
+        confirmed = memory.confirm(bergen.short_id, principal=PRINCIPAL)  # the user: Bergen
         assert (confirmed.authority, confirmed.status) == (3, "active")
         assert confirmed.conflicts_with == ()
         old = memory.index.get(oslo.belief_id)
@@ -522,7 +522,7 @@ class LifecycleConformance:
             assert memory.stats(PRINCIPAL)["deactivations"] == 1
 
             # Recoverable: the same belief, no new statement, a new lifecycle interval.
-            back = memory.reactivate(episode.short_id)
+            back = memory.reactivate(episode.short_id, principal=PRINCIPAL)
             assert (back.belief_id, back.statement, back.status) == (
                 episode.belief_id,
                 episode.statement,

@@ -85,7 +85,7 @@ def every_index(folder: Path) -> Iterator[dict[str, RecallIndex]]:
             from projections.postgres import PostgresRecallIndex
 
             spec = parse_store_url(stack.enter_context(postgres_schema_url()))
-            pg = PostgresRecallIndex(spec.pg_conninfo, schema=spec.pg_schema)
+            pg = PostgresRecallIndex(spec.pg_connect, schema=spec.pg_schema)
             pg.migrate()
             found["postgres"] = pg
         try:

@@ -24,17 +24,18 @@ def postgres_base_url() -> str:
     return os.environ.get("MEMORY_ES_TEST_POSTGRES_URL", DEFAULT_PG_URL)
 
 
-def _conninfo(url: str) -> str:
+def _connect(url: str) -> dict[str, object]:
+    """psycopg's keyword arguments for the URL (never a conninfo string)."""
     from memory_es.stores import parse_store_url
 
-    return parse_store_url(url).pg_conninfo
+    return parse_store_url(url).pg_connect
 
 
 @cache
 def postgres_unavailable_reason() -> str | None:
     url = postgres_base_url()
     try:
-        with psycopg.connect(_conninfo(url), connect_timeout=3):
+        with psycopg.connect(**{**_connect(url), "connect_timeout": 3}):
             return None
     except psycopg.Error as error:
         return f"no PostgreSQL at {url} ({str(error).strip().splitlines()[0]})"
@@ -59,7 +60,7 @@ def postgres_schema_url() -> Iterator[str]:
     try:
         yield f"{base}{separator}schema={schema}"
     finally:
-        with psycopg.connect(_conninfo(base), autocommit=True) as conn:
+        with psycopg.connect(**_connect(base), autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 

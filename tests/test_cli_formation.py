@@ -32,7 +32,7 @@ def test_an_ambiguous_short_id_is_a_usage_error() -> None:
         memory.say(session, "I live in Oslo. I have a Vespa.")
         memory.close_session(session)
         with pytest.raises(UsageError, match="ambiguous") as raised:
-            memory.reject("aaaaaaaa")
+            memory.reject("aaaaaaaa", principal="ana")
         assert raised.value.exit_code == 2
         target = memory.list_beliefs("ana")[0]
         assert memory.reject(target.belief_id).status == "rejected"  # the full id works
@@ -69,11 +69,11 @@ def test_reject_by_short_id_then_restating_never_brings_it_back(
     _formed_session(capsys, url)
     _, out, _ = run(capsys, url, "recall", "--principal", "ana", "Vespa")
     short = out.split("]")[0].removeprefix("[m:")
-    code, out, _ = run(capsys, url, "memory", "reject", short)
+    code, out, _ = run(capsys, url, "memory", "reject", short, "--principal", "ana")
     assert code == 0 and out.strip().endswith("User has a Vespa.  (rejected)")
     _formed_session(capsys, url)
     assert run(capsys, url, "recall", "--principal", "ana", "Vespa")[1] == ""
-    code, _, err = run(capsys, url, "memory", "reject", "0badc0de")
+    code, _, err = run(capsys, url, "memory", "reject", "0badc0de", "--principal", "ana")
     assert code == 2 and "unknown belief" in err
 
 

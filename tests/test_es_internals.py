@@ -9,6 +9,7 @@ on SQLite and PostgreSQL). If an upgrade changes what a shortcut relies on, thes
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 from typing import Any, ClassVar
 from uuid import UUID, uuid4
@@ -32,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 INTERNALS = re.compile(
     r"\._record\(|\._take_snapshots\b|\._notify\(|\._repository\b"
     r"|\.events_table_name\b|\.datastore\b|\.construct_repository\("
+    r"|\._create_connection\(|\._sqlite_conn\b"
 )
 
 
@@ -163,3 +165,28 @@ def test_the_lean_read_declines_a_recorder_it_does_not_know() -> None:
     app = MemoryApplication()  # the in-memory recorder: the library's page read is used
     assert isinstance(app.recorder, ApplicationRecorder)
     assert lean_page_reader(app.recorder, app.mapper, {}) is None
+
+
+def test_the_sqlite_event_store_takes_the_write_lock_when_a_write_begins(tmp_path: Path) -> None:
+    """BEGIN IMMEDIATE: a writer holds the database's write lock from its first
+    statement, so another process waits for it (busy timeout) instead of failing later
+    when it upgrades a read lock that the first one's commit made stale."""
+    from memory_es.stores import parse_store_url
+
+    spec = parse_store_url(f"sqlite:///{tmp_path / 'log.db'}")
+    assert spec.env["PERSISTENCE_MODULE"].endswith(":ImmediateSQLiteFactory")
+    app = MemoryApplication(env=spec.env)
+    try:
+        datastore: Any = app.factory.datastore  # type: ignore[attr-defined]
+        other = sqlite3.connect(spec.sqlite_path, timeout=0, isolation_level=None)
+        with (
+            datastore.transaction(commit=True),
+            pytest.raises(sqlite3.OperationalError, match="locked"),
+        ):
+            other.execute("BEGIN IMMEDIATE")
+        with datastore.transaction(commit=False):  # a read takes no write lock
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("ROLLBACK")
+        other.close()
+    finally:
+        app.close()

@@ -219,13 +219,13 @@ def test_the_lifecycle_commands_end_to_end(
     cited = next(b for b in json.loads(out) if b["belief_id"] == jazz["belief_id"])
     assert cited["utility"] == 0.1 and cited["confidence"] == jazz["confidence"]
 
-    code, out, _ = run(capsys, url, "memory", "pin", jazz["short_id"])
+    code, out, _ = run(capsys, url, "memory", "pin", jazz["short_id"], "--principal", "ana")
     assert code == 0 and "pinned" in out
     code, out, _ = run(capsys, url, "memory", "unpin", jazz["belief_id"])
     assert code == 0 and "unpinned" in out
-    code, _, err = run(capsys, url, "memory", "reactivate", jazz["short_id"])
+    code, _, err = run(capsys, url, "memory", "reactivate", jazz["short_id"], "--principal", "ana")
     assert code == 2 and "not deactivated" in err and "Traceback" not in err
-    code, _, err = run(capsys, url, "memory", "confirm", jazz["short_id"])
+    code, _, err = run(capsys, url, "memory", "confirm", jazz["short_id"], "--principal", "ana")
     assert code == 2 and "no conflict" in err
     code, out, _ = run(capsys, url, "memory", "conflicts", "--principal", "ana", "--json")
     assert code == 0 and json.loads(out) == []

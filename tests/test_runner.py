@@ -12,11 +12,11 @@ from eventsourcing.utils import get_topic
 
 import memory_es
 from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.session import Session
+from memory_es.domain.session import FrozenSnapshot, Session
 from memory_es.ports import FixedClock
 from projections.base import IndexWriter
 from projections.projector import PROJECTED_EVENTS, project_event
-from projections.records import BeliefRecord, SessionRecord
+from projections.records import BeliefRecord, QuarantinedEvent, SessionRecord
 from projections.runner import PROJECTED_TOPICS
 from tests.conformance import play
 
@@ -48,6 +48,9 @@ class _Untouchable(IndexWriter):
     def update_belief(self, belief_id: str, **changes: Any) -> None:
         self._fail()
 
+    def quarantine(self, event: QuarantinedEvent) -> None:
+        self._fail()
+
     def raise_head(self, principal: str, position: int) -> None:
         self._fail()
 
@@ -73,15 +76,17 @@ def _samples() -> list[Any]:
     )
     session.establish_facts(facts=[], at="2026-03-02T09:00:30Z")
     session.take_session_snapshot(
-        trace_id="r",
-        watermark=0,
-        belief_ids=[],
-        lines=[],
-        prefix="",
-        prefix_digest="",
-        taken_at="2026-03-02T09:00:30Z",
-        trace_expires_at="2026-03-03T09:00:30Z",
-        policy="retrieval@1",
+        FrozenSnapshot(
+            trace_id="r",
+            watermark=0,
+            belief_ids=[],
+            lines=[],
+            prefix="",
+            prefix_digest="",
+            taken_at="2026-03-02T09:00:30Z",
+            trace_expires_at="2026-03-03T09:00:30Z",
+            policy="retrieval@1",
+        )
     )
     session.close(at="2026-03-02T09:01:00Z", trigger="session_close")
     principal = PrincipalMemory(tenant="t", principal="p")
@@ -95,6 +100,15 @@ def _samples() -> list[Any]:
         at="2026-03-02T09:01:00Z",
     )
     principal.record_decay_sweep(at="2026-03-02T09:02:00Z", decayed=0, retired=0, policy="f")
+    principal.record_rederivation(
+        policy="formation@4",
+        session_ids=["s"],
+        formed=0,
+        retired=0,
+        superseded=0,
+        unchanged=0,
+        at="2026-03-02T09:03:00Z",
+    )
     return [*session.collect_events(), *principal.collect_events()]
 
 

@@ -45,7 +45,7 @@ def _break(url: str, statements: list[str]) -> None:
             for statement in statements:
                 conn.execute(statement)
         return
-    with psycopg.connect(spec.pg_conninfo, autocommit=True, application_name="t-admin") as conn:
+    with psycopg.connect(**spec.pg_connect, autocommit=True, application_name="t-admin") as conn:
         conn.execute(f'SET search_path TO "{spec.pg_schema}"')
         for statement in statements:
             conn.execute(statement)
@@ -166,7 +166,7 @@ def app_name(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 def _terminate(url: str, application_name: str) -> int:
     spec = parse_store_url(url)
-    with psycopg.connect(spec.pg_conninfo, autocommit=True, application_name="t-admin") as conn:
+    with psycopg.connect(**spec.pg_connect, autocommit=True, application_name="t-admin") as conn:
         rows = conn.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
             (application_name,),

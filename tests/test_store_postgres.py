@@ -4,11 +4,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from benchmarks.reliability.store_probes import FIRST_OPEN_TRIALS, FIRST_OPENS, first_open, race
 from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.rederive_conformance import RederiveConformance
+from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
 from tests.stores import postgres_schema_url
 
 
@@ -18,8 +20,18 @@ class TestPostgresStore(
     ContextConformance,
     LifecycleConformance,
     RederiveConformance,
+    ReliabilityConformance,
+    ConcurrentProcessConformance,
 ):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:
         with postgres_schema_url() as url:
             yield url
+
+
+def test_concurrent_first_opens_of_a_fresh_schema_all_succeed() -> None:
+    """Four processes open one schema nobody created yet, at once; three trials. The
+    schema, the read model's and the log's tables are created under one advisory lock."""
+    for _ in range(FIRST_OPEN_TRIALS):
+        with postgres_schema_url() as url:
+            assert race(first_open, [(url,)] * FIRST_OPENS) == [0] * FIRST_OPENS

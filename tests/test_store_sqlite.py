@@ -9,6 +9,7 @@ from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.rederive_conformance import RederiveConformance
+from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
 from tests.stores import sqlite_url
 
 
@@ -18,6 +19,8 @@ class TestSqliteStore(
     ContextConformance,
     LifecycleConformance,
     RederiveConformance,
+    ReliabilityConformance,
+    ConcurrentProcessConformance,
 ):
     @contextmanager
     def store_url(self, tmp_path: Path) -> Iterator[str]:

@@ -91,7 +91,7 @@ def phase_physical(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]
     if store["kind"] == "sqlite":
         return physical.sqlite_reference(store["path"], rows, cfg["per_tx_rows"])
     spec = parse_store_url(store["url"])
-    return physical.postgres_reference(spec.pg_conninfo, spec.pg_schema, rows, cfg["per_tx_rows"])
+    return physical.postgres_reference(spec.pg_connect, spec.pg_schema, rows, cfg["per_tx_rows"])
 
 
 # -- library append ----------------------------------------------------------------------
@@ -441,7 +441,7 @@ def phase_rebuild(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
         _, scan_rate = physical.sqlite_scan_rate(store["path"], table)
     else:
         spec = parse_store_url(store["url"])
-        __, scan_rate = physical.postgres_scan_rate(spec.pg_conninfo, spec.pg_schema, table)
+        __, scan_rate = physical.postgres_scan_rate(spec.pg_connect, spec.pg_schema, table)
     rate = replayed / elapsed
     scan_s = replayed / scan_rate
     floor_s = scan_s + write_s

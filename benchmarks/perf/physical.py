@@ -103,11 +103,11 @@ def sqlite_scan_rate(path: str, table: str) -> tuple[int, float]:
 
 
 def postgres_reference(
-    conninfo: str, schema: str, rows: list[Row], per_tx_rows: int
+    connect: dict[str, Any], schema: str, rows: list[Row], per_tx_rows: int
 ) -> dict[str, Any]:
     import psycopg
 
-    with psycopg.connect(conninfo, autocommit=True) as conn:
+    with psycopg.connect(**connect, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
         conn.execute(f'SET search_path TO "{schema}"')
         conn.execute(
@@ -156,9 +156,9 @@ def _scan_postgres(conn: Any, table: str) -> tuple[int, float]:
     return n, _rate(n, time.perf_counter() - t0)
 
 
-def postgres_scan_rate(conninfo: str, schema: str, table: str) -> tuple[int, float]:
+def postgres_scan_rate(connect: dict[str, Any], schema: str, table: str) -> tuple[int, float]:
     import psycopg
 
-    with psycopg.connect(conninfo, autocommit=True) as conn:
+    with psycopg.connect(**connect, autocommit=True) as conn:
         conn.execute(f'SET search_path TO "{schema}"')
         return _scan_postgres(conn, table)

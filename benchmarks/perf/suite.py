@@ -95,7 +95,7 @@ def postgres_unreachable(url: str) -> str | None:
     from memory_es.stores import parse_store_url
 
     try:
-        with psycopg.connect(parse_store_url(url).pg_conninfo, connect_timeout=3):
+        with psycopg.connect(**{**parse_store_url(url).pg_connect, "connect_timeout": 3}):
             return None
     except psycopg.Error as error:
         return str(error).strip().splitlines()[0]
@@ -241,7 +241,7 @@ def _drop_schemas(base: str, schemas: list[str]) -> None:
 
     from memory_es.stores import parse_store_url
 
-    with psycopg.connect(parse_store_url(base).pg_conninfo, autocommit=True) as conn:
+    with psycopg.connect(**parse_store_url(base).pg_connect, autocommit=True) as conn:
         for schema in schemas:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 

@@ -27,7 +27,7 @@ from memory_es.cli import (
     recall_cmds,
     session_cmds,
 )
-from memory_es.cli.common import Handler, fail
+from memory_es.cli.common import Handler, fail, raw_bytes, utf8
 from memory_es.errors import MemoryEsError
 from memory_es.stores import DEFAULT_STORE
 
@@ -86,8 +86,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    for number, argument in enumerate(arguments, start=1):
+        if not utf8(argument):
+            # Text that is not UTF-8 cannot be recorded, printed or stored faithfully.
+            fail(f"argument {number} is not valid UTF-8: {raw_bytes(argument)!r}", 2)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     handler: Handler = args.handler
     try:
         return handler(args)
@@ -100,3 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         raise SystemExit(141) from None
+    except OSError as error:
+        # What the adapters did not translate (writing a report file, a full disk
+        # elsewhere) is still an operational failure: one line, not a traceback.
+        fail(str(error).strip().splitlines()[0] if str(error).strip() else repr(error), 2)

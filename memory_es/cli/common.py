@@ -26,20 +26,50 @@ def fail(message: str, code: int) -> NoReturn:
 
 
 def store_url(args: argparse.Namespace) -> str:
-    return str(args.store or os.environ.get("MEMORY_ES_STORE") or DEFAULT_STORE)
+    """``--store``, else MEMORY_ES_STORE, else the default; an empty one given is refused
+    (it must not quietly become the default store)."""
+    if args.store is not None:
+        url, given = str(args.store), "--store"
+    else:
+        url, given = os.environ.get("MEMORY_ES_STORE", DEFAULT_STORE), "MEMORY_ES_STORE"
+    if not url.strip():
+        raise UsageError(f"{given} is empty: give a store URL (default {DEFAULT_STORE})")
+    if not utf8(url):
+        raise UsageError(f"{given} is not valid UTF-8: {raw_bytes(url)!r}")
+    return url
+
+
+def utf8(text: str) -> bool:
+    """Whether ``text`` (an argument, an environment value) was valid UTF-8: Python hands
+    undecodable bytes over as lone surrogates (surrogateescape)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def raw_bytes(text: str) -> bytes:
+    """The bytes the operating system gave, for a message about them."""
+    return text.encode("utf-8", "surrogateescape")
 
 
 def clock(args: argparse.Namespace) -> Clock:
-    from memory_es.ports import FixedClock, SystemClock, parse_iso
+    """The system clock, or ``--now``: an instant from 1970 through 2200 (ports.py)."""
+    from memory_es.ports import FixedClock, SystemClock, check_instant, parse_iso
 
     if args.now is None:
         return SystemClock()
     try:
-        return FixedClock(parse_iso(args.now))
+        at = parse_iso(args.now)
     except ValueError:
         raise UsageError(
-            f"--now needs an ISO-8601 instant with a timezone, not {args.now!r}"
+            f"--now needs an ISO-8601 instant with a timezone, 1970 through 2200, not {args.now!r}"
         ) from None
+    try:
+        return FixedClock(check_instant(at))
+    except ValueError:
+        raise UsageError(f"--now {args.now} is outside 1970 through 2200 (UTC)") from None
 
 
 def open_store(

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from memory_es.cli.common import Subparsers, open_store, print_json
 from memory_es.errors import UsageError
+
+if TYPE_CHECKING:
+    from memory_es.ingest import IngestReport
 
 
 def register(commands: Subparsers) -> None:
@@ -17,7 +21,8 @@ def register(commands: Subparsers) -> None:
             "Validate every line first (a bad line is named and nothing is written), then"
             " open one session per distinct session key, record its turns at their `at`"
             " instants and close it (running formation) after its last line. The `at`"
-            " fields are the clock: --now does not apply."
+            " fields are the clock: --now does not apply. Running a file again skips"
+            " the sessions already ingested and completes one an interrupted run cut off."
         ),
     )
     ingest.add_argument("file", metavar="FILE.jsonl", help="the turns; - reads standard input")
@@ -61,9 +66,19 @@ def _ingest(args: argparse.Namespace) -> int:
             f" formed {counts.get('committed', 0)}"
             f" beliefs (reinforced {counts.get('reinforced', 0)},"
             f" superseded {counts.get('superseded', 0)},"
-            f" conflicted {counts.get('conflicted', 0)})"
+            f" conflicted {counts.get('conflicted', 0)})" + _already(report)
         )
     return 0
+
+
+def _already(report: IngestReport) -> str:
+    """What an earlier run had written: skipped, or completed (nothing when none)."""
+    if not (report.skipped_sessions or report.resumed_sessions):
+        return ""
+    return (
+        f"; already ingested: {_plural(report.skipped_sessions, 'session')} skipped,"
+        f" {report.resumed_sessions} resumed ({_plural(report.skipped_turns, 'turn')} skipped)"
+    )
 
 
 def _plural(n: int, noun: str) -> str:

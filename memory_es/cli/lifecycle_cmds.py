@@ -30,6 +30,7 @@ def register_memory_actions(actions: Any) -> None:
 
     confirm = actions.add_parser("confirm", help="settle a conflict: this belief holds")
     confirm.add_argument("belief_id", metavar="BELIEF_ID", help="full id or 8-hex short id")
+    confirm.add_argument("--principal", default=None, help="whose belief (needed for a short id)")
     confirm.set_defaults(handler=_confirm)
 
     conflicts = actions.add_parser("conflicts", help="conflicts awaiting confirmation")
@@ -44,6 +45,9 @@ def register_memory_actions(actions: Any) -> None:
     ):
         action = actions.add_parser(name, help=help_text)
         action.add_argument("belief_id", metavar="BELIEF_ID", help="full id or 8-hex short id")
+        action.add_argument(
+            "--principal", default=None, help="whose belief (needed for a short id)"
+        )
         action.set_defaults(handler=_belief_action, belief_action=name)
 
 
@@ -67,7 +71,7 @@ def _confirm(args: argparse.Namespace) -> int:
     from memory_es.retrieval.render import render_line
 
     with open_store(args) as memory:
-        record = memory.confirm(args.belief_id)
+        record = memory.confirm(args.belief_id, principal=args.principal)
     print(f"{render_line(record.belief_id, record.statement)}  (confirmed, {record.status})")
     return 0
 
@@ -93,7 +97,7 @@ def _belief_action(args: argparse.Namespace) -> int:
 
     with open_store(args) as memory:
         action = getattr(memory, args.belief_action)
-        record = action(args.belief_id)
+        record = action(args.belief_id, principal=args.principal)
     state = "pinned" if record.pinned else "unpinned"
     print(f"{render_line(record.belief_id, record.statement)}  ({record.status}, {state})")
     return 0

@@ -26,6 +26,7 @@ def register(commands: Subparsers) -> None:
     # Formation's governance: durable rejection, the remember tool, governed replay.
     reject = actions.add_parser("reject", help="durable user rejection: never formed again")
     reject.add_argument("belief_id", metavar="BELIEF_ID", help="full id or 8-hex short id")
+    reject.add_argument("--principal", default=None, help="whose belief (needed for a short id)")
     reject.set_defaults(handler=_reject)
 
     remember = actions.add_parser("remember", help="the remember tool: forms at AFFIRMED")
@@ -82,7 +83,7 @@ def _reject(args: argparse.Namespace) -> int:
     from memory_es.retrieval.render import render_line
 
     with open_store(args) as memory:
-        record = memory.reject(args.belief_id)
+        record = memory.reject(args.belief_id, principal=args.principal)
     print(f"{render_line(record.belief_id, record.statement)}  ({record.status})")
     return 0
 

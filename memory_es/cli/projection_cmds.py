@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ def register(commands: Subparsers) -> None:
 def _status(args: argparse.Namespace) -> int:
     with open_store(args, on_stale="ignore", check_formation=False) as memory:
         status = memory.projection_status()
+        quarantined = memory.index.quarantined() if args.json else []
         formation = memory.formation_status()
     if args.json:
         print_json(
@@ -37,6 +39,8 @@ def _status(args: argparse.Namespace) -> int:
                 "version": status.version,
                 "expected_version": status.expected_version,
                 "stale": status.stale,
+                "quarantined_events": status.quarantined,
+                "quarantined": [dataclasses.asdict(q) for q in quarantined],
                 "formation": formation.as_dict(),
             }
         )
@@ -46,6 +50,11 @@ def _status(args: argparse.Namespace) -> int:
             f"{status.name}: position {status.tracked_position} of {status.log_head}"
             f" (lag {status.lag}), version {status.version} — {state}"
         )
+        if status.quarantined:
+            print(
+                f"{status.quarantined} events quarantined: the read model could not apply"
+                " them and skipped them (`projections status --json` lists them)"
+            )
         print(_formation_line(formation))
     return 0
 

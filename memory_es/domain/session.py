@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from copy import copy
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -102,6 +103,15 @@ class Session(Aggregate):
     def is_closed(self) -> bool:
         return self.closed_at is not None
 
+    def _not_before_last_activity(self, at: str, what: str) -> None:
+        """A session's clock never goes back: a turn (or the close) before its last turn
+        would put evidence after the conclusions drawn from it."""
+        if _instant(at) < _instant(self.last_activity_at):
+            raise InvalidInput(
+                f"{what} at {at} is before the session's last turn at"
+                f" {self.last_activity_at}: a session's clock never goes back"
+            )
+
     def record_turn(
         self,
         *,
@@ -118,6 +128,7 @@ class Session(Aggregate):
             raise SessionClosed(str(self.id))
         if not text.strip():
             raise InvalidInput("a turn needs non-empty text")
+        self._not_before_last_activity(at, "a turn")
         self._turn_recorded(
             turn_id=turn_id,
             seq=self.turn_count + 1,
@@ -156,6 +167,7 @@ class Session(Aggregate):
     def close(self, *, at: str, trigger: str) -> None:
         if self.is_closed:
             raise SessionClosed(str(self.id))
+        self._not_before_last_activity(at, "closing")
         self._closed(at=at, trigger=trigger)
 
     @event(Closed)
@@ -171,3 +183,8 @@ class Session(Aggregate):
         if snapshot.watermark < 0:
             raise InvalidInput("a watermark is a store position, never negative")
         self.trigger_event(self.SessionSnapshotTaken, **snapshot.event_fields())
+
+
+def _instant(text: str) -> datetime:
+    """A stored instant (``ports.iso`` text) as a datetime, to compare two of them."""
+    return datetime.fromisoformat(text)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import unicodedata
 from enum import IntEnum, StrEnum
 from uuid import UUID, uuid5
 
@@ -56,7 +58,49 @@ PORTABLE_TYPES: frozenset[BeliefType] = frozenset(
 )
 
 
+def normalize_name(name: str) -> str:
+    """A tenant's, principal's or project's name as every path keys it: NFC, no
+    surrounding white space (the edges refuse what is then empty or holds a control
+    character: memory_es/domain/inputs.py)."""
+    return unicodedata.normalize("NFC", name).strip()
+
+
+def principal_identity(tenant: str, principal: str) -> str:
+    """The one key of a (tenant, principal): the read model's ``principal`` column and,
+    through uuid5, the principal aggregate's id.
+
+    ``tenant/principal`` while neither name holds a ``/`` (the encoding stores written
+    before it used, so their principals keep their ids and their memory); otherwise ``/``
+    followed by the JSON array ``[tenant, principal]``. JSON is injective, and a key of
+    the second form holds at least two slashes where one of the first holds exactly one,
+    so two different pairs never share a key: (``acme``, ``x/y``) and (``acme/x``, ``y``)
+    are two principals."""
+    tenant, principal = normalize_name(tenant), normalize_name(principal)
+    if "/" not in tenant and "/" not in principal:
+        return f"{tenant}/{principal}"
+    return "/" + json.dumps([tenant, principal], ensure_ascii=False, separators=(",", ":"))
+
+
+def split_principal_identity(key: str) -> tuple[str, str]:
+    """(tenant, principal) from ``principal_identity``'s key."""
+    if key.startswith("/"):
+        tenant, principal = json.loads(key[1:])
+        return str(tenant), str(principal)
+    tenant, _, principal = key.partition("/")
+    return tenant, principal
+
+
 def principal_aggregate_id(principal: str, tenant: str = DEFAULT_TENANT) -> UUID:
+    return uuid5(PRINCIPAL_NAMESPACE, principal_identity(tenant, principal))
+
+
+def legacy_principal_aggregate_id(principal: str, tenant: str = DEFAULT_TENANT) -> UUID | None:
+    """The id the ambiguous ``tenant/principal`` encoding gave a pair with a ``/`` in a
+    name (None when it is today's id): the repository reads a principal's memory from it
+    when that aggregate was created for exactly this pair."""
+    tenant, principal = normalize_name(tenant), normalize_name(principal)
+    if "/" not in tenant and "/" not in principal:
+        return None
     return uuid5(PRINCIPAL_NAMESPACE, f"{tenant}/{principal}")
 
 

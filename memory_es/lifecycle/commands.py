@@ -43,17 +43,20 @@ class EndSession(Command[list[str]]):
 @dataclass(frozen=True)
 class Reactivate(Command[BeliefRecord]):
     belief_ref: str
+    owner: str | None = None  # principal_key: a short id resolves only within it
 
 
 @dataclass(frozen=True)
 class SetPinned(Command[BeliefRecord]):
     belief_ref: str
     pinned: bool
+    owner: str | None = None  # principal_key: a short id resolves only within it
 
 
 @dataclass(frozen=True)
 class Confirm(Command[BeliefRecord]):
     belief_ref: str
+    owner: str | None = None  # principal_key: a short id resolves only within it
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
-from memory_es.domain.values import LIVE_STATUSES
+from memory_es.domain.values import LIVE_STATUSES, split_principal_identity
 from memory_es.errors import InvalidInput, UsageError
 from memory_es.lifecycle import commands
 from memory_es.lifecycle import conflicts as conflict_rules
@@ -29,7 +29,7 @@ def _now(uow: UnitOfWork) -> str:
 
 
 def _principal(uow: UnitOfWork, principal: str) -> PrincipalMemory:
-    tenant, _, name = principal.partition("/")
+    tenant, name = split_principal_identity(principal)
     return uow.principals.get_or_create(tenant, name)
 
 
@@ -39,10 +39,10 @@ def _commit_if_changed(uow: UnitOfWork, aggregate: PrincipalMemory, version: int
         uow.commit()
 
 
-def _find(uow: UnitOfWork, ref: str) -> BeliefRecord:
+def _find(uow: UnitOfWork, ref: str, owner: str | None) -> BeliefRecord:
     from memory_es.services.handlers import find_belief  # the one short-id resolver
 
-    return find_belief(uow.index, ref)
+    return find_belief(uow.index, ref, owner)
 
 
 def _current(uow: UnitOfWork, belief_id: str) -> BeliefRecord:
@@ -87,7 +87,7 @@ def end_session(cmd: commands.EndSession, uow: UnitOfWork) -> list[str]:
 
 
 def reactivate(cmd: commands.Reactivate, uow: UnitOfWork) -> BeliefRecord:
-    record = _find(uow, cmd.belief_ref)
+    record = _find(uow, cmd.belief_ref, cmd.owner)
     aggregate = _principal(uow, record.principal)
     prior = aggregate.prior_status(record.belief_id)
     if prior is None:
@@ -102,7 +102,7 @@ def reactivate(cmd: commands.Reactivate, uow: UnitOfWork) -> BeliefRecord:
 
 def set_pinned(cmd: commands.SetPinned, uow: UnitOfWork) -> BeliefRecord:
     """Pinning a pinned belief (or unpinning an unpinned one) records nothing."""
-    record = _find(uow, cmd.belief_ref)
+    record = _find(uow, cmd.belief_ref, cmd.owner)
     aggregate = _principal(uow, record.principal)
     if aggregate.is_pinned(record.belief_id) != cmd.pinned:
         if cmd.pinned:
@@ -118,7 +118,7 @@ def set_pinned(cmd: commands.SetPinned, uow: UnitOfWork) -> BeliefRecord:
 
 
 def confirm(cmd: commands.Confirm, uow: UnitOfWork) -> BeliefRecord:
-    record = _find(uow, cmd.belief_ref)
+    record = _find(uow, cmd.belief_ref, cmd.owner)
     partners = [p.belief_id for p in conflict_rules.open_partners(uow.index, record)]
     if not partners:
         raise UsageError(f"belief {record.short_id} has no conflict awaiting confirmation")

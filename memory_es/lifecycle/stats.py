@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.values import principal_aggregate_id
+from memory_es.services.unit_of_work import principal_aggregate_ids
 from projections.records import principal_key
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ KEYS = (
 
 def lifecycle_stats(memory: Memory, principal: str | None = None, *, tenant: str) -> dict[str, Any]:
     """Every key of ``KEYS`` as an integer, for one principal or the whole store."""
-    only = principal_aggregate_id(principal, tenant) if principal else None
+    only = principal_aggregate_ids(memory.app, tenant, principal) if principal else None
     counts: Counter[str] = Counter({key: 0 for key in KEYS})
     recorder, mapper = memory.app.recorder, memory.app.mapper
     after = 0
@@ -74,7 +75,7 @@ def lifecycle_stats(memory: Memory, principal: str | None = None, *, tenant: str
             start=after, limit=_PAGE, topics=_TOPICS, inclusive_of_start=False
         )
         for notification in page:
-            if only is not None and notification.originator_id != only:
+            if only is not None and notification.originator_id not in only:
                 continue
             _count(mapper.to_domain_event(notification), counts)
         if len(page) < _PAGE:
@@ -83,10 +84,11 @@ def lifecycle_stats(memory: Memory, principal: str | None = None, *, tenant: str
     counts["trace_expiries"] = memory.traces.count_expired(
         principal_key(tenant, principal) if principal else None
     )
-    # The read model's quarantine of events it cannot apply lands with the reliability
-    # work (branch `reliability`, projections/quarantine.py); until the index can count
-    # them there are none to report.
-    counts["quarantined_events"] = 0
+    # Events the read model could not apply and skipped (projections/runner.py): the
+    # store's, or those of the principal's own aggregate.
+    counts["quarantined_events"] = sum(
+        1 for q in memory.index.quarantined() if only is None or UUID(q.originator_id) in only
+    )
     return {key: int(counts[key]) for key in KEYS}
 
 

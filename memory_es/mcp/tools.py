@@ -14,12 +14,11 @@ import dataclasses
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
-from uuid import UUID
 
 from memory_es.app import Memory
 from memory_es.context.pack import pack_text
-from memory_es.domain.values import DEFAULT_TENANT, LIVE_STATUSES, SHORT_ID_REF
-from memory_es.errors import InvalidInput, UnknownBelief, UnknownSession, UsageError
+from memory_es.domain.values import DEFAULT_TENANT, LIVE_STATUSES
+from memory_es.errors import InvalidInput, UnknownSession
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.retrieval.render import render_line
 from projections.records import BeliefRecord, principal_key
@@ -173,29 +172,16 @@ class MemoryTools:
         """Refuse a session of another principal exactly as an unknown one: its existence
         is not the caller's to learn."""
         session = self.memory.session(session_id)
-        if session.principal != principal or session.tenant != self.tenant:
+        owner = principal_key(self.tenant, principal)
+        if principal_key(session.tenant, session.principal) != owner:
             raise UnknownSession(session_id)
 
     def _own_belief(self, principal: str, ref: str) -> BeliefRecord:
         """One of the principal's own beliefs, by full or short id; anyone else's is unknown
         (a short id another principal's belief shares is neither found nor ambiguous)."""
-        owner = principal_key(self.tenant, principal)
-        text = (ref or "").strip().lower()
-        match = SHORT_ID_REF.match(text)
-        if match is not None:
-            rows = self.memory.index.find_by_short_id(match.group(1))
-        else:
-            try:
-                row = self.memory.index.get(str(UUID(text)))
-            except ValueError:
-                raise UnknownBelief(ref) from None
-            rows = [row] if row is not None else []
-        found = [r for r in rows if r.principal == owner]
-        if len(found) > 1:
-            raise UsageError(f"short id {ref} fits {len(found)} beliefs: use the full id")
-        if not found:
-            raise UnknownBelief(ref)
-        return found[0]
+        from memory_es.services.handlers import find_belief  # the one short-id resolver
+
+        return find_belief(self.memory.index, ref, principal_key(self.tenant, principal))
 
     def _formation_text(self, result: ConsolidationResult) -> str:
         """What formation did: each belief formed or superseded as a line, then the counts."""

@@ -36,6 +36,9 @@ class OpenSession(Command[str]):
     project: str | None = None
     tenant: str = DEFAULT_TENANT
     snapshot: bool = True  # take and record the session snapshot in the same save
+    # The id to open it under, else a new one from the id port: ingest derives it from
+    # the session key, so a re-run finds the session an earlier run wrote.
+    session_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class RecordRemembered(Command[str]):
 @dataclass(frozen=True)
 class Reject(Command[BeliefRecord]):
     belief_ref: str  # a full belief id or an eight-hex short id
+    owner: str | None = None  # principal_key: a short id resolves only within it
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,17 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from memory_es.domain.inputs import clean_name, clean_text
 from memory_es.domain.session import Session
-from memory_es.domain.values import GENERAL_SCOPE, SHORT_ID_REF, Authority, Role, Status
+from memory_es.domain.values import (
+    GENERAL_SCOPE,
+    SHORT_ID_REF,
+    Authority,
+    Role,
+    Status,
+    normalize_name,
+    split_principal_identity,
+)
 from memory_es.errors import InvalidInput, UnknownBelief, UnknownSession, UsageError
 from memory_es.formation.hazards import Screened, screen
 from memory_es.ports import iso
@@ -39,15 +48,17 @@ if TYPE_CHECKING:
 
 
 def open_session(cmd: commands.OpenSession, uow: UnitOfWork) -> str:
-    principal = (cmd.principal or "").strip()
-    if not principal:
-        raise InvalidInput("a principal needs a non-empty name")
+    # Names as every read keys them (memory_es/domain/inputs.py).
+    principal = clean_name(cmd.principal or "", what="a principal")
+    tenant = clean_name(cmd.tenant or "", what="a tenant")
+    project = normalize_name(cmd.project or "")
+    project = clean_name(project, what="a project") if project else GENERAL_SCOPE
     now = uow.clock.now()
     session = Session(
-        id=UUID(uow.ids.new_id()),
-        tenant=cmd.tenant,
+        id=UUID(cmd.session_id or uow.ids.new_id()),
+        tenant=tenant,
         principal=principal,
-        project=(cmd.project or GENERAL_SCOPE).strip() or GENERAL_SCOPE,
+        project=project,
         opened_at=iso(now),
     )
     if cmd.snapshot:
@@ -56,7 +67,7 @@ def open_session(cmd: commands.OpenSession, uow: UnitOfWork) -> str:
         uow.catch_up()  # another process may have written since
         frozen = take_session_snapshot(
             uow.retriever,
-            principal_key(cmd.tenant, principal),
+            principal_key(tenant, principal),
             project=session.project,
             session_id=str(session.id),
             now=now,
@@ -70,8 +81,9 @@ def open_session(cmd: commands.OpenSession, uow: UnitOfWork) -> str:
 def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
     if not cmd.text or not cmd.text.strip():
         raise InvalidInput("a turn needs non-empty text")
-    # Secrets are redacted before the event exists: the log can never be scrubbed.
-    screened = screen(cmd.text)
+    # Secrets are redacted before the event exists: the log can never be scrubbed. What
+    # no read model could hold is refused before that (memory_es/domain/inputs.py).
+    screened = screen(clean_text(cmd.text, what="a turn"))
     trusted = cmd.role is Role.USER and not screened.injection
     session = uow.sessions.get(cmd.session_id)
     turn_id = uow.ids.new_id()
@@ -187,7 +199,7 @@ def establish_facts(cmd: commands.EstablishFacts, uow: UnitOfWork) -> FactsRecei
         raise InvalidInput("establish at least one fact")
     recorded: list[dict[str, Any]] = []
     for fact in cmd.facts:
-        screened = screen(fact.statement)
+        screened = screen(clean_text(fact.statement, what="an established fact"))
         if screened.injection:
             continue  # an instruction is not a fact; it never reaches formation
         recorded.append(
@@ -228,12 +240,21 @@ def record_remembered(cmd: commands.RecordRemembered, uow: UnitOfWork) -> str:
     return turn_id
 
 
-def find_belief(index: RecallIndex, ref: str) -> BeliefRecord:
-    """A full belief id, or its eight-hex short id (``[m:xxxxxxxx]`` accepted)."""
+def find_belief(index: RecallIndex, ref: str, owner: str | None = None) -> BeliefRecord:
+    """The one resolver of a belief reference: a full belief id, anyone's unless
+    ``owner`` (a ``principal_key``) is given; or an eight-hex short id (``[m:xxxxxxxx]``
+    accepted), which resolves only within ``owner``: short ids are unique per principal
+    at best, so without one a short id could name another principal's belief. Another
+    principal's belief is unknown, exactly as one that does not exist."""
     text = (ref or "").strip().lower()
     m = SHORT_ID_REF.match(text)
     if m is not None:
-        rows = index.find_by_short_id(m.group(1))
+        if owner is None:
+            raise UsageError(
+                f"short id {m.group(1)} resolves only within a principal: pass its principal"
+                " (--principal P) or the full belief id"
+            )
+        rows = [r for r in index.find_by_short_id(m.group(1)) if r.principal == owner]
         if len(rows) > 1:
             raise UsageError(
                 f"short id {m.group(1)} is ambiguous ({len(rows)} beliefs): use the full id"
@@ -246,15 +267,15 @@ def find_belief(index: RecallIndex, ref: str) -> BeliefRecord:
     except ValueError:
         raise UnknownBelief(ref) from None
     record = index.get(belief_id)
-    if record is None:
+    if record is None or (owner is not None and record.principal != owner):
         raise UnknownBelief(ref)
     return record
 
 
 def reject(cmd: commands.Reject, uow: UnitOfWork) -> BeliefRecord:
     """Durable user rejection: out of recall now, and never formed again."""
-    record = find_belief(uow.index, cmd.belief_ref)
-    tenant, _, name = record.principal.partition("/")
+    record = find_belief(uow.index, cmd.belief_ref, cmd.owner)
+    tenant, name = split_principal_identity(record.principal)
     principal = uow.principals.get_or_create(tenant, name)
     if principal.status_of(record.belief_id) is not Status.REJECTED:
         from memory_es.policy import formation_policy

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from memory_es.domain.inputs import clean_text
 from memory_es.domain.session import SESSION_IDLE_SECONDS
 from memory_es.domain.values import GENERAL_SCOPE
 from memory_es.errors import InvalidInput, SessionClosed
@@ -94,7 +95,7 @@ class Services:
         USER ``from_user``: a statement the user made to memory directly)."""
         if not cmd.text or not cmd.text.strip():
             raise InvalidInput("remember needs a non-empty statement")
-        screened = screen(cmd.text)
+        screened = screen(clean_text(cmd.text, what="a statement to remember"))
         session_id = self.handle(
             commands.OpenSession(cmd.principal, project=cmd.project, tenant=cmd.tenant)
         )

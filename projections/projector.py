@@ -172,6 +172,21 @@ def _retired(event: Any, position: int, writer: IndexWriter) -> None:
     )
 
 
+def _revived(event: Any, position: int, writer: IndexWriter) -> None:
+    # Back in current recall: a fresh position (the change a session's delta reports),
+    # validity reopened; the evidence itself came with the BeliefReinforced before it.
+    current = _require(writer, event.belief_id)
+    _changed(
+        writer,
+        event.belief_id,
+        position,
+        status=Status(event.status),
+        confidence=float(event.confidence),
+        valid_to=None,
+        touched_at=max(current.touched_at, event.at),
+    )
+
+
 def _usage(event: Any, position: int, writer: IndexWriter) -> None:
     # Utility and the usage clock only: never confidence, never evidence; quiet.
     writer.prefetch([*event.cited, *event.uncited])
@@ -254,6 +269,7 @@ _HANDLERS: dict[type[Any], _Handler] = {
     PrincipalMemory.ConflictLinked: _conflict,
     PrincipalMemory.BeliefDecayed: _decayed,
     PrincipalMemory.BeliefRetired: _retired,
+    PrincipalMemory.BeliefRevived: _revived,
     PrincipalMemory.UsageRecorded: _usage,
     PrincipalMemory.ConflictConfirmed: _confirmed,
     PrincipalMemory.BeliefDeactivated: _deactivated,

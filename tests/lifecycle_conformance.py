@@ -146,15 +146,33 @@ class LifecycleConformance:
             jazz = by_statement(memory, JAZZ)
             seen.append((jazz.confidence, jazz.status))
             clock.advance(DAY)
+        # Stated again in another turn, an inference is corroborated: the maximum at two
+        # pieces of evidence, so a re-stated belief is never decay-eligible.
         assert seen == [
             (0.6, "provisional"),
-            (0.7, "provisional"),
+            (0.8, "active"),
             (0.8, "active"),
             (0.8, "active"),
         ]
         assert jazz.authority == 1 and jazz.evidence_count == 4
         clock.advance(400 * DAY)  # corroborated to the maximum: no longer decays
         assert memory.run_maintenance().decay.eligible == 0
+
+    def test_a_restated_inference_is_not_decay_eligible_however_long_it_idles(
+        self, lifecycle: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        memory = lifecycle
+        say_session(memory, clock, "I like jazz.", "I prefer tea.")
+        clock.advance(DAY)
+        say_session(memory, clock, "I like jazz.")  # re-stated once
+        for _ in range(6):
+            clock.advance(400 * DAY)
+            report = memory.run_maintenance().decay
+            assert by_statement(memory, JAZZ).belief_id not in report.decayed + report.retired
+        jazz = by_statement(memory, JAZZ)
+        assert (jazz.status, jazz.confidence) == ("active", 0.8)
+        assert by_statement(memory, TEA).status == "retired"  # stated once: forgotten
+        assert recalled(memory, "jazz") == [JAZZ]
 
     def test_new_evidence_restores_what_decay_took(
         self, lifecycle: memory_es.Memory, clock: FixedClock
@@ -166,7 +184,7 @@ class LifecycleConformance:
             memory.run_maintenance()
         assert by_statement(memory, JAZZ).confidence == 0.3
         say_session(memory, clock, "I like jazz.")
-        assert by_statement(memory, JAZZ).confidence == 0.7
+        assert by_statement(memory, JAZZ).confidence == 0.8
 
     # -- seed gate 12: gate.memory.decay_lifecycle ----------------------------------------
 
@@ -224,11 +242,25 @@ class LifecycleConformance:
         as_of = memory.recall(PRINCIPAL, "jazz", as_of=clock.now() - timedelta(days=2)).items
         assert [i.record.belief_id for i in as_of] == [jazz.belief_id]
 
-        # New evidence revives the statement.
+        # New evidence revives the statement: the same belief, standing on its first
+        # evidence and the new (corroborated: the inferred maximum, active), valid again,
+        # at a fresh position a session's delta reports.
+        clock.advance(DAY)
         say_session(memory, clock, "I like jazz.")
         revived = live(memory, JAZZ)
-        assert revived.belief_id != jazz.belief_id and revived.confidence == 0.6
+        assert revived.belief_id == jazz.belief_id
+        assert set(jazz.source_event_ids) < set(revived.source_event_ids)
+        assert (revived.status, revived.confidence, revived.valid_to) == ("active", 0.8, None)
+        assert revived.evidence_count == 2 and revived.last_evidence_at > jazz.last_evidence_at
+        assert revived.position > retired.position
+        assert memory.head_position(PRINCIPAL) >= revived.position
+        assert len(principal_events(memory, PrincipalMemory.BeliefRevived)) == 1
         assert recalled(memory, "jazz") == [JAZZ]
+        assert len(memory.list_beliefs(PRINCIPAL)) == 3  # no second copy formed
+        assert memory.stats(PRINCIPAL)["beliefs_revived"] == 1
+        before = memory.index.dump()
+        memory.rebuild_projections()  # the read model is the events'
+        assert memory.index.dump() == before
 
     def test_decay_never_moves_a_session_idle_boundary(
         self, lifecycle: memory_es.Memory, clock: FixedClock
@@ -529,8 +561,9 @@ class LifecycleConformance:
         ended = memory.end_session(session)
         jazz = by_statement(memory, JAZZ)
         assert ended == [jazz.belief_id] and jazz.status == "inactive"
-        # Corroborated across sessions (tea) and direct statements (Oslo) are not session-tier.
-        assert by_statement(memory, TEA).status == "provisional"
+        # Corroborated across sessions (tea: the inferred maximum, active) and direct
+        # statements (Oslo) are not session-tier.
+        assert by_statement(memory, TEA).status == "active"
         assert by_statement(memory, OSLO).status == "active"
         reasons = [e.reason for e in principal_events(memory, PrincipalMemory.BeliefDeactivated)]
         assert reasons == ["session_end"]

@@ -433,3 +433,101 @@ def test_loaders_stream_one_item_at_a_time(tmp_path: Path) -> None:
     assert next(scenarios).scenario_id == "q-user-1"
     with pytest.raises(MalformedDataset):
         next(scenarios)
+
+
+def lifecycle_conversation() -> list[dict[str, object]]:
+    """Three trips told on 2 January: Lisbon re-stated two days later, Madrid named again
+    every month (a citing reader cites it), Porto never again; then ten months pass."""
+    conversation: dict[str, object] = {
+        "speaker_a": "Avery",
+        "speaker_b": "Blake",
+        "session_1_date_time": "9:00 am on 2 January, 2023",
+        "session_1": [
+            {"speaker": "Avery", "dia_id": "D1:1", "text": "I went to Lisbon last week."},
+            {"speaker": "Avery", "dia_id": "D1:2", "text": "I went to Porto in March."},
+            {"speaker": "Avery", "dia_id": "D1:3", "text": "I went to Madrid on Sunday."},
+            {"speaker": "Blake", "dia_id": "D1:4", "text": "Sounds great."},
+        ],
+        "session_2_date_time": "9:00 am on 4 January, 2023",
+        "session_2": [
+            {"speaker": "Avery", "dia_id": "D2:1", "text": "I went to Lisbon last week."},
+            {"speaker": "Blake", "dia_id": "D2:2", "text": "Again?"},
+        ],
+    }
+    months = ("April", "May", "June", "July", "August", "September", "October", "November")
+    for n, month in enumerate(months, start=3):
+        conversation[f"session_{n}_date_time"] = f"9:00 am on 1 {month}, 2023"
+        conversation[f"session_{n}"] = [
+            {"speaker": "Avery", "dia_id": f"D{n}:1", "text": "Do you remember Madrid?"},
+            {"speaker": "Blake", "dia_id": f"D{n}:2", "text": "Of course."},
+        ]
+    qa = [
+        {"question": "Where did Avery go last week?", "evidence": ["D1:1"], "category": 4},
+        {"question": "When did Avery go to Porto?", "evidence": ["D1:2"], "category": 4},
+        {"question": "When did Avery go to Madrid?", "evidence": ["D1:3"], "category": 4},
+    ]
+    for item in qa:
+        item["answer"] = "-"
+    return [{"sample_id": "trips", "conversation": conversation, "qa": qa}]
+
+
+def test_maintenance_replay_forgets_only_what_was_neither_restated_nor_cited(
+    tmp_path: Path,
+) -> None:
+    """LoCoMo replayed at its own dates with maintenance after each session (the inferred
+    diagnostic: every reading decays): the statement made once and never used again
+    retires; the re-stated one and the cited one keep their recall."""
+    path = write_json(tmp_path / "trips.json", lifecycle_conversation())
+
+    def replay(name: str, **options: bool) -> dict[str, Any]:
+        return run(
+            "locomo",
+            path,
+            tmp_path / f"{name}.json",
+            progress=False,
+            diagnostic_extractor="inferred",
+            **options,
+        )
+
+    before = replay("before", cite=True)
+    after = replay("after", cite=True, maintenance=True)
+    assert before["overall"]["recall_any@5"] == 1.0
+    assert after["overall"]["recall_any@5"] == round(2 / 3, 4)  # Porto is forgotten
+    lifecycle = after["counts"]["lifecycle"]
+    assert lifecycle["retired"] == 1 and lifecycle["citations"] > 0
+    assert after["policy"]["maintenance_after_each_session"] is True
+    assert after["policy"]["citing_reader"] is True
+    for subset in ("evidence_restated", "evidence_cited"):
+        assert after["subsets"][subset]["n"] == before["subsets"][subset]["n"] > 0
+        assert after["subsets"][subset]["recall_any@5"] == 1.0
+
+    # Without the citing reader Madrid is forgotten too; the re-stated Lisbon holds.
+    uncited = replay("uncited", maintenance=True)
+    assert uncited["subsets"]["evidence_cited"]["n"] == 0
+    assert uncited["overall"]["recall_any@5"] == round(1 / 3, 4)
+    assert uncited["subsets"]["evidence_restated"]["recall_any@5"] == 1.0
+
+
+def test_the_lifecycle_flags_go_with_external_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memory_es.cli import main
+
+    def cli(argv: list[str]) -> int:
+        try:
+            return main(argv)
+        except SystemExit as exit_:
+            return int(exit_.code or 0)
+
+    url = f"sqlite:///{tmp_path / 'unused.db'}"
+    for flag in ("--cite", "--maintenance"):
+        assert cli(["--store", url, "eval", "memory-benchmark", flag]) == 2
+        assert capsys.readouterr().err.strip().endswith(f"{flag} goes with --external")
+    path = write_json(tmp_path / "trips.json", lifecycle_conversation())
+    output = tmp_path / "cited.json"
+    args = ["eval", "memory-benchmark", "--external", "locomo", "--path", str(path)]
+    flags = ["--diagnostic-extractor", "inferred", "--cite", "--maintenance", "--json"]
+    assert cli(["--store", url, *args, "--output", str(output), *flags]) == 0
+    document = json.loads(output.read_text())
+    assert document["policy"]["citing_reader"] is True
+    assert document["subsets"]["evidence_cited"]["recall_any@5"] == 1.0

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from memory_es.app import MemoryApplication
-from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.values import Authority
 from memory_es.lifecycle.importance import importance
 from memory_es.lifecycle.usage import plan_usage, shown_trace
@@ -93,6 +93,71 @@ def test_importance_is_the_rfcs_deterministic_seed(
 
 
 # -- the aggregate ------------------------------------------------------------------------------
+
+
+def _formed(principal: PrincipalMemory, belief_id: str, source: str) -> None:
+    principal.form_belief(
+        FormedBelief(
+            belief_id=belief_id,
+            statement="User likes jazz.",
+            normalized="user likes jazz",
+            belief_type="preference",
+            subjects=["jazz"],
+            subject_key="jazz",
+            polarity=True,
+            authority=int(Authority.INFERRED),
+            confidence=0.6,
+            status="provisional",
+            project="general",
+            portable=True,
+            source_event_ids=[source],
+            source_session_id="s1",
+            source_seq=1,
+            valid_from="2026-03-02T09:00:00Z",
+            formed_at="2026-03-02T09:00:00Z",
+            policy="formation@test",
+            supersedes=None,
+            conflicts_with=None,
+        )
+    )
+
+
+def test_only_a_decay_retirement_is_revivable() -> None:
+    principal = PrincipalMemory(tenant="default", principal="ana")
+    _formed(principal, "b1", "t1")
+    _formed(principal, "b2", "t2")
+    principal.retire_belief("b1", 0.1, "2027-01-01T00:00:00Z", "decay", "formation@test")
+    principal.retire_belief(
+        "b2", 0.6, "2027-01-01T00:00:00Z", "rederived:formation@9", "formation@test"
+    )
+    assert principal.is_forgotten("b1") and not principal.is_forgotten("b2")
+    assert [e.retired for e in principal.existing()] == [True, False]
+    principal.revive_belief("b1", 0.8, "active", "2027-02-01T00:00:00Z", "formation@test")
+    assert not principal.is_forgotten("b1") and principal.status_of("b1") == "active"
+    assert [e.live for e in principal.existing()] == [True, False]
+
+
+def test_a_version_3_snapshot_upcasts_with_nothing_revivable() -> None:
+    """A version 3 snapshot recorded no retirement reason: its retired beliefs form anew."""
+    app = MemoryApplication(env=POPO)
+    principal = PrincipalMemory(tenant="default", principal="ana")
+    _formed(principal, "b1", "t1")
+    principal.retire_belief("b1", 0.1, "2027-01-01T00:00:00Z", "decay", "formation@test")
+    app.save(principal)
+    app.take_snapshot(principal.id)
+    assert app.snapshots is not None
+    stored = app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0]
+    document = json.loads(stored.state)
+    assert document["state"].pop("forgotten_ids") == ["b1"]
+    document["state"]["class_version"] = 3
+    old = type(stored)(
+        stored.originator_id, stored.originator_version, stored.topic, json.dumps(document).encode()
+    )
+    cold = MemoryApplication(env=POPO)
+    assert cold.snapshots is not None
+    cold.snapshots.recorder.insert_events([old])
+    loaded: PrincipalMemory = cold.repository.get(principal.id)
+    assert loaded.forgotten_ids == [] and loaded.status_of("b1") == "retired"
 
 
 def test_a_version_2_snapshot_upcasts_to_the_lifecycle_state() -> None:

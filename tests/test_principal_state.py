@@ -275,7 +275,7 @@ def test_a_new_snapshot_holds_the_columns_and_leaves_the_lookups_out() -> None:
     snapshot = app.mapper.to_domain_event(stored)
     assert isinstance(snapshot, Snapshot)
     state = snapshot.state
-    assert state["class_version"] == 3
+    assert state["class_version"] == 4
     assert "beliefs" not in state and not any(k.startswith("_derived") for k in state)
     assert state["belief_sources"][1] == ["t30", "t7"]
     cold = MemoryApplication(env=POPO)

@@ -1,4 +1,5 @@
-"""The resolver's order: rejection, same source, duplicate, conflict, contradiction."""
+"""The resolver's order: rejection, same source, duplicate, conflict, contradiction,
+revival."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_es.domain.resolver import Evidence, Existing, Outcome, beats, resolve
+from memory_es.domain.resolver import Decision, Evidence, Existing, Outcome, beats, resolve
 from memory_es.domain.values import Authority
 
 
@@ -51,6 +52,53 @@ def test_the_same_turns_never_form_twice_even_after_supersession() -> None:
 def test_a_restatement_is_a_duplicate() -> None:
     again = evidence(sources=("t9",), session="s2", instant="2026-04-01T00:00:00Z")
     assert resolve(again, [existing(evidence())]).outcome is Outcome.DUPLICATE
+
+
+def retired(ev: Evidence, belief_id: str = "b1") -> Existing:
+    """A belief the decay sweep retired: not live, not rejected."""
+    return Existing(belief_id=belief_id, evidence=ev, live=False, retired=True)
+
+
+def inferred_again() -> Evidence:
+    """The same statement read again, months later, from another session's turn."""
+    return evidence(
+        authority=Authority.INFERRED, session="s2", sources=("t9",), instant="2026-09-01T00:00:00Z"
+    )
+
+
+def test_new_evidence_revives_a_statement_decay_retired() -> None:
+    again = inferred_again()
+    old = retired(evidence(authority=Authority.INFERRED))
+    assert resolve(again, [old]) == Decision(Outcome.REVIVED, "b1")
+
+
+def test_replayed_evidence_of_a_retired_statement_is_same_source_not_revival() -> None:
+    old = evidence(authority=Authority.INFERRED)
+    assert resolve(old, [retired(old)]).outcome is Outcome.SAME_SOURCE
+
+
+def test_revival_needs_the_authority_the_retired_statement_had() -> None:
+    stated = evidence(session="s2", sources=("t9",), instant="2026-09-01T00:00:00Z")
+    assert resolve(stated, [retired(evidence(authority=Authority.INFERRED))]).outcome is (
+        Outcome.NEW
+    )
+
+
+def test_a_retired_statement_contested_by_a_live_belief_is_not_revived() -> None:
+    again = inferred_again()
+    moved = Existing(
+        belief_id="b2",
+        evidence=evidence(
+            "user lives in portland",
+            authority=Authority.INFERRED,
+            session="s1b",
+            instant="2026-06-01T00:00:00Z",
+            sources=("t5",),
+        ),
+        live=True,
+    )
+    decision = resolve(again, [retired(evidence(authority=Authority.INFERRED)), moved])
+    assert decision.outcome is Outcome.CONTRADICTION and decision.supersedes == ("b2",)
 
 
 def test_a_later_user_statement_contradicts_and_supersedes() -> None:

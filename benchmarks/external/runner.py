@@ -35,6 +35,7 @@ from memory_es.maintenance import MaintenanceReport
 from memory_es.policy import formation_policy, retrieval_policy
 from memory_es.retrieval.ranking import Scored
 from memory_es.retrieval.recall import RecallResult
+from memory_es.retrieval.tokenizer import lexemes
 
 DATASETS = ("longmemeval", "locomo", "halumem")
 LICENCES = {
@@ -47,6 +48,11 @@ _DEFAULT_START = datetime(2023, 1, 1, tzinfo=UTC)
 _TURN_SPACING = timedelta(seconds=30)
 MEMORY_ARM = "memory"
 REFERENCE_ARMS = ("bm25_own_turns", "bm25_all_turns")
+# The memory arm on the evidence the lifecycle promises to keep (_protected): turns
+# whose statement was made again, and turns whose belief was cited (with --cite). Recall
+# on them must not fall under --maintenance (docs/lifecycle.md).
+RESTATED = "evidence_restated"
+CITED = "evidence_cited"
 
 CAVEATS = (
     "Evidence-provenance recall scores retrieval, not answers: no model and no judge.",
@@ -109,8 +115,11 @@ def run(
     diagnostic_extractor: str | None = None,
     profile: Path | None = None,
     maintenance: bool = False,
+    cite: bool = False,
 ) -> dict[str, Any]:
     """Run one dataset and write its metrics file; returns the metrics document.
+
+    ``cite`` adds the citing reader (:func:`_cite`): usage feedback in the replay.
 
     ``diagnostic_extractor="verbatim"`` swaps formation for one belief per user turn
     (:mod:`benchmarks.external.diagnostic`): a diagnostic of the recall stack, named in
@@ -165,7 +174,12 @@ def run(
 
     report = LoadReport()
     counts = Counts()
-    arms = {MEMORY_ARM: ArmReport(), **{name: ArmReport() for name in REFERENCE_ARMS}}
+    arms = {
+        MEMORY_ARM: ArmReport(),
+        RESTATED: ArmReport(),
+        CITED: ArmReport(),
+        **{name: ArmReport() for name in REFERENCE_ARMS},
+    }
     # The memory arm runs whatever extractor memory_es.open composes by default.
     diagnostic = DIAGNOSTIC_EXTRACTORS.get(diagnostic_extractor or "")
     bar = _progress_bar(progress, total=eligible)
@@ -176,7 +190,7 @@ def run(
         if not probes:
             continue
         extractor = diagnostic() if diagnostic else None
-        _run_scenario(scenario, probes, arms, counts, extractor, profile, maintenance)
+        _run_scenario(scenario, probes, arms, counts, extractor, profile, maintenance, cite)
         bar(len(probes))
     bar(None)
 
@@ -192,6 +206,7 @@ def run(
         "overall": memory_figures["overall"],
         "categories": memory_figures["categories"],
         "reference": {name: arms[name].figures() for name in REFERENCE_ARMS},
+        "subsets": {name: arms[name].overall().figures() for name in (RESTATED, CITED)},
         "mapping": _mapping(dataset, principal_speaker),
         "counts": {
             "scenarios": counts.scenarios,
@@ -216,6 +231,7 @@ def run(
             "extractor": counts.extractor,
             "diagnostic": diagnostic_extractor is not None,
             "maintenance_after_each_session": maintenance,
+            "citing_reader": cite,
             "ks": list(KS),
         },
         "caveats": list(CAVEATS),
@@ -285,6 +301,7 @@ def _run_scenario(
     extractor: Extractor | None,
     profile: Path | None = None,
     maintenance: bool = False,
+    cite: bool = False,
 ) -> None:
     counts.scenarios += 1
     counts.labeled_beliefs += len(scenario.labeled_beliefs)
@@ -317,6 +334,7 @@ def _run_scenario(
                 clock.set(at)
                 session_id = memory.open_session(principal)
                 turn_ids = recording.session_turn_ids.setdefault(session.ref, [])
+                cited: set[str] = set()
                 for position, turn in enumerate(session.turns, start=1):
                     # A turn's own time when the dataset gives one, never before its
                     # session opened; otherwise 30 s after the turn before it.
@@ -333,7 +351,14 @@ def _run_scenario(
                     recorded_refs.add(turn.ref)
                     counts.turns_recorded += 1
                     counts.source_turns += role == "user"
+                    if cite and role == "user":
+                        cited |= _cite(memory, session_id, turn.text)
                 clock.set(max(clock.now(), at + (len(session.turns) + 1) * _TURN_SPACING))
+                if cite:
+                    final = " ".join(f"[m:{short_id}]" for short_id in sorted(cited))
+                    usage = memory.record_usage(session_id, f"{session.ref}/{principal}", final)
+                    counts.lifecycle["citations"] += len(usage.cited)
+                    counts.lifecycle["citations_ambiguous"] += len(usage.ambiguous)
                 counts.formation.update(memory.close_session(session_id).counts.as_dict())
             if maintenance:
                 # The dataset's own clock, after the session: decay, L1, trace expiry.
@@ -346,7 +371,19 @@ def _run_scenario(
             for probe in by_session.get(index, []):
                 if probe.asked_at is not None:  # asked at the dataset's question date
                     clock.set(max(clock.now(), probe.asked_at))
-                _score_memory(memory, probe, recordings, arms[MEMORY_ARM])
+                returned = _score_memory(memory, probe, recordings, arms[MEMORY_ARM])
+                for name, (units, kept) in _protected(memory, probe, recordings).items():
+                    if units:
+                        # Met by a returned belief the lifecycle promised to keep.
+                        outcomes = {
+                            k: judge(
+                                units,
+                                [sources for belief_id, sources in items if belief_id in kept],
+                                tokens=tokens,
+                            )
+                            for k, (items, tokens) in returned.items()
+                        }
+                        arms[name].add(probe.category, probe.in_overall, outcomes, len(units), 0)
                 _score_reference(probe, docs, session_refs, arms, indexes)
         counts.beliefs_formed += sum(
             sum(1 for b in memory.list_beliefs(p) if b.status != "superseded")
@@ -380,9 +417,65 @@ def _unit_counts(probe: Probe) -> tuple[int, int]:
     return turn, len(probe.evidence) - turn
 
 
+def _cite(memory: memory_es.Memory, session_id: str, text: str) -> set[str]:
+    """The citing reader: the context pack an agent would get for this user turn, and
+    the short ids of the beliefs it shows (snapshot, recall, delta) that it would cite:
+    those whose subject the turn names (the conversation came back to what the belief is
+    about). Deterministic and model-free, a stand-in for a completed run's final message,
+    so the replay exercises usage feedback (``record_usage``) as well as evidence."""
+    said = " ".join(lexemes(text))
+    pack = memory.context(session_id, text)
+    out: set[str] = set()
+    for item in (*pack.snapshot, *pack.recall, *pack.delta):
+        record = memory.index.get(item.belief_id)
+        if record is not None and any(
+            f" {subject} " in f" {said} "
+            for subject in (" ".join(lexemes(s)) for s in record.subjects)
+            if subject
+        ):
+            out.add(record.short_id)
+    return out
+
+
+def _protected(
+    memory: memory_es.Memory, probe: Probe, recordings: dict[str, _Recording]
+) -> dict[str, tuple[list[frozenset[str]], set[str]]]:
+    """What the lifecycle promises to keep of the probe's evidence, per subset: the
+    evidence turns as units, and the beliefs (of any status) formed from them that
+    either stand on more than one turn — the statement was made again (``RESTATED``) —
+    or were cited, having a last use (``CITED``). A subset's unit is met only by one of
+    its beliefs, so a turn that formed a re-stated belief and a one-off one counts the
+    re-stated one alone, and a multi-hop question only its re-stated or cited evidence."""
+    found: dict[str, tuple[set[str], set[str]]] = {RESTATED: (set(), set()), CITED: (set(), set())}
+    for principal in probe.principals:
+        turn_ids = recordings[principal].turn_ids
+        evidence = {
+            turn_ids[e.turn_ref]
+            for e in probe.evidence
+            if e.turn_ref is not None and e.turn_ref in turn_ids
+        }
+        if not evidence:
+            continue
+        for b in memory.list_beliefs(principal):
+            hit = evidence.intersection(b.source_event_ids)
+            for name, member in (
+                (RESTATED, len(b.source_event_ids) > 1),
+                (CITED, b.last_used_at is not None),
+            ):
+                if hit and member:
+                    found[name][0].update(hit)
+                    found[name][1].add(b.belief_id)
+    return {
+        name: ([frozenset({t}) for t in sorted(turns)], kept)
+        for name, (turns, kept) in found.items()
+    }
+
+
 def _score_memory(
     memory: memory_es.Memory, probe: Probe, recordings: dict[str, _Recording], arm: ArmReport
-) -> None:
+) -> dict[int, tuple[list[tuple[str, frozenset[str]]], int]]:
+    """Score the probe into ``arm``; returns, per k, what was returned (each item's
+    belief id and source ids) and its rendered tokens."""
     chosen = [recordings[p] for p in probe.principals]
     units = _units(
         probe,
@@ -390,6 +483,7 @@ def _score_memory(
         lambda ref: [i for r in chosen for i in r.session_turn_ids.get(ref, [])],
     )
     outcomes: dict[int, Outcome] = {}
+    returned: dict[int, tuple[list[tuple[str, frozenset[str]]], int]] = {}
     for k in KS:
         items: list[Scored] = []
         for principal in probe.principals:
@@ -403,7 +497,12 @@ def _score_memory(
         rendered = RecallResult(query=probe.question, terms=(), items=tuple(items)).lines()
         tokens = sum(len(line.split()) for line in rendered)
         outcomes[k] = judge(units, sources, tokens=tokens)
+        returned[k] = (
+            [(s.record.belief_id, frozenset(s.record.source_event_ids)) for s in items],
+            tokens,
+        )
     arm.add(probe.category, probe.in_overall, outcomes, *_unit_counts(probe))
+    return returned
 
 
 def _score_reference(

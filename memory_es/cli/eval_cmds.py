@@ -103,6 +103,12 @@ def register(commands: Subparsers) -> None:
         action="store_true",
         help="run maintenance (decay, L1, trace expiry) after each session, at its own date",
     )
+    external.add_argument(
+        "--cite",
+        action="store_true",
+        help="a citing reader: each user turn's context pack, and a run per session citing"
+        " the recalled beliefs whose subject the turn names (usage feedback in the replay)",
+    )
     bench.set_defaults(handler=_memory_benchmark)
 
 
@@ -110,8 +116,8 @@ def _memory_benchmark(args: argparse.Namespace) -> int:
     if args.external is not None:
         return _external(args)
     _goes_with(args, ("path", "sample", "seed", "diagnostic_extractor"), "--external")
-    if args.maintenance:
-        raise UsageError("--maintenance goes with --external")
+    if args.maintenance or args.cite:
+        raise UsageError(f"--{'maintenance' if args.maintenance else 'cite'} goes with --external")
     if not args.deterministic_only:
         return _live(args)
     _goes_with(args, ("model_policy", "policy_profile"), "--no-deterministic-only")
@@ -182,6 +188,7 @@ def _external(args: argparse.Namespace) -> int:
             diagnostic_extractor=args.diagnostic_extractor,
             profile=getattr(args, "profile", None),
             maintenance=args.maintenance,
+            cite=args.cite,
         )
     except MalformedDataset as error:
         raise UsageError(f"malformed dataset file: {error}") from None

@@ -10,7 +10,7 @@ stored, so a proposal meets only the beliefs the resolver's rules can match.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_left, insort
 from collections.abc import Iterable
 from copy import copy
 from dataclasses import dataclass, field
@@ -22,6 +22,7 @@ from eventsourcing.domain import Snapshot as AggregateSnapshot
 
 from memory_es.domain.resolver import Evidence, Existing
 from memory_es.domain.values import (
+    DECAY_RETIREMENT,
     LIVE_STATUSES,
     SUBJECT_KEY_SEPARATOR,
     Authority,
@@ -188,6 +189,17 @@ class PrincipalMemory(Aggregate):
         reason: str
         policy: str
 
+    class BeliefRevived(Aggregate.Event):
+        """New evidence for a statement the decay sweep retired (after its
+        ``BeliefReinforced``): the same belief is live again at the confidence its
+        evidence earns, its validity reopened; a fresh store position (it is back)."""
+
+        belief_id: str
+        confidence: float
+        status: str
+        at: str
+        policy: str
+
     class DecaySwept(Aggregate.Event):
         """The audit of one decay sweep over this principal; changes no belief."""
 
@@ -250,8 +262,9 @@ class PrincipalMemory(Aggregate):
     # Version 2 holds the beliefs in columns; version 1 snapshots held a dict of dicts
     # (belief_id -> compact view) and are upcast on load (upcast_v1_v2). Version 3 adds
     # the lifecycle state: pinned ids, deactivated ids with their prior status, and the
-    # run ids whose usage is recorded (upcast_v2_v3).
-    class_version = 3
+    # run ids whose usage is recorded (upcast_v2_v3). Version 4 adds the ids the decay
+    # sweep retired, which new evidence revives (upcast_v3_v4).
+    class_version = 4
 
     class Snapshot(AggregateSnapshot):
         @classmethod
@@ -293,6 +306,15 @@ class PrincipalMemory(Aggregate):
         self.pinned_ids: list[str] = []
         self.deactivated: dict[str, str] = {}
         self.usage_runs: list[str] = []
+        # Version 4: the ids the decay sweep retired (sorted) and not revived since; a
+        # retirement for another reason (re-derivation) is not forgetting.
+        self.forgotten_ids: list[str] = []
+
+    @staticmethod
+    def upcast_v3_v4(state: dict[str, Any]) -> None:
+        """A version 3 snapshot records no retirement reason: none of its retired beliefs
+        is revivable, so new evidence forms such a statement anew, as it did then."""
+        state["forgotten_ids"] = []
 
     @staticmethod
     def upcast_v2_v3(state: dict[str, Any]) -> None:
@@ -365,6 +387,11 @@ class PrincipalMemory(Aggregate):
     def is_pinned(self, belief_id: str) -> bool:
         return belief_id in self.pinned_ids
 
+    def is_forgotten(self, belief_id: str) -> bool:
+        """Retired by the decay sweep (and not revived since): new evidence revives it."""
+        at = bisect_left(self.forgotten_ids, belief_id)
+        return at < len(self.forgotten_ids) and self.forgotten_ids[at] == belief_id
+
     def prior_status(self, belief_id: str) -> Status | None:
         """The status a deactivated belief had; None when it is not deactivated."""
         prior = self.deactivated.get(belief_id)
@@ -413,6 +440,7 @@ class PrincipalMemory(Aggregate):
             ),
             live=status in _LIVE,
             rejected=status == Status.REJECTED.value,
+            retired=status == Status.RETIRED.value and self.is_forgotten(self.belief_ids[row]),
         )
 
     def _type(self, row: int) -> str:
@@ -605,6 +633,16 @@ class PrincipalMemory(Aggregate):
         self, belief_id: str, confidence: float, valid_to: str, reason: str, policy: str
     ) -> None:
         self._retire(belief_id, Status.RETIRED)
+        if reason == DECAY_RETIREMENT and not self.is_forgotten(belief_id):
+            insort(self.forgotten_ids, belief_id)
+
+    @event(BeliefRevived)
+    def revive_belief(
+        self, belief_id: str, confidence: float, status: str, at: str, policy: str
+    ) -> None:
+        if self.is_forgotten(belief_id):
+            self.forgotten_ids.remove(belief_id)
+        self._revive(belief_id, Status(status))
 
     @event(DecaySwept)
     def record_decay_sweep(self, at: str, decayed: int, retired: int, policy: str) -> None:

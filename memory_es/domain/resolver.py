@@ -1,7 +1,9 @@
 """The resolver: how an incoming candidate meets what the principal already believes.
 
 Rule order (seed): same source, duplicate, conflict, contradiction — after the durable
-rejections, which nothing restated can get past. Authority ranks USER > AFFIRMED >
+rejections, which nothing restated can get past — then revival: a statement the decay
+sweep retired, stated again at its authority and contested by nothing live, returns as
+the same belief rather than forming a second one. Authority ranks USER > AFFIRMED >
 INFERRED per candidate; at equal authority, time orders — the incoming instant is the
 newest source event's time, the existing one its ``valid_from``; inside one session the
 source order decides. Polarity never enters the decision: a later retraction at the
@@ -26,6 +28,7 @@ class Outcome(StrEnum):
     DUPLICATE = "duplicate"
     CONFLICT = "conflict"
     CONTRADICTION = "contradiction"
+    REVIVED = "revived"
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class Existing:
     evidence: Evidence
     live: bool
     rejected: bool = False
+    retired: bool = False  # retired by the decay sweep: forgotten, not contradicted
 
 
 @dataclass(frozen=True)
@@ -120,4 +124,15 @@ def resolve(incoming: Evidence, beliefs: Iterable[Existing]) -> Decision:
         return Decision(Outcome.CONFLICT, conflicts[0], tuple(supersedes), tuple(conflicts))
     if supersedes:
         return Decision(Outcome.CONTRADICTION, supersedes[0], tuple(supersedes), ())
+    # 5. Revival: a statement the decay sweep retired for want of evidence is stated
+    #    again at the authority it had, and nothing live contests it: the same belief
+    #    returns with the new evidence (seed 000: "new evidence revives the statement").
+    for b in candidates:
+        if (
+            b.retired
+            and b.evidence.normalized == incoming.normalized
+            and b.evidence.authority == incoming.authority
+            and visible(incoming, b.evidence)
+        ):
+            return Decision(Outcome.REVIVED, b.belief_id)
     return Decision(Outcome.NEW)

@@ -41,6 +41,9 @@ class Status(StrEnum):
 
 
 LIVE_STATUSES: frozenset[Status] = frozenset({Status.ACTIVE, Status.PROVISIONAL})
+# The reason of a retirement by the decay sweep: forgetting, which new evidence revives
+# (a re-derivation's retirement, ``rederived:<version>``, is not).
+DECAY_RETIREMENT = "decay"
 
 
 class Role(StrEnum):

@@ -31,12 +31,19 @@ INITIAL_CONFIDENCE: dict[Authority, float] = {
     Authority.INFERRED: 0.6,
 }
 
-# An inference gains confidence by corroboration — each further piece of evidence adds
-# a step — up to the inferred maximum, just below memory trust (AFFIRMED's 0.8 start);
-# at the maximum it is promoted from PROVISIONAL to ACTIVE. The decay sweep acts on
-# inferences that are provisional or below the maximum (memory_es/lifecycle/decay.py).
+# An inference gains confidence by corroboration up to the inferred maximum, just below
+# memory trust (AFFIRMED's 0.8 start); at the maximum it is promoted from PROVISIONAL to
+# ACTIVE. The decay sweep acts on inferences that are provisional or below the maximum
+# (memory_es/lifecycle/decay.py), so the maximum is reached at CORROBORATED_EVIDENCE
+# pieces: a statement made again in another turn is no longer a guess and does not
+# decay; a reading that rests on one turn alone is what the sweep forgets.
 INFERRED_MAX_CONFIDENCE = 0.8
-CORROBORATION_STEP = 0.1
+CORROBORATED_EVIDENCE = 2
+CORROBORATION_STEP = round(
+    (INFERRED_MAX_CONFIDENCE - INITIAL_CONFIDENCE[Authority.INFERRED])
+    / (CORROBORATED_EVIDENCE - 1),
+    6,
+)
 
 
 def corroborated_confidence(evidence: int) -> float:
@@ -55,6 +62,7 @@ class ConsolidationCounts:
     reinforced: int = 0
     superseded: int = 0
     conflicted: int = 0
+    revived: int = 0
     same_source: int = 0
     rejected: int = 0
     dropped_for_ceiling: int = 0
@@ -162,6 +170,11 @@ def consolidate(
             _corroborate(principal, decision.existing_id, at=incoming.instant, policy=policy)
             counts.reinforced += 1
             continue
+        if decision.outcome is Outcome.REVIVED:
+            assert decision.existing_id is not None
+            _revive(principal, decision.existing_id, incoming, session_id, policy)
+            counts.revived += 1
+            continue
         successor = _later_belief(incoming, decision, existing) if chronological else None
         if successor is not None:
             decision = Decision(Outcome.CONTRADICTION, decision.existing_id, decision.supersedes)
@@ -211,6 +224,29 @@ def _corroborate(principal: PrincipalMemory, belief_id: str, *, at: str, policy:
     assert status is not None
     principal.corroborate_belief(
         belief_id=belief_id, confidence=confidence, status=status.value, at=at, policy=policy
+    )
+
+
+def _revive(
+    principal: PrincipalMemory, belief_id: str, incoming: Evidence, session_id: str, policy: str
+) -> None:
+    """A retired inference stated again: its new evidence (as a duplicate's), then the
+    same belief live again at the confidence its evidence count earns."""
+    principal.reinforce_belief(
+        belief_id=belief_id,
+        source_event_ids=sorted(incoming.source_event_ids),
+        source_session_id=session_id,
+        at=incoming.instant,
+        policy=policy,
+    )
+    confidence = corroborated_confidence(principal.evidence_of(belief_id))
+    status = Status.ACTIVE if confidence >= INFERRED_MAX_CONFIDENCE else Status.PROVISIONAL
+    principal.revive_belief(
+        belief_id=belief_id,
+        confidence=confidence,
+        status=status.value,
+        at=incoming.instant,
+        policy=policy,
     )
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.values import LIVE_STATUSES, Authority
+from memory_es.domain.values import DECAY_RETIREMENT, LIVE_STATUSES, Authority
 from memory_es.formation.consolidation import INFERRED_MAX_CONFIDENCE
 from memory_es.policy import formation_policy
 from memory_es.ports import iso
@@ -28,8 +28,6 @@ from memory_es.profiles import MemoryProfile
 from projections.base import RecallIndex
 from projections.candidates import LIFECYCLE_PAGE, LifecycleQuery
 from projections.records import BeliefRecord
-
-RETIRED_BY_DECAY = "decay"
 
 
 @dataclass(frozen=True)
@@ -124,7 +122,7 @@ def apply(
                 belief_id=d.belief_id,
                 confidence=d.after,
                 valid_to=at,
-                reason=RETIRED_BY_DECAY,
+                reason=DECAY_RETIREMENT,
                 policy=policy,
             )
             retired.append(d.belief_id)

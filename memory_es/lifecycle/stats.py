@@ -1,10 +1,10 @@
 """``memory-es stats``: the seed's tracked lifecycle metrics, computed from the log and
 the trace store. Counts only: no belief statement, no secret, no path.
 
-Read from the log (the principal aggregate's events): decay sweeps, beliefs decayed and
-retired, citations recorded and ambiguous, conflicts committed (from each consolidation's
-counts), confirmations requested and settled, deactivations, reactivations, pins. From
-the trace store: traces whose operator tier expired.
+Read from the log (the principal aggregate's events): decay sweeps, beliefs decayed,
+retired and revived, citations recorded and ambiguous, conflicts committed (from each
+consolidation's counts), confirmations requested and settled, deactivations,
+reactivations, pins. From the trace store: traces whose operator tier expired.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ _ONE_EACH: dict[type[Any], str] = {
     P.DecaySwept: "decay_sweeps",
     P.BeliefDecayed: "beliefs_decayed",
     P.BeliefRetired: "beliefs_retired",
+    P.BeliefRevived: "beliefs_revived",
     P.UsageRecorded: "usage_runs",
     P.ConfirmationRequested: "confirmations_requested",
     P.ConflictConfirmed: "confirmations_settled",
@@ -45,6 +46,7 @@ KEYS = (
     "decay_sweeps",
     "beliefs_decayed",
     "beliefs_retired",
+    "beliefs_revived",
     "citations_recorded",
     "citations_ambiguous",
     "usage_runs",

@@ -27,7 +27,7 @@ the 9.5 series these were written and tested against.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -118,7 +118,9 @@ class SnapshotsFromMemory(Application[UUID]):
                 self.take_snapshot(event.originator_id, version=event.originator_version)
 
 
-def save_collected(app: Application[UUID], events: list[Any], aggregates: list[Any]) -> None:
+def save_collected(
+    app: Application[UUID], events: Sequence[Any], aggregates: Sequence[Any]
+) -> None:
     """``Application.save`` for events already collected in order, in one transaction.
 
     ``save(*events)`` would work too, but it tests every argument against the library's

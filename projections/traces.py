@@ -212,19 +212,19 @@ class SqlTraceStore(TraceStore):
 
     def __init__(self, index: SqlRecallIndex) -> None:
         self._index = index
-        self._pending: list[list[Any]] = []
+        self._queued: list[list[Any]] = []
 
     def record(self, trace: TraceRecord) -> None:
         row = _encode(trace)
         with self._index._lock:
-            self._pending.append(row)
-            if len(self._pending) < TRACE_BATCH:
+            self._queued.append(row)
+            if len(self._queued) < TRACE_BATCH:
                 return
         self.flush()
 
     def flush(self) -> None:
         with self._index._lock:
-            rows, self._pending = self._pending, []
+            rows, self._queued = self._queued, []
             if rows:
                 self._index._write_operational(_INSERT, rows)
 

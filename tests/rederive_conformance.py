@@ -28,6 +28,8 @@ from tests.conformance import START
 
 DAY = 86400
 REASON = f"rederived:{formation_policy()}"
+# The clause extractor's identity (it carries its own version: clauses@N).
+CLAUSES = ClauseExtractor().name
 
 
 class LegacyExtractor:
@@ -193,7 +195,9 @@ class RederiveConformance(abc.ABC):
             assert [h.event for h in history] == ["BeliefFormed", "BeliefRetired"]
             assert history[-1].fields["reason"] == REASON
             (record,) = events_of(memory, "ana", PrincipalMemory.SessionsRederived)
-            assert record.policy == "formation@4/clauses@4" and len(record.session_ids) == 2
+            assert (
+                record.policy == f"{formation_policy()}/{CLAUSES}" and len(record.session_ids) == 2
+            )
             assert memory.recall("ana", "where do I live").lines()[0].endswith("Milan.")
 
             head = log_head(memory)
@@ -293,8 +297,8 @@ class RederiveConformance(abc.ABC):
             memory.extractor = ClauseExtractor(residue=True)
             status = memory.formation_status()
             assert status.pending and status.stale_sessions == 4
-            assert status.current == "formation@4/clauses@4+residue"
-            assert status.stale_policies == ("formation@4/clauses@4",)
+            assert status.current == f"{formation_policy()}/{CLAUSES}+residue"
+            assert status.stale_policies == (f"{formation_policy()}/{CLAUSES}",)
             assert memory.rederive(confirm=True).sessions_examined == 4
             assert not memory.formation_status().pending
 

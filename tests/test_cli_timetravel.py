@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from memory_es.policy import formation_policy
 from tests.test_cli import run
 
 
@@ -39,7 +40,7 @@ def test_status_reports_lag_versions_policies_and_no_leftover(
     assert status["version"] == status["expected_version"] == out_version(capsys, url)
     code, out, _ = run(capsys, url, "projections", "status")
     lines = out.splitlines()
-    assert lines[1].startswith("formation: formation@4/") and len(lines) == 2
+    assert lines[1].startswith(f"formation: {formation_policy()}/") and len(lines) == 2
     code, out, _ = run(capsys, url, "projections", "rebuild", "--from-scratch")
     assert code == 0 and out.startswith("rebuilt recall_index:")
 

@@ -23,6 +23,11 @@ from tests.conformance import START, play
 from tests.rederive_conformance import LegacyExtractor
 from tests.test_cli import run
 
+# The version a store was formed under, and the clause extractor's identity; a test
+# build bumps the version past it.
+OLD = policy.FORMATION_POLICY_VERSION
+CLAUSES = ClauseExtractor().name
+
 
 def test_a_retrieval_1_read_model_is_refused_then_rebuilt(persistent_store_url: str) -> None:
     url = persistent_store_url
@@ -98,15 +103,17 @@ def test_a_formation_bump_is_reported_at_start_up_and_rederives_to_a_fresh_store
     with memory_es.open(url, ids=memory_es.SequentialIds(), extractor=LegacyExtractor()) as old:
         old.ingest(TURNS)
     # The test build: the formation version bumped and today's extractor in place.
-    monkeypatch.setattr(policy, "FORMATION_POLICY_VERSION", 5)
+    monkeypatch.setattr(policy, "FORMATION_POLICY_VERSION", OLD + 1)
     clock = FixedClock(START + timedelta(days=30))
-    stale = r"4 of 4 sessions \(2 principals\) were formed under formation@4/legacy@1; this"
+    stale = rf"4 of 4 sessions \(2 principals\) were formed under formation@{OLD}/legacy@1; this"
     with (
-        pytest.warns(StaleFormationWarning, match=stale + r".*formation@5/clauses@4.*rederive"),
+        pytest.warns(
+            StaleFormationWarning, match=stale + rf".*formation@{OLD + 1}/{CLAUSES}.*rederive"
+        ),
         memory_es.open(url, clock=clock, extractor=ClauseExtractor()) as memory,
     ):
         assert memory.formation_staleness is not None
-        assert memory.formation_staleness.stale_policies == ("formation@4/legacy@1",)
+        assert memory.formation_staleness.stale_policies == (f"formation@{OLD}/legacy@1",)
         head = memory.projection_status().log_head
         dry = memory.rederive().as_dict()
         assert memory.projection_status().log_head == head  # a dry run writes nothing
@@ -115,7 +122,7 @@ def test_a_formation_bump_is_reported_at_start_up_and_rederives_to_a_fresh_store
         assert (done["formed"], done["retired"], done["unchanged"]) == (2, 4, 4)
         retired = next(b for b in memory.list_beliefs("ana") if b.status == "retired")
         reason = memory.belief_history(retired.belief_id)[-1].fields["reason"]
-        assert reason == "rederived:formation@5"
+        assert reason == f"rederived:formation@{OLD + 1}"
         with memory_es.open("memory://", extractor=ClauseExtractor()) as fresh:
             fresh.ingest(TURNS)
             assert recall_index(memory) == recall_index(fresh)
@@ -137,12 +144,15 @@ def test_the_command_line_names_the_stale_policy_and_its_fix(
     turns = tmp_path / "turns.jsonl"
     turns.write_text("\n".join(TURNS) + "\n")
     assert run(capsys, url, "ingest", str(turns))[0] == 0
-    monkeypatch.setattr(policy, "FORMATION_POLICY_VERSION", 5)
+    monkeypatch.setattr(policy, "FORMATION_POLICY_VERSION", OLD + 1)
 
     code, out, err = run(capsys, url, "memory", "list", "--principal", "ana")
     assert code == 0 and "User has a Vespa." in out
     assert err.count("\n") == 1 and err.startswith("memory-es: warning: 4 of 4 sessions")
-    assert "formation@4/clauses@4+residue" in err and "formation@5/clauses@4+residue" in err
+    assert (
+        f"formation@{OLD}/{CLAUSES}+residue" in err
+        and f"formation@{OLD + 1}/{CLAUSES}+residue" in err
+    )
     assert "`memory-es memory rederive --all --dry-run`" in err
     code, out, _ = run(capsys, url, "projections", "status")
     assert code == 0 and "formation: re-derivation pending — 4 of 4 sessions" in out
@@ -172,7 +182,7 @@ def test_the_command_line_names_the_stale_policy_and_its_fix(
     code, out, err = run(capsys, url, "memory", "list", "--principal", "ana")
     assert code == 0 and err == ""
     assert (
-        "formation: formation@5/clauses@4+residue — current (4 sessions)"
+        f"formation: formation@{OLD + 1}/{CLAUSES}+residue — current (4 sessions)"
         in (run(capsys, url, "projections", "status")[1])
     )
 

@@ -74,7 +74,7 @@ def test_a_row_without_the_defaulted_trailing_column_decodes_to_its_default() ->
     assert decode_record(row) == record(utility=0.0)
 
 
-def test_a_sqlite_trace_is_committed_when_recorded(tmp_path: Path) -> None:
+def test_a_sqlite_trace_is_committed_when_flushed(tmp_path: Path) -> None:
     path = str(tmp_path / "traces.db")
     writer, reader = SqliteRecallIndex(path), SqliteRecallIndex(path)
     writer.migrate()
@@ -102,7 +102,9 @@ def test_a_sqlite_trace_is_committed_when_recorded(tmp_path: Path) -> None:
         vector_candidates=None,
         dropped=(),
     )
-    trace_store_for(writer).record(trace)
+    store = trace_store_for(writer)
+    store.record(trace)  # queued off recall's hot path (projections/traces.py)
+    store.flush()  # what Memory.close and the batch size do
     assert not writer._conn.in_transaction
     assert trace_store_for(reader).get("t1") == trace  # another connection sees it
     writer.close()

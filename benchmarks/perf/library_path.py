@@ -51,7 +51,7 @@ class LibrarySession(Aggregate):
         self.last_activity_at = at
 
 
-class LibraryPath(Application):
+class LibraryPath(Application[UUID]):
     """A stock application: the library's transcoder and save, nothing of ours."""
 
     name = "LibraryPath"

@@ -706,6 +706,7 @@ def build_history(memory: memory_es.Memory, principal: str, sessions: int, start
     bear on this principal's load, so they are left out."""
     app = memory.app
     principal_id = PrincipalMemory.create_id(DEFAULT_TENANT, principal)
+    aggregate: PrincipalMemory
     try:
         aggregate = app.repository.get(principal_id)
     except Exception:
@@ -762,7 +763,7 @@ def phase_commands(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]
                 timings["say"].append(t2 - t1)
                 timings["close"].append(t3 - t2)
             start = clock.now()
-            version = memory.app.repository.get(principal_id).version
+            version: int = memory.app.repository.get(principal_id).version
             row: dict[str, Any] = {"principal_events": version}
             for name, samples in timings.items():
                 p = percentiles(samples)
@@ -775,9 +776,9 @@ def phase_commands(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]
                 row["cold_load_snapshot_ms"] = _ms(time.perf_counter() - t0)
                 # ...against a replay of the whole history without a snapshot.
                 t0 = time.perf_counter()
-                aggregate = None
+                replayed: Any = None
                 for event in cold.app.events.get(principal_id):
-                    aggregate = event.mutate(aggregate)
+                    replayed = event.mutate(replayed)  # type: ignore[attr-defined]
                 row["cold_replay_ms"] = _ms(time.perf_counter() - t0)
             out["commands"][str(checkpoint)] = row
     return out

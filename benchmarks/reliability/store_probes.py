@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NoReturn
 
 import memory_es
 from benchmarks.reliability.probe import ProbeResult
@@ -108,7 +108,7 @@ def _postgres(base: str) -> Iterator[str]:
     try:
         yield f"{base}{separator}schema={schema}"
     finally:
-        with psycopg.connect(parse_store_url(base).pg_conninfo, autocommit=True) as conn:
+        with psycopg.connect(**parse_store_url(base).pg_connect, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
@@ -224,8 +224,8 @@ def force_unappliable_events(
     its id by ``other`` (what colliding id sources write); and, in an open session of
     ``speaker`` (returned; its close forms from it), a turn holding a NUL byte, which
     PostgreSQL's text cannot hold. ``owner`` and ``other`` must have formed already."""
-    owned = memory.app.repository.get(principal_aggregate_id(owner))
-    copier = memory.app.repository.get(principal_aggregate_id(other))
+    owned: object = memory.app.repository.get(principal_aggregate_id(owner))
+    copier: object = memory.app.repository.get(principal_aggregate_id(other))
     assert isinstance(owned, PrincipalMemory) and isinstance(copier, PrincipalMemory)
     owned.pin_belief(belief_id=str(uuid.UUID(int=7)), at=at)
     formed = next(
@@ -290,7 +290,7 @@ def _bad_events(kind: str, url: str) -> ProbeResult:
     )
 
 
-def _fail() -> None:
+def _fail() -> NoReturn:
     raise AssertionError("the operation answered nothing")
 
 

@@ -35,15 +35,15 @@ from memory_es.ports import (
     parse_iso,
 )
 from memory_es.profile_document import PROFILE_ENV, SHIPPED_SEMANTIC_ENABLED
+from memory_es.projections.records import BeliefRecord, principal_key
+from memory_es.projections.runner import Progress, ProjectionRunner
+from memory_es.projections.traces import TraceRecord, TraceStore, trace_store_for
+from memory_es.projections.vectors import Embedder, VectorEncoder
 from memory_es.services import Adapters, Services, commands
 from memory_es.services.results import FactsReceipt, TurnReceipt
 from memory_es.services.unit_of_work import load_session, parse_session_id
 from memory_es.store_errors import driver_errors, event_store_errors, first_line
 from memory_es.stores import StoreSpec, parse_store_url
-from projections.records import BeliefRecord, principal_key
-from projections.runner import Progress, ProjectionRunner
-from projections.traces import TraceRecord, TraceStore, trace_store_for
-from projections.vectors import Embedder, VectorEncoder
 
 # What only some commands need is imported where it is used (issue 13): `session say`
 # records a turn without loading the recall stack, formation, numpy or pydantic; the
@@ -61,10 +61,10 @@ if TYPE_CHECKING:
     from memory_es.logio import LogTransfer
     from memory_es.maintenance import MaintenanceReport
     from memory_es.profiles import MemoryProfile
+    from memory_es.projections.base import RecallIndex
     from memory_es.retrieval.recall import RecallResult, Retriever
     from memory_es.services.ledger import FormationStatus
     from memory_es.services.results import RederiveReport
-    from projections.base import RecallIndex
 
 __all__ = ["Memory", "MemoryApplication", "ProjectionStatus", "TurnReceipt", "open"]
 
@@ -441,8 +441,8 @@ class Memory:
     ) -> RecallIndex:
         """The principal's read model as it stood when the log stood at ``position``: its
         events up to there folded by the projector into a fresh in-memory index."""
+        from memory_es.projections.memory import MemoryRecallIndex
         from memory_es.services.unit_of_work import principal_aggregate_ids
-        from projections.memory import MemoryRecallIndex
 
         if isinstance(position, bool) or not isinstance(position, int) or position < 0:
             raise InvalidInput(f"a log position is an integer from 0, not {position!r}")
@@ -753,17 +753,17 @@ def _extractor(profile: MemoryProfile) -> Extractor:
 def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> RecallIndex:
     index: RecallIndex
     if spec.kind == "memory":
-        from projections.memory import MemoryRecallIndex
+        from memory_es.projections.memory import MemoryRecallIndex
 
         index = MemoryRecallIndex()
     elif spec.kind == "sqlite":
-        from projections.sqlite import SqliteRecallIndex
+        from memory_es.projections.sqlite import SqliteRecallIndex
 
         sqlite_index = SqliteRecallIndex(spec.sqlite_path)
         sqlite_index.migrate()
         index = sqlite_index
     else:
-        from projections.postgres import PostgresRecallIndex
+        from memory_es.projections.postgres import PostgresRecallIndex
 
         pg_index = PostgresRecallIndex(spec.pg_connect, schema=spec.pg_schema)
         pg_index.migrate()

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from memory_es.errors import RebuildInProgress
-from projections.candidates import (
+from memory_es.projections.candidates import (
     LIVE,
     Bm25Params,
     Filters,
@@ -22,9 +22,9 @@ from projections.candidates import (
     TermWeight,
     term_weights,
 )
-from projections.records import BeliefRecord, Candidate, QuarantinedEvent, SessionRecord
-from projections.vectors import VectorEncoder
-from projections.version import READ_MODEL_VERSION
+from memory_es.projections.records import BeliefRecord, Candidate, QuarantinedEvent, SessionRecord
+from memory_es.projections.vectors import VectorEncoder
+from memory_es.projections.version import READ_MODEL_VERSION
 
 # LIVE moved to projections/candidates.py with the candidate query; re-exported here.
 __all__ = ["LIVE", "IndexWriter", "RecallIndex"]

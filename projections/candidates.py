@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory_es.domain.values import Status
 from memory_es.ports import second_key
-from projections.records import BeliefRecord, Candidate
+from memory_es.projections.records import BeliefRecord, Candidate
 
 if TYPE_CHECKING:
     import numpy as np

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memory_es.errors import RebuildInProgress
-from projections.base import IndexWriter, RecallIndex
-from projections.candidates import (
+from memory_es.projections.base import IndexWriter, RecallIndex
+from memory_es.projections.candidates import (
     BLOCK,
     Bm25Params,
     Filters,
@@ -30,8 +30,8 @@ from projections.candidates import (
     scores,
     unpack,
 )
-from projections.records import BeliefRecord, Candidate, QuarantinedEvent, SessionRecord
-from projections.vectors import vector_text
+from memory_es.projections.records import BeliefRecord, Candidate, QuarantinedEvent, SessionRecord
+from memory_es.projections.vectors import vector_text
 
 
 @dataclass

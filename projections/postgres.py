@@ -22,8 +22,8 @@ from psycopg import sql as pgsql
 from psycopg_pool import ConnectionPool
 
 from memory_es.errors import RebuildInProgress
+from memory_es.projections.sql import READ_MODEL_TABLES, REBUILD_PREFIX, SqlRecallIndex
 from memory_es.store_errors import store_failure
-from projections.sql import READ_MODEL_TABLES, REBUILD_PREFIX, SqlRecallIndex
 
 # Any constant works: it only has to be the same for every process that migrates.
 _MIGRATION_LOCK_KEY = 0x6D656D6573

@@ -9,8 +9,8 @@ from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import Status, short_id
 from memory_es.lifecycle.importance import importance
-from projections.base import IndexWriter
-from projections.records import BeliefRecord, SessionRecord, principal_key
+from memory_es.projections.base import IndexWriter
+from memory_es.projections.records import BeliefRecord, SessionRecord, principal_key
 
 
 def project_event(event: Any, position: int, writer: IndexWriter) -> None:

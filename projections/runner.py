@@ -25,10 +25,10 @@ from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.es_internals import Page, lean_page_reader
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.projector import PROJECTED_EVENTS, project_event
+from memory_es.projections.records import QuarantinedEvent
 from memory_es.store_errors import event_store_errors, first_line, store_unreachable
-from projections.base import RecallIndex
-from projections.projector import PROJECTED_EVENTS, project_event
-from projections.records import QuarantinedEvent
 
 DEFAULT_PAGE_SIZE = 5000
 

@@ -19,9 +19,9 @@ from typing import Any
 import orjson
 
 from memory_es.domain.values import Status
-from projections import candidates as cq
-from projections.base import REBUILD_SUFFIX, RECALL_INDEX, IndexWriter, RecallIndex
-from projections.records import (
+from memory_es.projections import candidates as cq
+from memory_es.projections.base import REBUILD_SUFFIX, RECALL_INDEX, IndexWriter, RecallIndex
+from memory_es.projections.records import (
     BELIEF_COLUMNS,
     BOOL_COLUMNS,
     JSON_COLUMNS,
@@ -31,7 +31,7 @@ from projections.records import (
     QuarantinedEvent,
     SessionRecord,
 )
-from projections.vectors import vector_text
+from memory_es.projections.vectors import vector_text
 
 LIVE_PREFIX = ""
 REBUILD_PREFIX = "rebuild_"
@@ -60,7 +60,7 @@ def load_migrations(dialect: str) -> list[tuple[str, list[str], list[str]]]:
     """(name, table statements, index statements) per migration file, in order."""
     # The package's own folder (installed as files, never zipped): importlib.resources
     # would cost every command's start-up ~10 ms of imports (zipfile, tempfile, shutil).
-    import migrations
+    from memory_es import migrations
 
     folder = Path(migrations.__file__).parent / dialect
     out = []

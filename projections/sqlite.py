@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from memory_es.errors import RebuildInProgress, StoreUnavailable
+from memory_es.projections.sql import REBUILD_PREFIX, SqlRecallIndex
 from memory_es.store_errors import store_failure
-from projections.sql import REBUILD_PREFIX, SqlRecallIndex
 
 
 class SqliteRecallIndex(SqlRecallIndex):

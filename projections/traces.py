@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 if TYPE_CHECKING:
-    from projections.sql import SqlRecallIndex
+    from memory_es.projections.sql import SqlRecallIndex
 
 OPERATOR_FIELDS = (
     "lexical_ms",
@@ -309,7 +309,7 @@ class SqlTraceStore(TraceStore):
 
 
 def trace_store_for(index: object) -> TraceStore:
-    from projections.sql import SqlRecallIndex
+    from memory_es.projections.sql import SqlRecallIndex
 
     if isinstance(index, SqlRecallIndex):
         return SqlTraceStore(index)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from projections.records import BeliefRecord
+    from memory_es.projections.records import BeliefRecord
 
 
 class Embedder(Protocol):

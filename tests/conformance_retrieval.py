@@ -16,9 +16,9 @@ import memory_es
 from memory_es.domain.values import short_id
 from memory_es.ports import FixedClock
 from memory_es.profiles import load_profile
+from memory_es.projections import candidates as cq
+from memory_es.projections.records import BeliefRecord, principal_key
 from memory_es.retrieval.tokenizer import document_terms
-from projections import candidates as cq
-from projections.records import BeliefRecord, principal_key
 
 DAY = 86400
 # The vector arm with the deterministic hashed embedder, on every store.

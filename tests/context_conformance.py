@@ -20,7 +20,7 @@ from memory_es.errors import FixedBodyOverflow, SessionClosed
 from memory_es.formation.extractor import FirstPersonExtractor, Proposal, SourceTurn
 from memory_es.ports import FixedClock
 from memory_es.profiles import MemoryProfile
-from projections.records import principal_key
+from memory_es.projections.records import principal_key
 
 DAY = 86400
 SNAPSHOT_TRACE_RETENTION_DAYS = MemoryProfile().trace.operator_retention_days

@@ -20,7 +20,7 @@ from memory_es.domain.values import Authority, short_id
 from memory_es.errors import UsageError
 from memory_es.formation.extractor import ClauseExtractor, Proposal, SourceTurn
 from memory_es.ports import FixedClock
-from projections.records import BeliefRecord
+from memory_es.projections.records import BeliefRecord
 
 DAY = 86400
 

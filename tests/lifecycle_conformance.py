@@ -27,7 +27,7 @@ from memory_es.errors import UsageError
 from memory_es.formation.extractor import ClauseExtractor, Proposal, SourceTurn
 from memory_es.ports import FixedClock, iso
 from memory_es.profiles import load_profile
-from projections.records import BeliefRecord
+from memory_es.projections.records import BeliefRecord
 from tests.context_conformance import spoken
 
 DAY = 86400

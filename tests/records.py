@@ -9,11 +9,11 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from memory_es.domain.values import short_id
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.memory import MemoryRecallIndex
+from memory_es.projections.records import BeliefRecord
+from memory_es.projections.sqlite import SqliteRecallIndex
 from memory_es.retrieval.tokenizer import document_terms
-from projections.base import RecallIndex
-from projections.memory import MemoryRecallIndex
-from projections.records import BeliefRecord
-from projections.sqlite import SqliteRecallIndex
 from tests.stores import postgres_schema_url, postgres_unavailable_reason
 
 IndexedBelief = tuple[BeliefRecord, Counter[str]]
@@ -81,8 +81,8 @@ def every_index(folder: Path) -> Iterator[dict[str, RecallIndex]]:
     found: dict[str, RecallIndex] = {"memory": MemoryRecallIndex(), "sqlite": sqlite}
     with ExitStack() as stack:
         if postgres_unavailable_reason() is None:
+            from memory_es.projections.postgres import PostgresRecallIndex
             from memory_es.stores import parse_store_url
-            from projections.postgres import PostgresRecallIndex
 
             spec = parse_store_url(stack.enter_context(postgres_schema_url()))
             pg = PostgresRecallIndex(spec.pg_connect, schema=spec.pg_schema)

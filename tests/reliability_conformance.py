@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import memory_es
-from benchmarks.reliability.store_probes import (
+from memory_es.benchmarks.reliability.store_probes import (
     CLOSES,
     SEQUENTIAL_SESSIONS,
     WRITERS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from benchmarks.perf.suite import render_table
+from memory_es.benchmarks.perf.suite import render_table
 from memory_es.cli import main
 
 

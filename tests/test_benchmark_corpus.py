@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.memory_benchmark.corpus import (
+from memory_es.benchmarks.memory_benchmark.corpus import (
     CATEGORIES,
     SHIPPED_CORPUS,
     CorpusError,

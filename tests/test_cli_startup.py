@@ -134,7 +134,11 @@ def test_session_say_imports_nothing_heavy(tmp_path: Path) -> None:
     ).stdout
     loaded = set(json.loads(out))
     # The probe ran the whole command: the store, its read model and the service layer.
-    assert {"projections.sqlite", "projections.projector", "memory_es.services.handlers"} <= loaded
+    assert {
+        "memory_es.projections.sqlite",
+        "memory_es.projections.projector",
+        "memory_es.services.handlers",
+    } <= loaded
     assert (
         sorted(
             m for m in loaded if m.split(".")[0] in SAY_MUST_NOT_IMPORT or m in SAY_MUST_NOT_IMPORT

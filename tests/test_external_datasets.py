@@ -15,9 +15,16 @@ from typing import Any
 
 import pytest
 
-from benchmarks.external import load_halumem, load_locomo, load_longmemeval, main, run, runner
-from benchmarks.external.metrics import judge
-from benchmarks.external.model import LoadReport, MalformedDataset, Session
+from memory_es.benchmarks.external import (
+    load_halumem,
+    load_locomo,
+    load_longmemeval,
+    main,
+    run,
+    runner,
+)
+from memory_es.benchmarks.external.metrics import judge
+from memory_es.benchmarks.external.model import LoadReport, MalformedDataset, Session
 from tests.external_fixtures import (
     halumem_users,
     locomo_items,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.external.scoring import answer_correct, normalize_answer, token_f1
+from memory_es.benchmarks.external.scoring import answer_correct, normalize_answer, token_f1
 
 
 def test_normalisation_is_squad_style() -> None:

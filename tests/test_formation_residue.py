@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import memory_es
-from benchmarks.external import run
+from memory_es.benchmarks.external import run
 from memory_es.formation.extractor import ClauseExtractor, SourceTurn
 from memory_es.profiles import resolve_profile
 from tests.external_fixtures import locomo_items, write_json

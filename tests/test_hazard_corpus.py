@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 import memory_es
-from benchmarks.hazards.corpus import (
+from memory_es.benchmarks.hazards.corpus import (
     BENIGN,
     INJECTIONS,
     PROBED_BENIGN,

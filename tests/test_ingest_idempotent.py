@@ -12,9 +12,9 @@ import orjson
 import pytest
 
 import memory_es
-from benchmarks.perf.synthetic import ingest_lines
-from benchmarks.reliability.edge_probes import ingest_end_state
 from memory_es import ingest as ingest_module
+from memory_es.benchmarks.perf.synthetic import ingest_lines
+from memory_es.benchmarks.reliability.edge_probes import ingest_end_state
 from memory_es.errors import StoreUnavailable
 from memory_es.ingest import IngestError, IngestInterrupted
 from tests.test_cli import run

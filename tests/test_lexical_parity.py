@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from memory_es.ports import FixedClock, SequentialIds
 from memory_es.profiles import load_profile
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.candidates import HISTORICAL
+from memory_es.projections.traces import MemoryTraceStore
 from memory_es.retrieval.query import form_query
 from memory_es.retrieval.recall import RecallQuery, Retriever
-from projections.base import RecallIndex
-from projections.candidates import HISTORICAL
-from projections.traces import MemoryTraceStore
 from tests.records import every_index, indexed_belief, insert_everywhere
 
 VOCABULARY = [

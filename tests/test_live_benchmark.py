@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.memory_benchmark.corpus import load_corpus
-from benchmarks.memory_benchmark.evidence import (
+from memory_es.benchmarks.memory_benchmark.corpus import load_corpus
+from memory_es.benchmarks.memory_benchmark.evidence import (
     INVOCATION_CEILING_USD,
     RUN_CEILING_USD,
     EvidenceExists,
@@ -22,7 +22,7 @@ from benchmarks.memory_benchmark.evidence import (
     minimum_supported_case_count,
     write_evidence,
 )
-from benchmarks.memory_benchmark.live import PRICING_UNAVAILABLE
+from memory_es.benchmarks.memory_benchmark.live import PRICING_UNAVAILABLE
 from memory_es.cli import main
 from tests.chat_server import Reply, Script, ScriptedChatServer, chat_server
 

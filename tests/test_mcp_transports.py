@@ -309,7 +309,7 @@ def test_the_command_line_starts_without_loading_the_sdk() -> None:
 def test_the_latency_benchmark_times_every_tool_over_stdio(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from benchmarks.perf import mcp_latency
+    from memory_es.benchmarks.perf import mcp_latency
 
     assert mcp_latency.main(["--rounds", "2", "--sessions", "3", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.memory_benchmark.baseline import (
+from memory_es.benchmarks.memory_benchmark.baseline import (
     SHIPPED_BASELINE,
     BaselineError,
     baseline_document,
@@ -22,22 +22,22 @@ from benchmarks.memory_benchmark.baseline import (
     load_baseline,
     write_baseline,
 )
-from benchmarks.memory_benchmark.corpus import (
+from memory_es.benchmarks.memory_benchmark.corpus import (
     SHIPPED_CORPUS,
     BenchmarkScenario,
     LoadedCorpus,
     load_corpus,
 )
-from benchmarks.memory_benchmark.driver import drive_scenario
-from benchmarks.memory_benchmark.metrics import score_formation, score_probe
-from benchmarks.memory_benchmark.observations import (
+from memory_es.benchmarks.memory_benchmark.driver import drive_scenario
+from memory_es.benchmarks.memory_benchmark.metrics import score_formation, score_probe
+from memory_es.benchmarks.memory_benchmark.observations import (
     BeliefView,
     MomentView,
     ProbeObservation,
     ScenarioObservation,
     SessionOutcome,
 )
-from benchmarks.memory_benchmark.run import BenchmarkResult, run_deterministic
+from memory_es.benchmarks.memory_benchmark.run import BenchmarkResult, run_deterministic
 from memory_es.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -473,9 +473,10 @@ def test_usage_errors_exit_2_and_write_nothing(
 
 def test_production_code_never_imports_the_benchmarks() -> None:
     probe = (
-        "import sys, memory_es, memory_es.cli, projections\n"
+        "import sys, memory_es, memory_es.cli, memory_es.projections\n"
         "memory_es.cli.build_parser()\n"
-        "leaked = sorted(m for m in sys.modules if m.split('.')[0] == 'benchmarks')\n"
+        "leaked = sorted(m for m in sys.modules if m.split('.')[0] == 'benchmarks'"
+        " or m.startswith('memory_es.benchmarks'))\n"
         "assert not leaked, leaked\n"
     )
     done = subprocess.run(

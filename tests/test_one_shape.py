@@ -15,7 +15,7 @@ from memory_es.domain.principal import FORMED_FIELDS, FormedBelief, PrincipalMem
 from memory_es.domain.session import SNAPSHOT_FIELDS, FrozenSnapshot, Session
 from memory_es.domain.values import Status
 from memory_es.ports import instant_second, second_key
-from projections.sql import decode_record, encode_record
+from memory_es.projections.sql import decode_record, encode_record
 from tests.test_row_codec import record
 
 ROOT = Path(__file__).resolve().parents[1]

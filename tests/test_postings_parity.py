@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from memory_es.projections import candidates as cq
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.sql import SqlRecallIndex
 from memory_es.retrieval.query import form_query
-from projections import candidates as cq
-from projections.base import RecallIndex
-from projections.sql import SqlRecallIndex
 from tests.records import every_index, indexed_belief, insert_everywhere
 
 WORDS = [f"w{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(300)]

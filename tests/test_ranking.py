@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memory_es.profiles import load_profile
+from memory_es.projections.records import BeliefRecord
 from memory_es.retrieval.ranking import (
     Offered,
     fuse,
@@ -17,7 +18,6 @@ from memory_es.retrieval.ranking import (
     reinforcement,
     select,
 )
-from projections.records import BeliefRecord
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 PROFILE = load_profile().retrieval
@@ -282,10 +282,10 @@ def test_the_quality_reorder_keeps_the_pool_and_moves_nothing_more_than_two_plac
 def test_the_quality_reorder_is_off_by_default_and_promotes_provenance_when_on() -> None:
     assert PROFILE.quality_reorder_enabled is False
     import memory_es
+    from memory_es.projections.memory import MemoryRecallIndex
+    from memory_es.projections.traces import MemoryTraceStore
     from memory_es.retrieval.recall import RecallQuery, Retriever
     from memory_es.retrieval.tokenizer import document_terms
-    from projections.memory import MemoryRecallIndex
-    from projections.traces import MemoryTraceStore
 
     index = MemoryRecallIndex()
     with index.writer() as writer:

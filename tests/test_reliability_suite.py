@@ -9,9 +9,9 @@ import inspect
 import orjson
 import pytest
 
-from benchmarks.reliability import QUICK_ENV
-from benchmarks.reliability.__main__ import main, probe_modules, table
-from benchmarks.reliability.probe import ProbeResult
+from memory_es.benchmarks.reliability import QUICK_ENV
+from memory_es.benchmarks.reliability.__main__ import main, probe_modules, table
+from memory_es.benchmarks.reliability.probe import ProbeResult
 
 
 def test_the_suite_discovers_every_probe_module_with_a_run_function() -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from memory_es.domain.values import Status
-from projections.records import BELIEF_COLUMNS, BeliefRecord
-from projections.sql import decode_record, encode_record
-from projections.sqlite import SqliteRecallIndex
-from projections.traces import TraceRecord, trace_store_for
+from memory_es.projections.records import BELIEF_COLUMNS, BeliefRecord
+from memory_es.projections.sql import decode_record, encode_record
+from memory_es.projections.sqlite import SqliteRecallIndex
+from memory_es.projections.traces import TraceRecord, trace_store_for
 
 
 def record(**changes: object) -> BeliefRecord:

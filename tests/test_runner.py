@@ -15,10 +15,10 @@ from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import FrozenSnapshot, Session
 from memory_es.domain.values import principal_aggregate_id
 from memory_es.ports import FixedClock
-from projections.base import IndexWriter
-from projections.projector import PROJECTED_EVENTS, project_event
-from projections.records import BeliefRecord, QuarantinedEvent, SessionRecord
-from projections.runner import PROJECTED_TOPICS, ProjectionRunner
+from memory_es.projections.base import IndexWriter
+from memory_es.projections.projector import PROJECTED_EVENTS, project_event
+from memory_es.projections.records import BeliefRecord, QuarantinedEvent, SessionRecord
+from memory_es.projections.runner import PROJECTED_TOPICS, ProjectionRunner
 from tests.conformance import play
 
 

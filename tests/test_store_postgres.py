@@ -4,7 +4,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from benchmarks.reliability.store_probes import FIRST_OPEN_TRIALS, FIRST_OPENS, first_open, race
+from memory_es.benchmarks.reliability.store_probes import (
+    FIRST_OPEN_TRIALS,
+    FIRST_OPENS,
+    first_open,
+    race,
+)
 from tests.conformance import StoreConformance
 from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance

@@ -9,7 +9,7 @@ written only once it is in the database.
 from __future__ import annotations
 
 import memory_es
-from projections.traces import TRACE_BATCH
+from memory_es.projections.traces import TRACE_BATCH
 
 
 def _alice_lives_in_seattle(url: str) -> None:

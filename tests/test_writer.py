@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import memory_es
-from projections.records import BeliefRecord
+from memory_es.projections.records import BeliefRecord
 
 
 def _record(belief_id: str, principal: str = "default/ana") -> BeliefRecord:

@@ -19,9 +19,9 @@ from memory_es.domain.values import DEFAULT_TENANT
 from memory_es.errors import InvalidInput, RebuildInProgress, UsageError
 from memory_es.history import source_turns
 from memory_es.ports import FixedClock
+from memory_es.projections.records import principal_key
+from memory_es.projections.sql import REBUILD_TAILS, SqlRecallIndex
 from memory_es.retrieval.render import render_line
-from projections.records import principal_key
-from projections.sql import REBUILD_TAILS, SqlRecallIndex
 from tests.conformance import START, play
 from tests.stores import store_url
 

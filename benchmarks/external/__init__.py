@@ -7,7 +7,7 @@ the sample and seed and the sha256 of the file read — never its path, never a 
     memory-es eval memory-benchmark --external locomo --path FILE --output OUT
         [--sample N --seed S] [--principal-speaker a|b|both]
 
-(``python -m benchmarks.external ARGS`` is the same command.)
+(``python -m memory_es.benchmarks.external ARGS`` is the same command.)
 
 Exit status: 0 written; 2 a usage error (unknown dataset, missing file, existing output,
 a file not shaped like the dataset), with one line on stderr.
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from benchmarks.external.runner import DATASETS, LICENCES, run
+from memory_es.benchmarks.external.runner import DATASETS, LICENCES, run
 
 __all__ = ["DATASETS", "LICENCES", "main", "run", "summary"]
 

@@ -1,7 +1,7 @@
-"""``python -m benchmarks.external ...``: see :mod:`benchmarks.external`."""
+"""``python -m memory_es.benchmarks.external ...``: see :mod:`benchmarks.external`."""
 
 import sys
 
-from benchmarks.external import main
+from memory_es.benchmarks.external import main
 
 sys.exit(main())

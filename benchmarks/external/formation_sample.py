@@ -1,6 +1,6 @@
 """A formation case file sampled from LoCoMo turns, for labelling by hand.
 
-    python -m benchmarks.external.formation_sample --path ~/data/locomo10.json \
+    python -m memory_es.benchmarks.external.formation_sample --path ~/data/locomo10.json \
         --output ~/data/locomo-formation-cases.jsonl [--n 40] [--seed 20]
 
 Draws ``n`` turns (seeded, uniformly over every turn of every conversation, each turn
@@ -20,7 +20,7 @@ import random
 import sys
 from pathlib import Path
 
-from benchmarks.external.jsonstream import iter_json_list
+from memory_es.benchmarks.external.jsonstream import iter_json_list
 
 
 def sample_turns(path: Path, n: int, seed: int) -> list[dict[str, object]]:
@@ -48,7 +48,9 @@ def sample_turns(path: Path, n: int, seed: int) -> list[dict[str, object]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.external.formation_sample")
+    parser = argparse.ArgumentParser(
+        prog="python -m memory_es.benchmarks.external.formation_sample"
+    )
     parser.add_argument("--path", type=Path, required=True, help="locomo10.json")
     parser.add_argument("--output", type=Path, required=True, help="the case file to write")
     parser.add_argument("--n", type=int, default=40)

@@ -14,7 +14,7 @@ from typing import Any
 
 import ijson
 
-from benchmarks.external.model import MalformedDataset
+from memory_es.benchmarks.external.model import MalformedDataset
 
 
 def _first_char(path: Path) -> str:

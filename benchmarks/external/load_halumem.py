@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.external.jsonstream import iter_jsonl
-from benchmarks.external.model import (
+from memory_es.benchmarks.external.jsonstream import iter_jsonl
+from memory_es.benchmarks.external.model import (
     Evidence,
     LabeledBelief,
     LoadReport,

@@ -26,8 +26,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.external.jsonstream import iter_json_list
-from benchmarks.external.model import (
+from memory_es.benchmarks.external.jsonstream import iter_json_list
+from memory_es.benchmarks.external.model import (
     Evidence,
     LoadReport,
     MalformedDataset,

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import memory_es
-from benchmarks.external import load_halumem, load_locomo, load_longmemeval
-from benchmarks.external.bm25 import BM25, Doc, make_doc
-from benchmarks.external.diagnostic import DIAGNOSTIC_EXTRACTORS
-from benchmarks.external.jsonstream import file_sha256
-from benchmarks.external.metrics import KS, ArmReport, Outcome, judge
-from benchmarks.external.model import LoadReport, Probe, Scenario
+from memory_es.benchmarks.external import load_halumem, load_locomo, load_longmemeval
+from memory_es.benchmarks.external.bm25 import BM25, Doc, make_doc
+from memory_es.benchmarks.external.diagnostic import DIAGNOSTIC_EXTRACTORS
+from memory_es.benchmarks.external.jsonstream import file_sha256
+from memory_es.benchmarks.external.metrics import KS, ArmReport, Outcome, judge
+from memory_es.benchmarks.external.model import LoadReport, Probe, Scenario
 from memory_es.errors import MemoryEsError
 from memory_es.formation.extractor import Extractor
 from memory_es.maintenance import MaintenanceReport

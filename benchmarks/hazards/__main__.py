@@ -1,4 +1,4 @@
-"""The hazard check's figures (docs/hazards.md): ``python -m benchmarks.hazards``.
+"""The hazard check's figures (docs/hazards.md): ``python -m memory_es.benchmarks.hazards``.
 
 Prints how many of the generated secrets (tests/hazard_corpus.py) stay raw after the
 screen, development and held-out templates apart; how many injection styles and benign
@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 
 import memory_es
-from benchmarks.hazards.corpus import (
+from memory_es.benchmarks.hazards.corpus import (
     BENIGN,
     INJECTIONS,
     PROBED_BENIGN,
@@ -77,7 +77,7 @@ def locomo(path: Path, show: int) -> dict[str, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.hazards")
+    parser = argparse.ArgumentParser(prog="python -m memory_es.benchmarks.hazards")
     parser.add_argument("--locomo", type=Path, help="path to locomo10.json (local only)")
     parser.add_argument("--show", type=int, default=0, help="print N flagged LoCoMo turns")
     args = parser.parse_args()

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchmarks.memory_benchmark.corpus import BenchmarkProbe
-from benchmarks.memory_benchmark.matching import contains_fragment, normalize
+from memory_es.benchmarks.memory_benchmark.corpus import BenchmarkProbe
+from memory_es.benchmarks.memory_benchmark.matching import contains_fragment, normalize
 
 
 @dataclass(frozen=True)

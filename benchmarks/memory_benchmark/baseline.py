@@ -23,8 +23,8 @@ from typing import Any
 
 import orjson
 
-from benchmarks.memory_benchmark.metrics import ATTRIBUTION
-from benchmarks.memory_benchmark.run import BenchmarkResult
+from memory_es.benchmarks.memory_benchmark.metrics import ATTRIBUTION
+from memory_es.benchmarks.memory_benchmark.run import BenchmarkResult
 
 SHIPPED_BASELINE = (
     Path(__file__).resolve().parent.parent / "corpus" / "memory-benchmark.baseline.json"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from benchmarks.memory_benchmark.baseline import (
+from memory_es.benchmarks.memory_benchmark.baseline import (
     SHIPPED_BASELINE,
     BaselineError,
     baseline_document,
@@ -22,9 +22,9 @@ from benchmarks.memory_benchmark.baseline import (
     load_baseline,
     write_baseline,
 )
-from benchmarks.memory_benchmark.corpus import SHIPPED_CORPUS, CorpusError, load_corpus
-from benchmarks.memory_benchmark.report import human_report, json_document
-from benchmarks.memory_benchmark.run import run_deterministic
+from memory_es.benchmarks.memory_benchmark.corpus import SHIPPED_CORPUS, CorpusError, load_corpus
+from memory_es.benchmarks.memory_benchmark.report import human_report, json_document
+from memory_es.benchmarks.memory_benchmark.run import run_deterministic
 from memory_es.errors import UsageError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from benchmarks.memory_benchmark.matching import normalize
+from memory_es.benchmarks.memory_benchmark.matching import normalize
 
 SCHEMA_VERSION = 1
 TEMPORAL_MIN_SECONDS = 30 * 86400

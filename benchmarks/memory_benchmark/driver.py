@@ -28,8 +28,12 @@ from types import TracebackType
 from typing import Literal
 
 import memory_es
-from benchmarks.memory_benchmark.corpus import BenchmarkProbe, BenchmarkScenario, BenchmarkSession
-from benchmarks.memory_benchmark.observations import (
+from memory_es.benchmarks.memory_benchmark.corpus import (
+    BenchmarkProbe,
+    BenchmarkScenario,
+    BenchmarkSession,
+)
+from memory_es.benchmarks.memory_benchmark.observations import (
     BeliefView,
     MomentView,
     ProbeObservation,

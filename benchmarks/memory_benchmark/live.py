@@ -36,9 +36,13 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from benchmarks.memory_benchmark.answers import AnswerScore, score_answer
-from benchmarks.memory_benchmark.corpus import BenchmarkProbe, BenchmarkScenario, LoadedCorpus
-from benchmarks.memory_benchmark.driver import (
+from memory_es.benchmarks.memory_benchmark.answers import AnswerScore, score_answer
+from memory_es.benchmarks.memory_benchmark.corpus import (
+    BenchmarkProbe,
+    BenchmarkScenario,
+    LoadedCorpus,
+)
+from memory_es.benchmarks.memory_benchmark.driver import (
     LiveScenario,
     Profile,
     Prompt,
@@ -46,7 +50,7 @@ from benchmarks.memory_benchmark.driver import (
     bare_prompt,
     fresh_prompt,
 )
-from benchmarks.memory_benchmark.evidence import (
+from memory_es.benchmarks.memory_benchmark.evidence import (
     INVOCATION_CEILING_USD,
     RUN_CEILING_USD,
     ArmSummary,
@@ -57,8 +61,8 @@ from benchmarks.memory_benchmark.evidence import (
     percentile,
     publication_failures,
 )
-from benchmarks.memory_benchmark.metrics import score_probe
-from benchmarks.memory_benchmark.run import BENCHMARK_VERSION
+from memory_es.benchmarks.memory_benchmark.metrics import score_probe
+from memory_es.benchmarks.memory_benchmark.run import BENCHMARK_VERSION
 from memory_es.errors import UsageError
 from memory_es.model import ChatMessage, ChatModel, ContextOverflow, ModelError, ModelRejected
 

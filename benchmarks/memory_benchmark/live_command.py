@@ -20,15 +20,15 @@ from typing import Any
 
 import orjson
 
-from benchmarks.memory_benchmark.corpus import (
+from memory_es.benchmarks.memory_benchmark.corpus import (
     SHIPPED_CORPUS,
     CorpusError,
     LoadedCorpus,
     load_corpus,
 )
-from benchmarks.memory_benchmark.driver import SystemVersions, system_versions
-from benchmarks.memory_benchmark.evidence import LiveEvidence, write_evidence
-from benchmarks.memory_benchmark.live import (
+from memory_es.benchmarks.memory_benchmark.driver import SystemVersions, system_versions
+from memory_es.benchmarks.memory_benchmark.evidence import LiveEvidence, write_evidence
+from memory_es.benchmarks.memory_benchmark.live import (
     LiveRun,
     ModelPolicy,
     Verdict,

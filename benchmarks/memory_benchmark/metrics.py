@@ -11,14 +11,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from benchmarks.memory_benchmark.corpus import (
+from memory_es.benchmarks.memory_benchmark.corpus import (
     CATEGORIES,
     BenchmarkProbe,
     BenchmarkScenario,
     LabeledBelief,
 )
-from benchmarks.memory_benchmark.matching import contains_fragment, matches
-from benchmarks.memory_benchmark.observations import (
+from memory_es.benchmarks.memory_benchmark.matching import contains_fragment, matches
+from memory_es.benchmarks.memory_benchmark.observations import (
     BeliefView,
     MomentView,
     ProbeObservation,

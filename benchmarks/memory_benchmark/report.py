@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks.memory_benchmark.baseline import Change, Comparison
-from benchmarks.memory_benchmark.run import BenchmarkResult
+from memory_es.benchmarks.memory_benchmark.baseline import Change, Comparison
+from memory_es.benchmarks.memory_benchmark.run import BenchmarkResult
 
 
 def json_document(result: BenchmarkResult, comparison: Comparison | None) -> dict[str, Any]:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.memory_benchmark.corpus import LoadedCorpus
-from benchmarks.memory_benchmark.driver import (
+from memory_es.benchmarks.memory_benchmark.corpus import LoadedCorpus
+from memory_es.benchmarks.memory_benchmark.driver import (
     Profile,
     SystemVersions,
     drive_scenario,
     system_versions,
 )
-from benchmarks.memory_benchmark.metrics import (
+from memory_es.benchmarks.memory_benchmark.metrics import (
     FormationRow,
     ProbeRow,
     aggregate,

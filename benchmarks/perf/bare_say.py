@@ -2,8 +2,8 @@
 
 What ``memory-es session say`` does, with nothing of memory_es: open an eventsourcing
 ``Application`` on a SQLite file, load a small aggregate, append one event, save.
-``python -m benchmarks.perf.bare_say PATH create`` prints a new aggregate's id;
-``python -m benchmarks.perf.bare_say PATH say ID TEXT`` appends one turn to it.
+``python -m memory_es.benchmarks.perf.bare_say PATH create`` prints a new aggregate's id;
+``python -m memory_es.benchmarks.perf.bare_say PATH say ID TEXT`` appends one turn to it.
 Run as its own process, so its CPU time is the same kind of figure as the CLI's.
 """
 

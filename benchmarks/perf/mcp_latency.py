@@ -9,7 +9,7 @@ the tool does, without the protocol, on a second store seeded alike, round by ro
 the same run), and the SDK's ``ping`` (the transport's floor). A benchmark: it prints
 figures, it fails on nothing.
 
-    python -m benchmarks.perf.mcp_latency [--rounds 60] [--sessions 200] [--json]
+    python -m memory_es.benchmarks.perf.mcp_latency [--rounds 60] [--sessions 200] [--json]
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult, TextContent
 
 import memory_es
-from benchmarks.perf.phases import percentiles
-from benchmarks.perf.synthetic import ingest_lines
+from memory_es.benchmarks.perf.phases import percentiles
+from memory_es.benchmarks.perf.synthetic import ingest_lines
 from memory_es.mcp.tools import MemoryTools
 
 PRINCIPAL = "p0"

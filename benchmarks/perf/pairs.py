@@ -5,17 +5,18 @@ runs; these measure CPU time (``time.process_time``) beside wall time, and a pai
 two checkouts' code on copies of one store in alternating processes (medians)::
 
     # a principal of N live beliefs, built as the recall phase builds it (build_beliefs):
-    python -m benchmarks.perf.pairs build /tmp/b10k.db 10000
+    python -m memory_es.benchmarks.perf.pairs build /tmp/b10k.db 10000
     # per-recall CPU and wall, checkout A's code against checkout B's, alternating:
-    python -m benchmarks.perf.pairs recall /tmp/b10k.db 10000 --checkouts A B --rounds 4
+    python -m memory_es.benchmarks.perf.pairs recall /tmp/b10k.db 10000 --checkouts A B --rounds 4
     # the same on PostgreSQL (a schema built by build_beliefs, then ANALYZEd), in place:
-    python -m benchmarks.perf.pairs recall 'postgresql://...?schema=S' 10000 --checkouts A B
+    python -m memory_es.benchmarks.perf.pairs recall 'postgresql://...?schema=S' 10000 \
+        --checkouts A B
     # the ranking stage alone, over the store's real candidate pools:
-    python -m benchmarks.perf.pairs rank /tmp/b10k.db 10000 --checkouts A B --rounds 4
+    python -m memory_es.benchmarks.perf.pairs rank /tmp/b10k.db 10000 --checkouts A B --rounds 4
     # our append path alone (record_turn + save_collected, 10k events, a fresh file):
-    python -m benchmarks.perf.pairs append /tmp/append 10000 --checkouts A B --rounds 3
+    python -m memory_es.benchmarks.perf.pairs append /tmp/append 10000 --checkouts A B --rounds 3
     # a fresh process's first command on it (imports done first, then timed apart):
-    python -m benchmarks.perf.pairs first /tmp/b100k.db 100000 close|recall|parts
+    python -m memory_es.benchmarks.perf.pairs first /tmp/b100k.db 100000 close|recall|parts
 
 ``recall`` and ``first`` run in the current directory's code; ``--checkouts`` runs each
 pass in a child process started in that checkout's folder, this file's functions on
@@ -35,11 +36,11 @@ import time
 from datetime import timedelta
 from typing import Any
 
-SCRIPT = "benchmarks.perf.pairs"
+SCRIPT = "memory_es.benchmarks.perf.pairs"
 
 
 def build(n: int, path: str) -> None:
-    from benchmarks.perf import phases, synthetic
+    from memory_es.benchmarks.perf import phases, synthetic
     from memory_es.domain.principal import PrincipalMemory
     from memory_es.domain.values import DEFAULT_TENANT
 
@@ -49,7 +50,7 @@ def build(n: int, path: str) -> None:
 
 
 def _queries(n: int, count: int) -> list[str]:
-    from benchmarks.perf import synthetic
+    from memory_es.benchmarks.perf import synthetic
 
     text = synthetic.Text(seed=n)
     for _ in range(n):  # the statements build_beliefs drew, then the queries
@@ -60,7 +61,7 @@ def _queries(n: int, count: int) -> list[str]:
 def recall(src: str, n: int, queries: int = 300) -> dict[str, float]:
     """Per-recall CPU and wall percentiles on a copy of ``src`` (10 warm-up queries)."""
     import memory_es
-    from benchmarks.perf import phases
+    from memory_es.benchmarks.perf import phases
 
     postgres = src.startswith("postgresql://")  # read in place; traces get fresh ids
     copy = src if postgres else f"{src}.pair-{os.getpid()}"
@@ -102,10 +103,10 @@ def first(src: str, n: int, command: str) -> dict[str, float]:
     import memory_es.app
     import memory_es.formation.hazards
     import memory_es.formation.service
+    import memory_es.projections.sqlite
     import memory_es.retrieval.recall
     import memory_es.services
-    import projections.sqlite  # noqa: F401
-    from benchmarks.perf import synthetic
+    from memory_es.benchmarks.perf import synthetic
     from memory_es.domain.principal import PrincipalMemory
     from memory_es.domain.values import DEFAULT_TENANT
     from memory_es.ports import FixedClock
@@ -164,10 +165,10 @@ def rank(src: str, n: int, queries: int = 60, rounds: int = 15) -> dict[str, flo
     candidates of ``queries`` benchmark queries, fused), CPU ms per call, median of
     ``rounds`` passes over every pool."""
     import memory_es
+    from memory_es.projections.candidates import Bm25Params
     from memory_es.retrieval.query import form_query
     from memory_es.retrieval.ranking import fuse
     from memory_es.retrieval.ranking import rank as ranking
-    from projections.candidates import Bm25Params
 
     copy = f"{src}.rank-{os.getpid()}"
     shutil.copy(src, copy)

@@ -1,4 +1,4 @@
-"""Run one benchmark phase in this process: ``python -m benchmarks.perf.phase NAME``.
+"""Run one benchmark phase in this process: ``python -m memory_es.benchmarks.perf.phase NAME``.
 
 Reads ``{"store": ..., "cfg": ...}`` as JSON on stdin and writes the phase's figures,
 with this process's peak resident memory, as one JSON object on stdout.
@@ -11,7 +11,7 @@ import sys
 
 import orjson
 
-from benchmarks.perf.phases import PHASES
+from memory_es.benchmarks.perf.phases import PHASES
 
 
 def main() -> int:

@@ -1,5 +1,6 @@
-"""The benchmark phases. Each runs in its own process (``python -m benchmarks.perf.phase``)
-and returns a flat dict of figures; the suite adds the peak RSS and the ratios.
+"""The benchmark phases. Each runs in its own process
+(``python -m memory_es.benchmarks.perf.phase``) and returns a flat dict of figures; the
+suite adds the peak RSS and the ratios.
 
 Store building at scale uses two paths, both documented in docs/performance.md:
 
@@ -30,7 +31,7 @@ from uuid import UUID
 import orjson
 
 import memory_es
-from benchmarks.perf import library_path, physical, synthetic
+from memory_es.benchmarks.perf import library_path, physical, synthetic
 from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, BeliefType, normalize_statement
@@ -600,8 +601,8 @@ def _projector_only(memory: memory_es.Memory) -> dict[str, Any]:
     (query, fetch, decode, events built) is timed apart; the rest is the projector's
     handling, tokenizing and the in-memory index's staging included."""
     from memory_es.es_internals import Page
-    from projections.memory import MemoryRecallIndex
-    from projections.runner import ProjectionRunner
+    from memory_es.projections.memory import MemoryRecallIndex
+    from memory_es.projections.runner import ProjectionRunner
 
     index = MemoryRecallIndex()
     index.vector_encoder = memory.index.vector_encoder  # the same rows as the store's
@@ -658,7 +659,7 @@ def _raw_read_model_write(memory: memory_es.Memory) -> tuple[float, int]:
     with the adapter's bulk insert (executemany on SQLite, COPY on PostgreSQL) into empty
     tables of the same schema, one transaction. Together with the raw scan it is what a
     rebuild costs with no Python between them."""
-    from projections.sql import READ_MODEL_TABLES, load_migrations
+    from memory_es.projections.sql import READ_MODEL_TABLES, load_migrations
 
     index: Any = memory.index
     prefix = "floor_"
@@ -822,7 +823,7 @@ def phase_cli(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
         env["PYTHONPYCACHEPREFIX"] = f"{tmp}/pycache"
         env["MEMORY_ES_STORE"] = f"sqlite:///{tmp}/memory.db"
         cli = [sys.executable, "-m", "memory_es"]
-        bare = [sys.executable, "-m", "benchmarks.perf.bare_say", f"{tmp}/bare.db"]
+        bare = [sys.executable, "-m", "memory_es.benchmarks.perf.bare_say", f"{tmp}/bare.db"]
 
         def first_line(argv: list[str]) -> str:
             done = subprocess.run(argv, check=True, capture_output=True, text=True, env=env)

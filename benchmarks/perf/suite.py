@@ -104,7 +104,7 @@ def postgres_unreachable(url: str) -> str | None:
 def run_phase(name: str, store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
     request = orjson.dumps({"store": store, "cfg": cfg})
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.perf.phase", name],
+        [sys.executable, "-m", "memory_es.benchmarks.perf.phase", name],
         input=request,
         capture_output=True,
         check=False,

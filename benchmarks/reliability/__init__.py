@@ -1,4 +1,4 @@
-"""The reliability suite (docs/reliability.md): ``python -m benchmarks.reliability``.
+"""The reliability suite (docs/reliability.md): ``python -m memory_es.benchmarks.reliability``.
 
 Probe modules (``*_probes.py``) read ``quick()``: small counts, for the test that the
 suite runs.

@@ -1,4 +1,5 @@
-"""The reliability suite: ``python -m benchmarks.reliability [--postgres-url URL] [--json]``.
+"""The reliability suite:
+``python -m memory_es.benchmarks.reliability [--postgres-url URL] [--json]``.
 
 Runs every probe module of this package — a module named ``*_probes`` with a function
 ``run(workdir: pathlib.Path, *, postgres_url: str | None) -> list[ProbeResult]`` — each in
@@ -28,8 +29,8 @@ from typing import Any
 
 import orjson
 
-from benchmarks.reliability import QUICK_ENV
-from benchmarks.reliability.probe import ProbeResult
+from memory_es.benchmarks.reliability import QUICK_ENV
+from memory_es.benchmarks.reliability.probe import ProbeResult
 
 ProbeRun = Callable[..., list[ProbeResult]]
 
@@ -86,7 +87,7 @@ def table(results: Sequence[ProbeResult]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.reliability")
+    parser = argparse.ArgumentParser(prog="python -m memory_es.benchmarks.reliability")
     parser.add_argument("--postgres-url", default=None, help="also probe PostgreSQL here")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--quick", action="store_true", help="small counts (the test)")

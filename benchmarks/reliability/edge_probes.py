@@ -47,13 +47,13 @@ from unittest import mock
 import orjson
 
 import memory_es
-from benchmarks.hazards.__main__ import CONVERSATIONAL
-from benchmarks.hazards.corpus import INJECTIONS, PROBED_INJECTIONS, leaked, secret_cases
-from benchmarks.perf.synthetic import ingest_lines
-from benchmarks.reliability import quick
-from benchmarks.reliability.probe import ProbeResult
 from memory_es import ingest as ingest_module
 from memory_es import unit_of_work
+from memory_es.benchmarks.hazards.__main__ import CONVERSATIONAL
+from memory_es.benchmarks.hazards.corpus import INJECTIONS, PROBED_INJECTIONS, leaked, secret_cases
+from memory_es.benchmarks.perf.synthetic import ingest_lines
+from memory_es.benchmarks.reliability import quick
+from memory_es.benchmarks.reliability.probe import ProbeResult
 from memory_es.domain.values import DEFAULT_TENANT
 from memory_es.errors import MemoryEsError
 from memory_es.stores import parse_store_url
@@ -417,7 +417,7 @@ def disk_full_mid_ingest(workdir: Path) -> list[ProbeResult]:
 @contextlib.contextmanager
 def _forced_in_process() -> Iterator[None]:
     """A patched save lives in this process: run the command line here for it."""
-    from benchmarks.reliability import QUICK_ENV
+    from memory_es.benchmarks.reliability import QUICK_ENV
 
     saved = os.environ.get(QUICK_ENV)
     os.environ[QUICK_ENV] = "1"

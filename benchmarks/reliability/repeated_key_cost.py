@@ -1,5 +1,5 @@
 """What refusing repeated JSON keys costs an ingest (docs/reliability.md):
-``python -m benchmarks.reliability.repeated_key_cost [--pairs N]``.
+``python -m memory_es.benchmarks.reliability.repeated_key_cost [--pairs N]``.
 
 Interleaved pairs, the check on and off (``memory_es.ingest._repeated_key`` swapped for
 one that finds nothing), on 2,400 synthetic lines: ``validate`` alone, and a whole
@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable
 
 import memory_es
-from benchmarks.perf.synthetic import ingest_lines
 from memory_es import ingest
+from memory_es.benchmarks.perf.synthetic import ingest_lines
 
 
 def _paired(runs: int, measure: Callable[[], float]) -> tuple[float, float, float]:
@@ -36,7 +36,9 @@ def _paired(runs: int, measure: Callable[[], float]) -> tuple[float, float, floa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.reliability.repeated_key_cost")
+    parser = argparse.ArgumentParser(
+        prog="python -m memory_es.benchmarks.reliability.repeated_key_cost"
+    )
     parser.add_argument("--pairs", type=int, default=5, help="whole-ingest pairs (validate: 21)")
     args = parser.parse_args()
     lines = ingest_lines(sessions=400, turns_per_session=6, principals=20)

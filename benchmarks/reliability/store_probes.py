@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 import memory_es
-from benchmarks.reliability.probe import ProbeResult
+from memory_es.benchmarks.reliability.probe import ProbeResult
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import principal_aggregate_id
 from memory_es.errors import InvalidInput, MemoryEsError, UnknownBelief, UsageError

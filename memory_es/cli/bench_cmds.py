@@ -47,7 +47,7 @@ def register(commands: Subparsers) -> None:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from benchmarks.perf import suite
+    from memory_es.benchmarks.perf import suite
 
     scale = args.scale or os.environ.get(SCALE_ENV) or ("quick" if args.quick else "full")
     if scale not in suite.SCALES:

@@ -123,7 +123,7 @@ def _memory_benchmark(args: argparse.Namespace) -> int:
     _goes_with(args, ("model_policy", "policy_profile"), "--no-deterministic-only")
     if args.output is not None:
         raise UsageError("the deterministic arm publishes no evidence: --output is refused")
-    from benchmarks.memory_benchmark.command import memory_benchmark
+    from memory_es.benchmarks.memory_benchmark.command import memory_benchmark
 
     return memory_benchmark(
         corpus=args.corpus,
@@ -150,7 +150,7 @@ def _live(args: argparse.Namespace) -> int:
     profile = getattr(args, "profile", None)
     if args.policy_profile is not None and profile is not None:
         raise UsageError("give the memory profile once: --policy-profile or --profile")
-    from benchmarks.memory_benchmark.live_command import live_benchmark
+    from memory_es.benchmarks.memory_benchmark.live_command import live_benchmark
 
     return live_benchmark(
         output=args.output,
@@ -173,8 +173,8 @@ def _external(args: argparse.Namespace) -> int:
 
     import orjson
 
-    from benchmarks.external import run, summary
-    from benchmarks.external.model import MalformedDataset
+    from memory_es.benchmarks.external import run, summary
+    from memory_es.benchmarks.external.model import MalformedDataset
 
     try:
         document = run(

@@ -12,7 +12,7 @@ from memory_es.errors import UsageError
 
 if TYPE_CHECKING:
     from memory_es.app import Memory
-    from projections.records import BeliefRecord
+    from memory_es.projections.records import BeliefRecord
 
 if TYPE_CHECKING:
     from memory_es.services.results import RederiveReport
@@ -181,8 +181,8 @@ _SHOWN_AS_TURNS = frozenset({"source_event_ids", "source_session_id", "source_se
 
 def _resolve(memory: Memory, ref: str, principal: str | None) -> BeliefRecord:
     """A full belief id, or an eight-hex short id within ``principal`` (the one resolver)."""
+    from memory_es.projections.records import principal_key
     from memory_es.services.handlers import find_belief
-    from projections.records import principal_key
 
     owner = None if principal is None else principal_key(DEFAULT_TENANT, principal)
     return find_belief(memory.index, ref, owner)

@@ -12,9 +12,9 @@ from datetime import datetime
 
 from memory_es.domain.values import LIVE_STATUSES
 from memory_es.ports import parse_iso
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.records import BeliefRecord
 from memory_es.retrieval.render import belief_tag
-from projections.base import RecallIndex
-from projections.records import BeliefRecord
 
 
 @dataclass(frozen=True)

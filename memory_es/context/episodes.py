@@ -19,8 +19,8 @@ from eventsourcing.utils import get_topic
 from memory_es.context.budget import EPISODE_MAX_PAGES, EPISODE_PAGE_SIZE
 from memory_es.domain.session import Session
 from memory_es.errors import InvalidInput
+from memory_es.projections.records import principal_key
 from memory_es.retrieval.tokenizer import document_terms, query_terms
-from projections.records import principal_key
 
 # The two event types the loop reads: an Opened names the session's principal.
 _TOPICS = (get_topic(Session.Opened), get_topic(Session.TurnRecorded))

@@ -37,10 +37,10 @@ from memory_es.context.snapshot import (
 from memory_es.domain.session import Session
 from memory_es.domain.values import short_id
 from memory_es.errors import FixedBodyOverflow, InvalidInput, SessionClosed
+from memory_es.projections.records import principal_key
 from memory_es.retrieval.ranking import Scored
 from memory_es.retrieval.recall import RecallQuery, Retriever
 from memory_es.retrieval.render import render_line
-from projections.records import principal_key
 
 RECALL_HEADER = "Memory relevant to this turn:"
 DELTA_HEADER = "Memory formed or changed since this session started:"

@@ -32,7 +32,7 @@ from memory_es.formation.consolidation import ConsolidationResult, consolidate
 from memory_es.formation.extractor import Proposal, SourceTurn
 from memory_es.policy import formation_key, formation_policy
 from memory_es.ports import IdGenerator
-from projections.records import BeliefRecord
+from memory_es.projections.records import BeliefRecord
 
 REDERIVE_TRIGGER = "rederive"
 

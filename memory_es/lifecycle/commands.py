@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from memory_es.lifecycle.decay import Decay
 from memory_es.lifecycle.usage import UsageReceipt
+from memory_es.projections.records import BeliefRecord
 from memory_es.services.commands import Command
-from projections.records import BeliefRecord
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import LIVE_STATUSES, Authority
 from memory_es.lifecycle.importance import importance
 from memory_es.policy import formation_policy
-from projections.base import RecallIndex
-from projections.records import BeliefRecord
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.records import BeliefRecord
 
 _LIVE = frozenset(s.value for s in LIVE_STATUSES)
 

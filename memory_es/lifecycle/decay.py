@@ -25,9 +25,9 @@ from memory_es.formation.consolidation import INFERRED_MAX_CONFIDENCE
 from memory_es.policy import formation_policy
 from memory_es.ports import iso
 from memory_es.profiles import MemoryProfile
-from projections.base import RecallIndex
-from projections.candidates import LIFECYCLE_PAGE, LifecycleQuery
-from projections.records import BeliefRecord
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.candidates import LIFECYCLE_PAGE, LifecycleQuery
+from memory_es.projections.records import BeliefRecord
 
 
 @dataclass(frozen=True)

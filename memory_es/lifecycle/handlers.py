@@ -19,9 +19,9 @@ from memory_es.lifecycle import l1 as l1_rules
 from memory_es.lifecycle.usage import SNAPSHOT_TRACE_KIND, UsageReceipt, plan_usage, shown_trace
 from memory_es.policy import formation_policy, retrieval_policy
 from memory_es.ports import iso
+from memory_es.projections.records import BeliefRecord, principal_key
+from memory_es.projections.traces import TraceRecord, TraceStore
 from memory_es.services.unit_of_work import UnitOfWork
-from projections.records import BeliefRecord, principal_key
-from projections.traces import TraceRecord, TraceStore
 
 
 def _now(uow: UnitOfWork) -> str:

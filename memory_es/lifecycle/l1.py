@@ -29,9 +29,9 @@ from memory_es.lifecycle.conflicts import open_partners
 from memory_es.policy import formation_policy
 from memory_es.ports import iso
 from memory_es.profiles import MemoryProfile
-from projections.base import RecallIndex
-from projections.candidates import LIFECYCLE_PAGE, LIVE, LifecycleQuery
-from projections.records import BeliefRecord
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.candidates import LIFECYCLE_PAGE, LIVE, LifecycleQuery
+from memory_es.projections.records import BeliefRecord
 
 AUTO_DECAY = "auto_decay:v1"
 SESSION_END = "session_end"

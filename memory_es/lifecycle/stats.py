@@ -16,8 +16,8 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
+from memory_es.projections.records import principal_key
 from memory_es.services.unit_of_work import principal_aggregate_ids
-from projections.records import principal_key
 
 if TYPE_CHECKING:
     from memory_es.app import Memory

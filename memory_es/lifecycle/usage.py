@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memory_es.domain.values import short_id
-from projections.traces import TraceRecord
+from memory_es.projections.traces import TraceRecord
 
 # The renderer's citation form: "[m:" eight hex digits "]".
 CITATION = re.compile(r"\[m:([0-9a-f]{8})\]")

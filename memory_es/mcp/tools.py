@@ -20,8 +20,8 @@ from memory_es.domain.values import DEFAULT_TENANT, LIVE_STATUSES
 from memory_es.errors import InvalidInput, UnknownSession
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.history import source_turns
+from memory_es.projections.records import BeliefRecord, principal_key
 from memory_es.retrieval.render import render_line
-from projections.records import BeliefRecord, principal_key
 
 T = TypeVar("T")
 

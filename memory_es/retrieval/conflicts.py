@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memory_es.profiles import RetrievalProfile
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.candidates import LIVE
 from memory_es.retrieval.ranking import Offered, Scored, rank
-from projections.base import RecallIndex
-from projections.candidates import LIVE
 
 
 def with_conflict_partners(

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from memory_es.errors import UsageError
+from memory_es.projections.vectors import Embedder
 from memory_es.retrieval.tokenizer import STOPWORDS, terms
-from projections.vectors import Embedder
 
 __all__ = ["Embedder", "HashedEmbedder", "MiniLMEmbedder", "make_embedder"]
 

@@ -35,9 +35,9 @@ from typing import Any
 from memory_es.domain.values import PORTABLE_TYPES, Status, normalize_statement
 from memory_es.ports import parse_iso
 from memory_es.profiles import RetrievalProfile
+from memory_es.projections.records import BeliefRecord
 from memory_es.retrieval.temporal import dated
 from memory_es.retrieval.tokenizer import lexemes
-from projections.records import BeliefRecord
 
 C_MAX = 10
 MAX_AUTHORITY = 3

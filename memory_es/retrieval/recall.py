@@ -22,15 +22,15 @@ from datetime import datetime, timedelta
 from memory_es.policy import retrieval_policy
 from memory_es.ports import Clock, IdGenerator, instant_second, iso, second_key
 from memory_es.profiles import MemoryProfile
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.candidates import HISTORICAL, LIVE, Bm25Params
+from memory_es.projections.traces import TraceRecord, TraceStore
+from memory_es.projections.vectors import Embedder
 from memory_es.retrieval.conflicts import with_conflict_partners
 from memory_es.retrieval.quality import RankingTrace, bounded_reorder
 from memory_es.retrieval.query import FormedQuery, form_query
 from memory_es.retrieval.ranking import Scored, Selection, fuse, rank, select
 from memory_es.retrieval.render import render_line
-from projections.base import RecallIndex
-from projections.candidates import HISTORICAL, LIVE, Bm25Params
-from projections.traces import TraceRecord, TraceStore
-from projections.vectors import Embedder
 
 
 def candidate_cap(max_items: int) -> int:

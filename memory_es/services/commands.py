@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from memory_es.domain.values import DEFAULT_TENANT, Role
+from memory_es.projections.records import BeliefRecord
 from memory_es.services.results import FactsReceipt, IdleSweep, TurnReceipt
-from projections.records import BeliefRecord
 
 if TYPE_CHECKING:
     # Quoted where a command names them as its result: a command module that imported

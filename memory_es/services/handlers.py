@@ -30,10 +30,10 @@ from memory_es.domain.values import (
 from memory_es.errors import InvalidInput, UnknownBelief, UnknownSession, UsageError
 from memory_es.formation.hazards import Screened, screen
 from memory_es.ports import iso
+from memory_es.projections.records import BeliefRecord, principal_key
 from memory_es.services import commands
 from memory_es.services.results import FactsReceipt, TurnReceipt
 from memory_es.services.unit_of_work import UnitOfWork, parse_session_id
-from projections.records import BeliefRecord, principal_key
 
 if TYPE_CHECKING:
     from memory_es.domain.principal import PrincipalMemory
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from memory_es.formation.corrections import CorrectionTarget
     from memory_es.formation.extractor import SourceTurn
     from memory_es.formation.rederive import Rederivation, SessionInput
-    from projections.base import RecallIndex
+    from memory_es.projections.base import RecallIndex
 
 # Formation, the session snapshot (the recall stack) and the policy are imported by the
 # handlers that use them: `say` records a turn without loading them (issue 13).

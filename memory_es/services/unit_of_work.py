@@ -42,11 +42,11 @@ from memory_es.domain.values import legacy_principal_aggregate_id, principal_agg
 from memory_es.errors import UnknownSession, WriteConflict
 from memory_es.es_internals import evict_cache
 from memory_es.ports import Clock, IdGenerator
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.records import principal_key
+from memory_es.projections.runner import ProjectionRunner
 from memory_es.store_errors import event_store_errors
 from memory_es.unit_of_work import PendingWrites, save_collected
-from projections.base import RecallIndex
-from projections.records import principal_key
-from projections.runner import ProjectionRunner
 
 if TYPE_CHECKING:
     from memory_es.formation.extractor import Extractor

@@ -307,12 +307,11 @@ class Memory:
 
     def formation_status(self) -> FormationStatus:
         """Whether a re-derivation is pending: closed sessions consolidated under another
-        formation policy (version or extractor) than this store's, read from the log."""
-        from memory_es.services.ledger import formation_ledger, formation_status
+        formation policy (version or extractor) than this store's — from the read model,
+        which keeps each session's latest formation key (no scan of the log)."""
+        from memory_es.services.ledger import counted_status
 
-        with self.services.adapters.lock:
-            ledgers = formation_ledger(self.app)
-        return formation_status(ledgers, self.extractor.name)
+        return counted_status(self.index.formation_counts(), self.extractor.name)
 
     def run_maintenance(self, *, dry_run: bool = False) -> MaintenanceReport:
         """Operator maintenance: the idle-session sweep, the decay sweep, L1 (a dry run

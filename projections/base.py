@@ -305,6 +305,11 @@ class RecallIndex(ABC):
         """Open sessions whose last activity is at or before the instant, oldest first."""
 
     @abstractmethod
+    def formation_counts(self) -> list[tuple[str, str, int]]:
+        """(principal, formation key, sessions) over the consolidated sessions: what
+        ``Memory.formation_status`` compares with the current policy."""
+
+    @abstractmethod
     def dump(self) -> dict[str, Any]:
         """Every row in a canonical order, to compare two builds of the read model."""
 

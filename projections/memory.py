@@ -30,7 +30,13 @@ from memory_es.projections.candidates import (
     scores,
     unpack,
 )
-from memory_es.projections.records import BeliefRecord, Candidate, QuarantinedEvent, SessionRecord
+from memory_es.projections.records import (
+    SESSION_COLUMNS,
+    BeliefRecord,
+    Candidate,
+    QuarantinedEvent,
+    SessionRecord,
+)
 from memory_es.projections.vectors import vector_text
 
 
@@ -282,6 +288,15 @@ class MemoryRecallIndex(RecallIndex):
         rows.sort(key=lambda r: (r.last_activity_at, r.session_id))
         return rows[:limit]
 
+    def formation_counts(self) -> list[tuple[str, str, int]]:
+        with self._lock:
+            counts = Counter(
+                (r.principal, r.formation)
+                for r in self._live.sessions.values()
+                if r.formation is not None
+            )
+        return sorted((principal, key, n) for (principal, key), n in counts.items())
+
     def dump(self) -> dict[str, Any]:
         t = self._live
         return {
@@ -306,7 +321,7 @@ class MemoryRecallIndex(RecallIndex):
             "stats": sorted((p, d, n) for p, (d, n) in t.stats.items()),
             "vectors": sorted((k, p, bytes(v)) for k, (p, v) in t.vectors.items()),
             "sessions": [
-                (r.session_id, r.principal, r.project, r.opened_at, r.last_activity_at, r.closed_at)
+                tuple(getattr(r, c) for c in SESSION_COLUMNS)
                 for r in sorted(t.sessions.values(), key=lambda r: r.session_id)
             ],
         }

@@ -9,6 +9,7 @@ from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import Status, short_id
 from memory_es.lifecycle.importance import importance
+from memory_es.policy import formation_key
 from memory_es.projections.base import IndexWriter
 from memory_es.projections.records import BeliefRecord, SessionRecord, principal_key
 
@@ -138,6 +139,11 @@ def _turn(event: Any, position: int, writer: IndexWriter) -> None:
 
 def _closed(event: Any, position: int, writer: IndexWriter) -> None:
     writer.update_session(str(event.originator_id), closed_at=event.at)
+
+
+def _consolidated(event: Any, position: int, writer: IndexWriter) -> None:
+    # The latest consolidation's policy is the session's (docs/operations.md "Re-derivation").
+    writer.update_session(event.session_id, formation=formation_key(event.extractor, event.policy))
 
 
 def _conflict(event: Any, position: int, writer: IndexWriter) -> None:
@@ -279,5 +285,6 @@ _HANDLERS: dict[type[Any], _Handler] = {
     Session.Opened: _opened,
     Session.TurnRecorded: _turn,
     Session.Closed: _closed,
+    PrincipalMemory.ConsolidationRecorded: _consolidated,
 }
 PROJECTED_EVENTS: tuple[type[Any], ...] = tuple(_HANDLERS)

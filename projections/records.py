@@ -92,6 +92,9 @@ class SessionRecord:
     opened_at: str
     last_activity_at: str
     closed_at: str | None
+    # The formation key (``formation@N/<extractor>``) of the session's latest
+    # consolidation: what start-up compares with the current policy (migration 0009).
+    formation: str | None = None
 
     def evolve(self, **changes: Any) -> SessionRecord:
         return replace(self, **changes)

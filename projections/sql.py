@@ -495,6 +495,15 @@ class SqlRecallIndex(RecallIndex):
             )
         return [SessionRecord(*r) for r in rows]
 
+    def formation_counts(self) -> list[tuple[str, str, int]]:
+        with self._lock:
+            rows = self._execute(
+                "SELECT principal, formation, COUNT(*) FROM sessions"
+                " WHERE formation IS NOT NULL GROUP BY principal, formation"
+                " ORDER BY principal, formation"
+            )
+        return [(str(p), str(k), int(n)) for p, k, n in rows]
+
     def dump(self) -> dict[str, Any]:
         with self._lock:
             sessions = self._execute(

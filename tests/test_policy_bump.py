@@ -202,3 +202,26 @@ def test_rederive_usage_errors_are_one_line_and_exit_2(
     code, out, err = run(capsys, f"sqlite:///{tmp_path / 'm.db'}", "memory", "rederive", *args)
     assert code == 2 and out == "" and message in err
     assert err.strip().splitlines()[-1].startswith("memory-es")
+
+
+def test_start_up_reads_staleness_from_the_read_model_not_the_log(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What is stale comes from each session's projected formation key (one grouped
+    query), equal to what the log's ledger says, with no scan of the log."""
+    from memory_es.services import ledger
+
+    with memory_es.open(
+        "memory://", ids=memory_es.SequentialIds(), extractor=LegacyExtractor()
+    ) as m:
+        m.ingest(TURNS)
+        m.extractor = ClauseExtractor(residue=True)
+        by_log = ledger.formation_status_from_log(m.app, m.extractor.name)
+
+        def no_scan(*_: Any) -> Any:
+            raise AssertionError("the start-up check scanned the log")
+
+        monkeypatch.setattr(ledger, "_events", no_scan)
+        status = m.formation_status()
+    assert status == by_log and status.pending and status.stale_sessions == 4
+    assert status.stale_policies == (f"formation@{OLD}/legacy@1",)

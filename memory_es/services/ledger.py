@@ -5,8 +5,10 @@ rederive) records a ``ConsolidationRecorded`` audit event naming its session, th
 formation version and the extractor's identity — so it needs no read model. One pass
 over those events (filtered by topic in the recorder's own query, in pages) gives every
 principal's closed sessions in the order they were first consolidated and the latest
-policy of each. It is an operator read: ``memory rederive``, ``projections status`` and
-the start-up check call it, a serving path never does (docs/operations.md gives its cost).
+policy of each. It is an operator read — ``memory rederive`` calls it, a serving path
+never does (docs/operations.md gives its cost); whether a re-derivation is pending
+(start-up, ``projections status``) is read from the read model instead, which keeps
+each session's latest formation key (``counted_status``).
 """
 
 from __future__ import annotations
@@ -89,21 +91,34 @@ def formation_ledger(app: Application[UUID]) -> dict[str, PrincipalLedger]:
         return _ledger(app)
 
 
-def formation_status(ledgers: dict[str, PrincipalLedger], extractor: str) -> FormationStatus:
+def formation_status_from_log(app: Application[UUID], extractor: str) -> FormationStatus:
+    """The status as the log's ledger gives it (the read model's must agree: a test)."""
+    counts = [
+        (ledger.key, key, 1)
+        for ledger in formation_ledger(app).values()
+        for key in ledger.sessions.values()
+    ]
+    return counted_status(counts, extractor)
+
+
+def counted_status(counts: Iterable[tuple[str, str, int]], extractor: str) -> FormationStatus:
+    """The same status from the read model's (principal, formation key, sessions) counts
+    (``RecallIndex.formation_counts``): what start-up reads, with no scan of the log."""
     current = formation_key(extractor)
     stale_keys: set[str] = set()
-    stale_sessions = stale_principals = sessions = 0
-    for ledger in ledgers.values():
-        sessions += len(ledger.sessions)
-        stale = [k for k in ledger.sessions.values() if k != current]
-        stale_keys.update(stale)
-        stale_sessions += len(stale)
-        stale_principals += bool(stale)
+    stale_owners: set[str] = set()
+    sessions = stale_sessions = 0
+    for principal, key, n in counts:
+        sessions += n
+        if key != current:
+            stale_keys.add(key)
+            stale_owners.add(principal)
+            stale_sessions += n
     return FormationStatus(
         current=current,
         sessions=sessions,
         stale_sessions=stale_sessions,
-        stale_principals=stale_principals,
+        stale_principals=len(stale_owners),
         stale_policies=tuple(sorted(stale_keys)),
     )
 

@@ -97,7 +97,7 @@ def postgres_schema(base: str) -> Iterator[str]:
     import psycopg
     from psycopg import sql
 
-    schema = f"rel_edges_{uuid.uuid4().hex[:12]}"
+    schema = f"rel_{uuid.uuid4().hex[:12]}"
     separator = "&" if "?" in base else "?"
     try:
         yield f"{base}{separator}schema={schema}"

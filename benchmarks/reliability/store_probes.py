@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 import memory_es
+from memory_es.benchmarks.reliability.edge_probes import postgres_schema
 from memory_es.benchmarks.reliability.probe import ProbeResult
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import principal_aggregate_id
@@ -60,7 +61,7 @@ def run(workdir: pathlib.Path, *, postgres_url: str | None) -> list[ProbeResult]
         ("sqlite", lambda: _sqlite(workdir)),
     ]
     if postgres_url:
-        stores.append(("postgres", lambda: _postgres(postgres_url)))
+        stores.append(("postgres", lambda: postgres_schema(postgres_url)))
     for kind, make in stores:
         with make() as url:
             results.append(_concurrent_closes(kind, url))
@@ -95,21 +96,6 @@ def _sqlite(workdir: pathlib.Path) -> Iterator[str]:
     finally:
         for leftover in workdir.glob(f"{path.name}*"):
             leftover.unlink()
-
-
-@contextmanager
-def _postgres(base: str) -> Iterator[str]:
-    import psycopg
-
-    from memory_es.stores import parse_store_url
-
-    schema = f"rel_{uuid.uuid4().hex[:12]}"
-    separator = "&" if "?" in base else "?"
-    try:
-        yield f"{base}{separator}schema={schema}"
-    finally:
-        with psycopg.connect(**parse_store_url(base).pg_connect, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 # -- processes ----------------------------------------------------------------------------
@@ -201,7 +187,7 @@ def _sequential_ids(kind: str, url: str) -> ProbeResult:
 def _first_opens(base: str) -> ProbeResult:
     failed = 0
     for _ in range(FIRST_OPEN_TRIALS):
-        with _postgres(base) as url:
+        with postgres_schema(base) as url:
             codes = race(first_open, [(url,)] * FIRST_OPENS)
             failed += sum(1 for c in codes if c != 0)
     return ProbeResult(

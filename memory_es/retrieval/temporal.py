@@ -24,6 +24,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+WEEKDAYS: tuple[str, ...] = (
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+)
+MONTH_NAMES: tuple[str, ...] = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _UNIT_WORDS = frozenset(
     {"date", "day", "days", "year", "years", "month", "months", "week", "weeks", "hours"}
 )
@@ -45,27 +68,13 @@ TIME_WORDS: frozenset[str] = frozenset(
         "months",
         "year",
         "years",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "april",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
         "spring",
         "summer",
         "autumn",
         "winter",
+        *WEEKDAYS,
+        # "may" and "march" are verbs too: as time words they would date every modal sentence.
+        *(m for m in MONTH_NAMES if m not in ("may", "march")),
     }
 )
 
@@ -95,26 +104,7 @@ def dated(words: frozenset[str]) -> bool:
     return any(len(w) == 4 and w.isdigit() and w[:2] in ("19", "20") for w in words)
 
 
-MONTHS: dict[str, int] = {
-    name: number
-    for number, name in enumerate(
-        (
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ),
-        start=1,
-    )
-}
+MONTHS: dict[str, int] = {name: number for number, name in enumerate(MONTH_NAMES, start=1)}
 # A season with a year: its first month and length (meteorological, northern). Winter
 # spans two years, so "winter 2023" is no period.
 SEASONS: dict[str, tuple[int, int]] = {

@@ -36,6 +36,7 @@ from memory_es.formation.patterns.lexicon import (
 from memory_es.formation.patterns.phrases import third
 from memory_es.formation.patterns.relationships import relationship
 from memory_es.formation.patterns.rule import Found, found
+from memory_es.retrieval.temporal import MONTH_NAMES, WEEKDAYS
 
 FACT = BeliefType.FACT
 
@@ -52,6 +53,8 @@ class Antecedent:
 # Capitalized words that open a clause or name no one.
 _NOT_NAMES = frozenset(
     [
+        *WEEKDAYS,
+        *MONTH_NAMES,
         "i",
         "i'm",
         "im",
@@ -94,25 +97,6 @@ _NOT_NAMES = frozenset(
         "oh",
         "hi",
         "hey",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
         "today",
         "tomorrow",
         "tonight",

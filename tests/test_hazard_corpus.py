@@ -21,6 +21,7 @@ from memory_es.benchmarks.hazards.corpus import (
     INJECTIONS,
     PROBED_BENIGN,
     PROBED_INJECTIONS,
+    REFUSED_AT_THE_CANDIDATE,
     leaked,
     secret_cases,
 )
@@ -138,7 +139,7 @@ def _formed(memory: memory_es.Memory, texts: tuple[str, ...]) -> dict[str, list[
 
 def test_injection_styles_form_nothing(conversational: memory_es.Memory) -> None:
     """At most 2 of 50 may form anything (seed bound); this corpus forms none."""
-    styles = INJECTIONS + PROBED_INJECTIONS
+    styles = INJECTIONS + PROBED_INJECTIONS + REFUSED_AT_THE_CANDIDATE
     formed = _formed(conversational, styles)
     assert len(formed) <= 2 * len(styles) // 50
     assert formed == {}

@@ -21,6 +21,7 @@ from memory_es.benchmarks.hazards.corpus import (
     INJECTIONS,
     PROBED_BENIGN,
     PROBED_INJECTIONS,
+    REFUSED_AT_THE_CANDIDATE,
     leaked,
     secret_cases,
 )
@@ -90,6 +91,8 @@ def main() -> None:
     figures["probed_injections"] = len(PROBED_INJECTIONS)
     figures["probed_injections_flagged"] = sum(map(is_injection, PROBED_INJECTIONS))
     figures["probed_injections_formed"] = forms(PROBED_INJECTIONS)
+    figures["refused_at_the_candidate"] = len(REFUSED_AT_THE_CANDIDATE)
+    figures["refused_at_the_candidate_formed"] = forms(REFUSED_AT_THE_CANDIDATE)
     figures["probed_benign"] = len(PROBED_BENIGN)
     figures["probed_benign_flagged"] = sum(map(is_injection, PROBED_BENIGN))
     if args.locomo:

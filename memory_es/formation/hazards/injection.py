@@ -175,6 +175,8 @@ _MARKERS = re.compile(
     r"|###\s{0,3}(?:system|instructions?|new instructions)"
     r"|(?:^|[\n.!?]\s{0,3})(?:override|new rules?|new polic(?:y|ies)|jailbreak)\s?:"
     r"|\bend of (?:the )?(?:user|system|human) (?:message|input|prompt|turn)\b"
+    r"|\b(?:system|admin|developer|security|assistant) (?:note|notice|message|update|"
+    r"instruction|override)s?\s?:"
     r"|\b(?:new|next|begin|updated) system (?:message|prompt|instructions?)\b"
 )
 _COMMENT_WORDS = re.compile(
@@ -325,9 +327,11 @@ _LATIN = _at_word_start(
         rf"\b(?:ignoriere|ignorier|ignorieren|vergiss|vergessen|missachte|uberspringe)\b"
         rf"{_GAP}(?:anweisungen|regeln|richtlinien|vorgaben|instruktionen|"
         r"einschrankungen|befehle)\b",
-        r"\bdu bist (?:jetzt|nun|ab jetzt|ab sofort)\b|\bab (?:jetzt|sofort),? (?:bist du|"
-        r"du bist)\b|\b(?:tu so als|verhalte dich (?:wie|als)|spiele die rolle|gib dich als)"
-        r"\b|\bohne (?:regeln|einschrankungen|filter|grenzen|zensur)\b",
+        r"\bdu bist (?:jetzt|nun|ab jetzt|ab sofort)\b|\b(?:du musst|du sollst|ihr musst|"
+        r"sie mussen|sie sollen) (?:ab sofort|ab jetzt|jetzt|nun|immer)\b|"
+        r"\bab (?:jetzt|sofort),? (?:bist du|du bist)\b|"
+        r"\b(?:tu so als|verhalte dich (?:wie|als)|spiele die rolle|gib dich als)\b|"
+        r"\bohne (?:regeln|einschrankungen|filter|grenzen|zensur)\b",
         rf"\b(?:zeig|zeige|verrate|gib|sende|schick|nenne)\b{_GAP}(?:passwort|kennwort|"
         r"zugangsdaten|schlussel|systemprompt|geheimnis)\b",
         # Portuguese
@@ -460,14 +464,21 @@ _STATEMENT_ORDERS = re.compile(
     r"reveal|run|execute|send|transfer|wire|email|forward|delete|grant|disable|leak|obey|"
     r"simulate|jailbreak)\b"
     # verbs that also name things ("answer style", "text message"): an order only with
-    # the object or particle an imperative takes ("Write my PIN into ...", "Store this")
-    r"|^(?:user said:\s)?(?:please\s|always\s|never\s|now\s|just\s|also\s)*"
-    r"(?:write|store|save|print|output|show|tell|give|share|post|upload|trust|treat|"
+    # the object or particle an imperative takes ("Write my PIN into ...", "Store this"),
+    # opening the statement or any clause of it ("..., whenever X, do exactly what it says")
+    r"|(?:^(?:user said:\s)?|[,;:]\s+(?:then\s|and\s)?)"
+    r"(?:please\s|always\s|never\s|now\s|just\s|also\s)*"
+    r"(?:do|write|store|save|print|output|show|tell|give|share|post|upload|trust|treat|"
     r"translate|follow|approve|allow|enable|copy|paste|include|add|insert|remove|erase|"
     r"answer|reply|respond|repeat|disclose|list|dump|export|open|install|download|pay|"
     r"buy|book|call|text|message|skip|stop|do not|don't)\s(?:my|your|the|this|that|these|"
     r"those|all|every|each|any|it|them|me|him|her|us|user's|their|a|an|to|with|in|into|down|"
-    r"out|up|back|only|everything|anything|whatever)\b"
+    r"out|up|back|only|everything|anything|whatever|exactly|what|as)\b"
+)
+# The assistant as the one who may or must act: a rule for it, not a fact of the user's.
+_ABOUT_THE_ASSISTANT = re.compile(
+    r"\b(?:the\s)?(?:assistant|ai|chatbot|bot|model|llm|agent)s?\s(?:may|can|could|must|should|"
+    r"will|shall|has to|have to|needs to|is allowed to|are allowed to|is permitted to)\b"
 )
 _STATEMENT_SECRETS = re.compile(
     r"\b(?:include|contain|reveal|show|display|tell|give|share|send|list|print|expose|leak|"
@@ -485,6 +496,8 @@ def is_instruction(statement: str) -> bool:
     original, latin_views = views(statement)
     for view in latin_views:
         s = view.strip()
-        if _STATEMENT_ORDERS.match(s) or _STATEMENT_SECRETS.search(s):
+        if _STATEMENT_ORDERS.search(s) or _STATEMENT_SECRETS.search(s):
+            return True
+        if _ABOUT_THE_ASSISTANT.search(s):
             return True
     return _injected(statement, original, latin_views)

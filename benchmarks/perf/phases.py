@@ -98,6 +98,29 @@ def phase_physical(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]
 # -- library append ----------------------------------------------------------------------
 
 
+def _turn_session(ids: Any, principal: str, turns: int, n: int) -> Session:
+    """A session of ``turns`` user turns, unsaved: the event shapes the append phases
+    time (benchmarks/perf/pairs.py keeps its own copy: it runs in other checkouts)."""
+    session = Session(
+        id=UUID(ids.new_id()),
+        tenant=DEFAULT_TENANT,
+        principal=principal,
+        project=GENERAL_SCOPE,
+        opened_at="2026-01-05T09:00:00Z",
+    )
+    for t in range(turns):
+        session.record_turn(
+            turn_id=ids.new_id(),
+            role="user",
+            text=f"I live in City{t}. My manager is Dana{n}.",
+            trusted=True,
+            at="2026-01-05T09:01:00Z",
+            redactions=[],
+            hazards=[],
+        )
+    return session
+
+
 def phase_append(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
     """eventsourcing + our transcoder: turn events saved 1000 per transaction and one each."""
     with _open(store["url"]) as memory:
@@ -105,24 +128,7 @@ def phase_append(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
         n = cfg["physical_rows"]
         sessions = []
         for s in range(0, n, 500):
-            session = Session(
-                id=UUID(ids.new_id()),
-                tenant=DEFAULT_TENANT,
-                principal=f"append{s}",
-                project=GENERAL_SCOPE,
-                opened_at="2026-01-05T09:00:00Z",
-            )
-            for t in range(499):
-                session.record_turn(
-                    turn_id=ids.new_id(),
-                    role="user",
-                    text=f"I live in City{t}. My manager is Dana{s}.",
-                    trusted=True,
-                    at="2026-01-05T09:01:00Z",
-                    redactions=[],
-                    hazards=[],
-                )
-            sessions.append(session)
+            sessions.append(_turn_session(ids, f"append{s}", 499, s))
         events = sum(len(s.pending_events) for s in sessions)
         gc.collect()
         t0 = time.perf_counter()
@@ -181,24 +187,7 @@ def _append_beside_library(
         t0 = time.perf_counter()
         batch: list[Session] = []
         for s in range(0, n, per_session + 1):
-            session = Session(
-                id=UUID(ids.new_id()),
-                tenant=DEFAULT_TENANT,
-                principal=f"ours{s}",
-                project=GENERAL_SCOPE,
-                opened_at="2026-01-05T09:00:00Z",
-            )
-            for t in range(per_session):
-                session.record_turn(
-                    turn_id=ids.new_id(),
-                    role="user",
-                    text=f"I live in City{t}. My manager is Dana{s}.",
-                    trusted=True,
-                    at="2026-01-05T09:01:00Z",
-                    redactions=[],
-                    hazards=[],
-                )
-            batch.append(session)
+            batch.append(_turn_session(ids, f"ours{s}", per_session, s))
             if len(batch) == 2:
                 save_collected(app, [e for b in batch for e in b.collect_events()], batch)
                 batch = []

@@ -26,7 +26,7 @@ _ASK = (
 # What a response is called; the adjectives a request asks of it.
 _RESPONSES = (
     r"(?:answers?|responses?|replies|reply|explanations?|messages?|summaries|summary|"
-    r"emails?|explanations?|suggestions?|recipes?|instructions)"
+    r"emails?|suggestions?|recipes?|instructions)"
 )
 _STYLE = (
     r"(?P<style>short|shorter|brief|briefer|concise|succinct|simple|simpler|detailed|"

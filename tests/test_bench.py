@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from memory_es.benchmarks.perf.suite import render_table
+from memory_es.benchmarks.perf.suite import loglog_exponent, render_table
 from memory_es.cli import main
 
 
@@ -73,12 +73,31 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
         "rebuild_belief_heavy",
         "commands",
     }
+    # How the size-dependent figures grow across the run's sizes (issue 18's scale figures).
+    growth = sqlite["scaling"]
+    for metric in ("recall_p95_ms", "snapshot_mb", "rebuild_s", "first_command_ms"):
+        assert isinstance(growth[metric]["exponent"], float), metric
+        assert len(growth[metric]["points"]) == 2, metric
+    rebuilt = [x for x, _ in growth["rebuild_s"]["points"]]
+    assert rebuilt[0] < rebuilt[1]  # the whole log at each size: the second holds the first
+    assert set(growth) >= {"say_p50_ms", "close_p50_ms"}
     assert report["stores"]["postgres"] == {"skipped": "--no-postgres"}
     assert report["cli"]["cli_help_ms"] > 0
     table = render_table(report)
     assert "rebuild_ratio" in table and "recall p95 ms" in table and "ceiling" in table
     assert "append_of_library" in table
     assert table.count("projector_only_ratio") == 2  # both logs
+    assert "log-log exponent" in table
+
+
+def test_the_growth_exponent_is_the_slope_of_the_log_log_fit() -> None:
+    assert loglog_exponent([(1_000, 2.0), (10_000, 2.0), (100_000, 2.0)]) == 0.0  # flat
+    linear = loglog_exponent([(1_000, 1.0), (10_000, 10.0), (100_000, 100.0)])
+    assert linear is not None and abs(linear - 1.0) < 1e-9
+    square_root = loglog_exponent([(100, 1.0), (10_000, 10.0)])
+    assert square_root is not None and abs(square_root - 0.5) < 1e-9
+    assert loglog_exponent([(1_000, 3.0)]) is None  # one size says nothing of growth
+    assert loglog_exponent([(1_000, 0.0), (10_000, 3.0)]) is None  # a zero has no log
 
 
 def test_an_unknown_bench_scale_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

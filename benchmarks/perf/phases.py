@@ -503,6 +503,12 @@ def phase_recall(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
             events = build_beliefs(memory, f"holder{scale}", scale, text)
             build_s = time.perf_counter() - t0
             settle(memory)
+            # The whole log rebuilt at this size (every scale so far): how rebuild time
+            # grows with the log, beside recall and the snapshot (the suite's scaling fit).
+            gc.collect()
+            t0 = time.perf_counter()
+            replayed = memory.rebuild_projections()
+            rebuild_s = time.perf_counter() - t0
             queries = [text.query() for _ in range(cfg["recall_queries"] + 10)]
             for q in queries[:10]:  # warm the caches
                 memory.recall(f"holder{scale}", q)
@@ -522,6 +528,8 @@ def phase_recall(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
                 "mean_items": returned / len(latencies),
                 "build_events": events,
                 "build_events_per_s": events / build_s,
+                "rebuild_log_events": replayed,
+                "rebuild_s": rebuild_s,
             }
             out["recall"][str(scale)].update(_state_costs(memory, f"holder{scale}", store, scale))
         out["log_head"] = memory.projection_status().log_head

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import shutil
@@ -233,6 +234,51 @@ def _store_run(
         out["append_one_per_tx_ratio"] = (
             out["append_one_per_tx_events_per_s"] / physical["insert_per_tx_rows_per_s"]
         )
+    growth = scaling(out)
+    if growth:
+        out["scaling"] = growth
+    return out
+
+
+# (metric, the phase's table, x key, y key): x is the size the metric is read against.
+GROWTH: tuple[tuple[str, str, str | None, str], ...] = (
+    ("recall_p95_ms", "recall", None, "recall_p95_ms"),
+    ("snapshot_mb", "recall", None, "snapshot_mb"),
+    ("first_command_ms", "recall", None, "first_command_ms"),
+    ("first_recall_ms", "recall", None, "first_recall_ms"),
+    ("rebuild_s", "recall", "rebuild_log_events", "rebuild_s"),
+    ("say_p50_ms", "commands", "principal_events", "say_p50_ms"),
+    ("close_p50_ms", "commands", "principal_events", "close_p50_ms"),
+)
+
+
+def loglog_exponent(points: list[tuple[float, float]]) -> float | None:
+    """The slope of the least-squares line through (log x, log y): how a figure grows
+    with size — 0 flat, 1 linear, 2 quadratic. None with fewer than two usable sizes."""
+    usable = [(math.log(x), math.log(y)) for x, y in points if x > 0 and y > 0]
+    if len({x for x, _ in usable}) < 2:
+        return None
+    mx = statistics.fmean(x for x, _ in usable)
+    my = statistics.fmean(y for _, y in usable)
+    sxx = sum((x - mx) ** 2 for x, _ in usable)
+    return sum((x - mx) * (y - my) for x, y in usable) / sxx
+
+
+def scaling(store_report: dict[str, Any]) -> dict[str, Any]:
+    """Each size-dependent figure's growth across the run's scales (recall: beliefs held,
+    or the log's events for the rebuild; commands: the principal's events): the points and
+    the exponent of their log-log fit."""
+    out: dict[str, Any] = {}
+    for metric, table, x_key, y_key in GROWTH:
+        rows = store_report.get(table) or {}
+        points = [
+            (float(row[x_key] if x_key else scale), float(row[y_key]))
+            for scale, row in sorted(rows.items(), key=lambda item: int(item[0]))
+            if y_key in row and (x_key is None or x_key in row)
+        ]
+        exponent = loglog_exponent(points)
+        if exponent is not None:
+            out[metric] = {"exponent": round(exponent, 3), "points": points}
     return out
 
 
@@ -378,6 +424,10 @@ def render_table(report: dict[str, Any]) -> str:
         line(f"{tag}: close p95 ms", "commands", str(h), "close_p95_ms")
         line(f"{tag}: cold load from snapshot ms", "commands", str(h), "cold_load_snapshot_ms")
         line(f"{tag}: cold replay, no snapshot ms", "commands", str(h), "cold_replay_ms")
+    section("growth from the smallest to the largest size (log-log exponent: 0 flat, 1 linear)")
+    for metric, table, x_key, _ in GROWTH:
+        size = x_key or "beliefs"
+        line(f"{metric} against {table} {size}", "scaling", metric, "exponent")
     section("peak RSS per phase (MB)")
     for phase in STORE_PHASES:
         rows.append((phase, *(_fmt(report["peak_rss_mb"].get(f"{k}.{phase}")) for k in kinds)))

@@ -242,6 +242,23 @@ def pack(postings: Sequence[tuple[int, int, int]]) -> bytes:
     return np.array(postings, dtype=posting_dtype()).tobytes()
 
 
+def pack_each(groups: Sequence[Sequence[tuple[int, int, int]]]) -> list[bytes]:
+    """:func:`pack` of every group, the records put in one array at once (a page's
+    postings are thousands of short groups: one array per group cost more than the
+    records themselves)."""
+    import numpy as np
+
+    flat = [record for group in groups for record in group]
+    data = np.array(flat, dtype=posting_dtype()).tobytes() if flat else b""
+    out = []
+    start = 0
+    for group in groups:
+        end = start + len(group) * POSTING_SIZE
+        out.append(data[start:end])
+        start = end
+    return out
+
+
 def unpack(blocks: Iterable[bytes | bytearray]) -> npt.NDArray[Any]:
     """One term's blocks, in block order, as one array of :func:`posting_dtype` records."""
     import numpy as np

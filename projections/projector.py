@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from memory_es.domain.principal import PrincipalMemory
@@ -11,7 +13,7 @@ from memory_es.domain.values import Status, short_id
 from memory_es.lifecycle.importance import importance
 from memory_es.policy import formation_key
 from memory_es.projections.base import IndexWriter
-from memory_es.projections.records import BeliefRecord, SessionRecord, principal_key
+from memory_es.projections.records import BeliefRecord, SessionRecord, new_belief, principal_key
 
 
 def project_event(event: Any, position: int, writer: IndexWriter) -> None:
@@ -25,15 +27,23 @@ def _created(event: Any, position: int, writer: IndexWriter) -> None:
     writer.name_principal(str(event.originator_id), principal_key(event.tenant, event.principal))
 
 
-def _formed(event: Any, position: int, writer: IndexWriter) -> None:
+@lru_cache(maxsize=4096)
+def indexed_terms(text: str) -> Counter[str]:
+    """The one tokenizer's terms of a belief's indexed text, each distinct text tokenized
+    once (a rebuild meets the same statements again and again). Shared: never mutated
+    (writers only read it)."""
     # Imported here: a log page of turns only (``session say``) never loads the stemmer.
     from memory_es.retrieval.tokenizer import document_terms
 
+    return document_terms(text)
+
+
+def _formed(event: Any, position: int, writer: IndexWriter) -> None:
     principal = writer.principal_of(str(event.originator_id))
     statement = event.statement
     # The source turn's context words are indexed with the statement, never rendered.
-    terms = document_terms(" ".join((statement, *event.subjects, event.context)))
-    record = BeliefRecord(
+    terms = indexed_terms(" ".join((statement, *event.subjects, event.context)))
+    record = new_belief(
         belief_id=event.belief_id,
         short_id=short_id(event.belief_id),
         principal=principal,

@@ -16,7 +16,9 @@ and skipped. ``projections status`` and ``stats`` report them; a store failure
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+import gc
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
@@ -80,7 +82,8 @@ class ProjectionRunner:
             if not resume:
                 self._index.discard_rebuild()
             self._index.start_rebuild()
-            read = self._follow(rebuild=True, progress=progress)
+            with _collector_paused():
+                read = self._follow(rebuild=True, progress=progress)
             self._index.finish_rebuild()
         # Events written while the swap happened are picked up here.
         return read + self.catch_up()
@@ -159,6 +162,22 @@ class ProjectionRunner:
             start=after, limit=limit, stop=stop, topics=PROJECTED_TOPICS, inclusive_of_start=False
         )
         return [(n.id, self._mapper.to_domain_event(n)) for n in page]
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a rebuild's pages. A page allocates tens of
+    thousands of objects that live until its flush (events, records, term counts), so
+    the collector's passes ran over and over, a fifth of a large rebuild's time, and found
+    nothing: the projector builds no cycles and reference counting frees every page. The
+    collector's own state is restored, whatever it was."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _beliefs_read(events: Page) -> set[str]:

@@ -11,7 +11,7 @@ from abc import abstractmethod
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -113,9 +113,18 @@ _DECODERS: tuple[Callable[[Any], Any], ...] = tuple(
 )
 
 
+# Only these columns change type on the way out (a rebuild encodes every belief).
+_ENCODED: tuple[tuple[int, Callable[[Any], Any]], ...] = tuple(
+    (i, f) for i, f in enumerate(_ENCODERS) if f is not _same
+)
+_FIELDS_OF = attrgetter(*BELIEF_COLUMNS)
+
+
 def encode_record(record: BeliefRecord) -> tuple[Any, ...]:
-    values = attrgetter(*BELIEF_COLUMNS)(record)
-    return tuple(f(v) for f, v in zip(_ENCODERS, values, strict=True))
+    values = list(_FIELDS_OF(record))
+    for i, convert in _ENCODED:
+        values[i] = convert(values[i])
+    return tuple(values)
 
 
 # Only these columns change type on the way in (recall decodes every candidate row).
@@ -706,10 +715,12 @@ class _SqlWriter(IndexWriter):
         rewritten: list[tuple[str, str, int, int, bytes]] = []
         added: list[tuple[str, str, int, int, bytes]] = []
         directory: list[tuple[str, str, int, int]] = []
-        for key, postings in sorted(self._postings.items()):
+        ordered = sorted(self._postings.items())
+        packed = cq.pack_each([postings for _, postings in ordered])
+        for (key, postings), appended in zip(ordered, packed, strict=True):
             documents, blocks, tail = known.get(key, (0, 0, None))
             first = blocks - 1 if tail is not None else blocks
-            rows = cq.blocks(tail or b"", cq.pack(postings), first)
+            rows = cq.blocks(tail or b"", appended, first)
             for block, size, data in rows:
                 (rewritten if tail is not None and block == first else added).append(
                     (*key, block, size, data)
@@ -741,12 +752,15 @@ class _SqlWriter(IndexWriter):
         tails = self._index._rebuild_tails
         full: list[tuple[str, str, int, int, bytes]] = []
         touched: list[tuple[str, str, int, int, bytes]] = []
-        for key, postings in self._postings.items():
+        packed = cq.pack_each(list(self._postings.values()))
+        for (key, postings), appended in zip(self._postings.items(), packed, strict=True):
             if key not in self._tails_before:
                 known = tails.get(key)
-                self._tails_before[key] = None if known is None else replace(known)
+                self._tails_before[key] = (
+                    None if known is None else _Tail(known.documents, known.blocks, known.data)
+                )
             tail = tails.setdefault(key, _Tail())
-            pieces = cq.blocks(tail.data, cq.pack(postings), tail.blocks)
+            pieces = cq.blocks(tail.data, appended, tail.blocks)
             tail.data = b""
             for block, size, data in pieces:
                 if size < cq.BLOCK:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import threading
 from abc import abstractmethod
-from collections import Counter
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import attrgetter
@@ -637,7 +636,7 @@ class _SqlWriter(IndexWriter):
             self._loaded[belief_id] = decode_record(rows[0]) if rows else None
         return self._loaded[belief_id]
 
-    def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None:
+    def insert_belief(self, record: BeliefRecord, terms: Mapping[str, int]) -> None:
         self._staged[record.belief_id] = record
         self._inserted.add(record.belief_id)
         number = self._next_number(record.principal)

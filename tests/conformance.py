@@ -18,6 +18,8 @@ import memory_es
 from memory_es.errors import InvalidInput, SessionClosed, UnknownSession
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock
+from memory_es.projections.runner import ProjectionRunner
+from memory_es.projections.tokenizing import TokenizingWorker
 from tests.conformance_retrieval import RetrievalConformance
 from tests.formation_conformance import SeedScenarioConformance
 
@@ -212,6 +214,43 @@ class StoreConformance(RetrievalConformance, SeedScenarioConformance, abc.ABC):
         memory.rebuild_projections(progress=lambda position, head: seen.append(position))
         assert len(seen) > 3 and seen == sorted(seen)
         assert memory.index.dump() == before
+
+    @pytest.mark.parametrize("workers", [1, 2])
+    def test_a_page_based_rebuild_equals_the_incremental_build(
+        self, memory: memory_es.Memory, clock: FixedClock, workers: int
+    ) -> None:
+        # Every kind of page: formed, superseded, rejected, remembered beliefs; small pages,
+        # so beliefs formed in one page change in a later one and (2 workers) each page's
+        # texts are tokenized by the worker while the page before is projected.
+        play(memory, clock)
+        memory.reject(memory.list_beliefs("bob")[0].belief_id)
+        clock.advance(60)
+        memory.remember("alice", "I prefer window seats.")
+        play(memory, clock)  # the same turns again: reinforcements
+        incremental = memory.index.dump()
+        head = memory.projection_status().log_head
+        for page_size in (5, 5000):
+            memory.runner._page_size = page_size
+            assert memory.rebuild_projections(workers=workers) == head
+            assert memory.index.dump() == incremental, page_size
+
+    def test_a_rebuild_whose_tokenizing_worker_fails_still_ends_identical(
+        self, memory: memory_es.Memory, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        play(memory, clock)
+        incremental = memory.index.dump()
+
+        def fails(text: str) -> dict[str, int]:
+            raise RuntimeError("the worker died")
+
+        monkeypatch.setattr(
+            ProjectionRunner,
+            "_tokenizing_worker",
+            staticmethod(lambda *_: TokenizingWorker.start(fails)),
+        )
+        memory.runner._page_size = 4
+        memory.rebuild_projections(workers=2)
+        assert memory.index.dump() == incremental
 
     # -- bad input changes nothing ----------------------------------------------------------
 

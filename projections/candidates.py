@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from memory_es.domain.values import Status
@@ -243,13 +244,20 @@ def pack(postings: Sequence[tuple[int, int, int]]) -> bytes:
 
 
 def pack_each(groups: Sequence[Sequence[tuple[int, int, int]]]) -> list[bytes]:
-    """:func:`pack` of every group, the records put in one array at once (a page's
-    postings are thousands of short groups: one array per group cost more than the
-    records themselves)."""
+    """:func:`pack` of every group, the records put in one array at once: a page's
+    postings are thousands of short groups, and numpy builds a structured array from
+    tuples one tuple at a time, but reads a flat run of integers at C speed."""
     import numpy as np
 
-    flat = [record for group in groups for record in group]
-    data = np.array(flat, dtype=posting_dtype()).tobytes() if flat else b""
+    total = sum(map(len, groups))
+    if not total:
+        return [b"" for _ in groups]
+    flat = np.fromiter(
+        chain.from_iterable(chain.from_iterable(groups)), dtype=np.int64, count=3 * total
+    ).reshape(total, 3)
+    records = np.empty(total, dtype=posting_dtype())
+    records["no"], records["tf"], records["len"] = flat[:, 0], flat[:, 1], flat[:, 2]
+    data = records.tobytes()
     out = []
     start = 0
     for group in groups:

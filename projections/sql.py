@@ -119,10 +119,12 @@ _ENCODED: tuple[tuple[int, Callable[[Any], Any]], ...] = tuple(
 _FIELDS_OF = attrgetter(*BELIEF_COLUMNS)
 
 
-def encode_record(record: BeliefRecord) -> tuple[Any, ...]:
+def encode_record(record: BeliefRecord, *extra: Any) -> tuple[Any, ...]:
+    """The record's row in BELIEF_COLUMNS order, then ``extra`` (the insert's belief_no)."""
     values = list(_FIELDS_OF(record))
     for i, convert in _ENCODED:
         values[i] = convert(values[i])
+    values.extend(extra)
     return tuple(values)
 
 
@@ -178,6 +180,22 @@ class SqlRecallIndex(RecallIndex):
         """Append rows that cannot conflict (new beliefs, their postings): the bulk path."""
         marks = ", ".join("?" for _ in columns)
         self._executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
+    def _upsert_rows(
+        self,
+        table: str,
+        columns: Sequence[str],
+        key: Sequence[str],
+        rows: Sequence[Sequence[Any]],
+    ) -> None:
+        """Insert rows, each replacing the row of its key if there is one."""
+        marks = ", ".join("?" for _ in columns)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in key)
+        self._executemany(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+            f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}",
+            rows,
+        )
 
     @abstractmethod
     @contextmanager
@@ -771,10 +789,10 @@ class _SqlWriter(IndexWriter):
             touched.append((*key, tail.documents, tail.blocks, tail.data))
         if full:
             self._index._insert_rows(f"{REBUILD_PREFIX}postings", _BLOCK_COLUMNS, full)
-        self._index._executemany(
-            f"INSERT INTO {REBUILD_TAILS} (principal, term, documents, blocks, data)"
-            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (principal, term) DO UPDATE SET"
-            " documents = excluded.documents, blocks = excluded.blocks, data = excluded.data",
+        self._index._upsert_rows(
+            REBUILD_TAILS,
+            ("principal", "term", "documents", "blocks", "data"),
+            ("principal", "term"),
             sorted(touched),
         )
 
@@ -813,7 +831,7 @@ class _SqlWriter(IndexWriter):
                 f"{p}beliefs",
                 (*BELIEF_COLUMNS, "belief_no"),
                 [
-                    (*encode_record(self._staged[b]), self._belief_numbers[b])
+                    encode_record(self._staged[b], self._belief_numbers[b])
                     for b in sorted(self._inserted)
                 ],
             )

@@ -54,7 +54,7 @@ def _created(event: Any, position: int, writer: IndexWriter) -> None:
     writer.name_principal(str(event.originator_id), principal_key(event.tenant, event.principal))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=2048)
 def indexed_terms(text: str) -> Counter[str]:
     """The one tokenizer's terms of a belief's indexed text, each distinct text tokenized
     once (a rebuild meets the same statements again and again). Shared: never mutated

@@ -30,7 +30,6 @@ from memory_es.es_internals import Page, PageReader, lean_page_reader
 from memory_es.projections.base import RecallIndex
 from memory_es.projections.projector import (
     PROJECTED_EVENTS,
-    indexed_terms,
     indexed_text,
     project_event,
     project_page,
@@ -111,10 +110,10 @@ class ProjectionRunner:
     def _tokenizing_worker(after: int, head: int) -> TokenizingWorker | None:
         if after >= head:
             return None
-        # Loaded before the fork: the worker then imports nothing.
-        import memory_es.retrieval.tokenizer  # noqa: F401
+        # Imported before the fork: the worker imports nothing (see tokenizing.py).
+        from memory_es.retrieval.tokenizer import document_terms
 
-        return TokenizingWorker.start(indexed_terms)
+        return TokenizingWorker.start(document_terms)
 
     def fold(
         self, into: RecallIndex, *, until: int, originators: Collection[UUID] | None = None

@@ -25,8 +25,10 @@ Unix only (``os.fork``); elsewhere the rebuild runs in one process.
 
 from __future__ import annotations
 
+import gc
 import marshal
 import os
+import select
 import signal
 import sys
 import threading
@@ -37,6 +39,9 @@ from typing import BinaryIO
 
 _LENGTH = 8  # bytes of a frame's length prefix
 _MAX_FD = 1 << 16
+# A worker that sends nothing for this long is taken for stuck (a page's terms take well
+# under a second): the rebuild tokenizes the rest itself.
+_ANSWER_TIMEOUT_S = 60.0
 
 Tokenize = Callable[[str], Mapping[str, int]]
 
@@ -48,7 +53,7 @@ class TokenizingWorker:
     def __init__(self, pid: int, requests: int, answers: int) -> None:
         self._pid = pid
         self._requests = os.fdopen(requests, "wb")
-        self._answers = os.fdopen(answers, "rb")
+        self._answers = answers  # read raw, with a timeout (_read_answer)
         self._alive = True
         self._sent: deque[tuple[int, int]] = deque()  # (key, texts) not collected yet
         # Requests go from a thread: the worker may be blocked writing an answer the
@@ -105,12 +110,13 @@ class TokenizingWorker:
         worker failed (the caller tokenizes them itself)."""
         while self._alive and any(k == key for k, _ in self._sent):
             sent_key, count = self._sent.popleft()
-            frame = _read_frame(self._answers)
             answers: list[Mapping[str, int]] | None = None
-            if frame is not None:
-                answers = marshal.loads(frame)
-            if answers is None or len(answers) != count:
-                self._alive = False
+            head = _read_exact(self._answers, _LENGTH)
+            body = None if head is None else _read_exact(self._answers, _size(head))
+            with suppress(ValueError, EOFError, TypeError):
+                answers = None if body is None else marshal.loads(body)
+            if not isinstance(answers, list) or len(answers) != count:
+                self._alive = False  # dead, stuck or garbled: tokenized here from now on
                 return None
             if sent_key == key:
                 return answers
@@ -121,15 +127,17 @@ class TokenizingWorker:
         with suppress(ProcessLookupError):
             os.kill(self._pid, signal.SIGKILL)
         self._join_sender()  # the pipe breaks under it: it ends
-        os.waitpid(self._pid, 0)
-        for end in (self._requests, self._answers):
-            with suppress(OSError):
-                end.close()
+        with suppress(ChildProcessError):  # reaped already (a SIGCHLD handler)
+            os.waitpid(self._pid, 0)
+        with suppress(OSError):
+            self._requests.close()
+        with suppress(OSError):
+            os.close(self._answers)
 
 
 def _serve(tokenize: Tokenize, requests_fd: int, answers_fd: int) -> None:
-    import gc
-
+    # Nothing is imported here: another thread of the parent may have held the import
+    # lock at the fork, and the worker would wait on it for ever.
     gc.disable()  # a short-lived process that builds no cycles
     with os.fdopen(requests_fd, "rb") as requests, os.fdopen(answers_fd, "wb") as answers:
         while (frame := _read_frame(requests)) is not None:
@@ -141,6 +149,27 @@ def _write_frame(out: BinaryIO, data: bytes) -> None:
     out.write(len(data).to_bytes(_LENGTH, "little"))
     out.write(data)
     out.flush()
+
+
+def _size(head: bytes) -> int:
+    return int.from_bytes(head, "little")
+
+
+def _read_exact(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from the worker, or None at its end or after
+    :data:`_ANSWER_TIMEOUT_S` without a byte (stuck: the parent goes on without it)."""
+    parts: list[bytes] = []
+    left = size
+    while left:
+        ready, _, _ = select.select([fd], [], [], _ANSWER_TIMEOUT_S)
+        if not ready:
+            return None
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
 
 
 def _read_frame(source: BinaryIO) -> bytes | None:

@@ -7,6 +7,7 @@ Subclasses (``test_store_*.py``) say only how to get a store URL — the habit o
 from __future__ import annotations
 
 import abc
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -18,6 +19,7 @@ import memory_es
 from memory_es.errors import InvalidInput, SessionClosed, UnknownSession
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock
+from memory_es.projections import tokenizing
 from memory_es.projections.runner import ProjectionRunner
 from memory_es.projections.tokenizing import TokenizingWorker
 from tests.conformance_retrieval import RetrievalConformance
@@ -250,6 +252,27 @@ class StoreConformance(RetrievalConformance, SeedScenarioConformance, abc.ABC):
         )
         memory.runner._page_size = 4
         memory.rebuild_projections(workers=2)
+        assert memory.index.dump() == incremental
+
+    def test_a_rebuild_whose_tokenizing_worker_is_stuck_goes_on_without_it(
+        self, memory: memory_es.Memory, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        play(memory, clock)
+        incremental = memory.index.dump()
+
+        def stuck(text: str) -> dict[str, int]:
+            time.sleep(60)
+            return {}
+
+        monkeypatch.setattr(tokenizing, "_ANSWER_TIMEOUT_S", 0.2)
+        monkeypatch.setattr(
+            ProjectionRunner,
+            "_tokenizing_worker",
+            staticmethod(lambda *_: TokenizingWorker.start(stuck)),
+        )
+        t0 = time.perf_counter()
+        memory.rebuild_projections(workers=2)
+        assert time.perf_counter() - t0 < 30  # one timeout, then on without the worker
         assert memory.index.dump() == incremental
 
     # -- bad input changes nothing ----------------------------------------------------------

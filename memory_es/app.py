@@ -611,11 +611,14 @@ class Memory:
     def catch_up(self) -> int:
         return self.runner.catch_up()
 
-    def rebuild_projections(self, *, progress: Progress | None = None, resume: bool = True) -> int:
+    def rebuild_projections(
+        self, *, progress: Progress | None = None, resume: bool = True, workers: int = 1
+    ) -> int:
         """Rebuild the read model beside the serving one and swap it in; exclusive
-        (``RebuildInProgress``), and an interrupted one resumes (``resume``)."""
+        (``RebuildInProgress``), and an interrupted one resumes (``resume``). ``workers``
+        2: a second process tokenizes ahead of the projector (the same read model)."""
         with self.services.adapters.lock:
-            return self.runner.rebuild(progress=progress, resume=resume)
+            return self.runner.rebuild(progress=progress, resume=resume, workers=workers)
 
     def projection_status(self, *, probe_rebuild: bool = False) -> ProjectionStatus:
         """``probe_rebuild``: also ask whether a rebuild holds the lock now."""

@@ -7,8 +7,7 @@ together (exactly once). Reads never see a half-applied page.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from typing import Any
@@ -50,7 +49,7 @@ class IndexWriter(ABC):
     def get(self, belief_id: str) -> BeliefRecord | None: ...
 
     @abstractmethod
-    def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None: ...
+    def insert_belief(self, record: BeliefRecord, terms: Mapping[str, int]) -> None: ...
 
     @abstractmethod
     def update_belief(self, belief_id: str, **changes: Any) -> None: ...

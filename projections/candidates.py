@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from memory_es.domain.values import Status
@@ -240,6 +241,30 @@ def pack(postings: Sequence[tuple[int, int, int]]) -> bytes:
     import numpy as np
 
     return np.array(postings, dtype=posting_dtype()).tobytes()
+
+
+def pack_each(groups: Sequence[Sequence[tuple[int, int, int]]]) -> list[bytes]:
+    """:func:`pack` of every group, the records put in one array at once: a page's
+    postings are thousands of short groups, and numpy builds a structured array from
+    tuples one tuple at a time, but reads a flat run of integers at C speed."""
+    import numpy as np
+
+    total = sum(map(len, groups))
+    if not total:
+        return [b"" for _ in groups]
+    flat = np.fromiter(
+        chain.from_iterable(chain.from_iterable(groups)), dtype=np.int64, count=3 * total
+    ).reshape(total, 3)
+    records = np.empty(total, dtype=posting_dtype())
+    records["no"], records["tf"], records["len"] = flat[:, 0], flat[:, 1], flat[:, 2]
+    data = records.tobytes()
+    out = []
+    start = 0
+    for group in groups:
+        end = start + len(group) * POSTING_SIZE
+        out.append(data[start:end])
+        start = end
+    return out
 
 
 def unpack(blocks: Iterable[bytes | bytearray]) -> npt.NDArray[Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,7 +91,7 @@ class _MemoryWriter(IndexWriter):
     def get(self, belief_id: str) -> BeliefRecord | None:
         return self._beliefs.get(belief_id) or self._tables.beliefs.get(belief_id)
 
-    def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None:
+    def insert_belief(self, record: BeliefRecord, terms: Mapping[str, int]) -> None:
         if self.get(record.belief_id) is not None:  # the SQL stores' primary key
             raise ValueError(f"belief {record.belief_id} is indexed already")
         self._beliefs[record.belief_id] = record

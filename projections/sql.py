@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import threading
 from abc import abstractmethod
-from collections import Counter
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -113,9 +112,20 @@ _DECODERS: tuple[Callable[[Any], Any], ...] = tuple(
 )
 
 
-def encode_record(record: BeliefRecord) -> tuple[Any, ...]:
-    values = attrgetter(*BELIEF_COLUMNS)(record)
-    return tuple(f(v) for f, v in zip(_ENCODERS, values, strict=True))
+# Only these columns change type on the way out (a rebuild encodes every belief).
+_ENCODED: tuple[tuple[int, Callable[[Any], Any]], ...] = tuple(
+    (i, f) for i, f in enumerate(_ENCODERS) if f is not _same
+)
+_FIELDS_OF = attrgetter(*BELIEF_COLUMNS)
+
+
+def encode_record(record: BeliefRecord, *extra: Any) -> tuple[Any, ...]:
+    """The record's row in BELIEF_COLUMNS order, then ``extra`` (the insert's belief_no)."""
+    values = list(_FIELDS_OF(record))
+    for i, convert in _ENCODED:
+        values[i] = convert(values[i])
+    values.extend(extra)
+    return tuple(values)
 
 
 # Only these columns change type on the way in (recall decodes every candidate row).
@@ -170,6 +180,22 @@ class SqlRecallIndex(RecallIndex):
         """Append rows that cannot conflict (new beliefs, their postings): the bulk path."""
         marks = ", ".join("?" for _ in columns)
         self._executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
+    def _upsert_rows(
+        self,
+        table: str,
+        columns: Sequence[str],
+        key: Sequence[str],
+        rows: Sequence[Sequence[Any]],
+    ) -> None:
+        """Insert rows, each replacing the row of its key if there is one."""
+        marks = ", ".join("?" for _ in columns)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c not in key)
+        self._executemany(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+            f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}",
+            rows,
+        )
 
     @abstractmethod
     @contextmanager
@@ -628,7 +654,7 @@ class _SqlWriter(IndexWriter):
             self._loaded[belief_id] = decode_record(rows[0]) if rows else None
         return self._loaded[belief_id]
 
-    def insert_belief(self, record: BeliefRecord, terms: Counter[str]) -> None:
+    def insert_belief(self, record: BeliefRecord, terms: Mapping[str, int]) -> None:
         self._staged[record.belief_id] = record
         self._inserted.add(record.belief_id)
         number = self._next_number(record.principal)
@@ -706,10 +732,12 @@ class _SqlWriter(IndexWriter):
         rewritten: list[tuple[str, str, int, int, bytes]] = []
         added: list[tuple[str, str, int, int, bytes]] = []
         directory: list[tuple[str, str, int, int]] = []
-        for key, postings in sorted(self._postings.items()):
+        ordered = sorted(self._postings.items())
+        packed = cq.pack_each([postings for _, postings in ordered])
+        for (key, postings), appended in zip(ordered, packed, strict=True):
             documents, blocks, tail = known.get(key, (0, 0, None))
             first = blocks - 1 if tail is not None else blocks
-            rows = cq.blocks(tail or b"", cq.pack(postings), first)
+            rows = cq.blocks(tail or b"", appended, first)
             for block, size, data in rows:
                 (rewritten if tail is not None and block == first else added).append(
                     (*key, block, size, data)
@@ -741,12 +769,15 @@ class _SqlWriter(IndexWriter):
         tails = self._index._rebuild_tails
         full: list[tuple[str, str, int, int, bytes]] = []
         touched: list[tuple[str, str, int, int, bytes]] = []
-        for key, postings in self._postings.items():
+        packed = cq.pack_each(list(self._postings.values()))
+        for (key, postings), appended in zip(self._postings.items(), packed, strict=True):
             if key not in self._tails_before:
                 known = tails.get(key)
-                self._tails_before[key] = None if known is None else replace(known)
+                self._tails_before[key] = (
+                    None if known is None else _Tail(known.documents, known.blocks, known.data)
+                )
             tail = tails.setdefault(key, _Tail())
-            pieces = cq.blocks(tail.data, cq.pack(postings), tail.blocks)
+            pieces = cq.blocks(tail.data, appended, tail.blocks)
             tail.data = b""
             for block, size, data in pieces:
                 if size < cq.BLOCK:
@@ -758,10 +789,10 @@ class _SqlWriter(IndexWriter):
             touched.append((*key, tail.documents, tail.blocks, tail.data))
         if full:
             self._index._insert_rows(f"{REBUILD_PREFIX}postings", _BLOCK_COLUMNS, full)
-        self._index._executemany(
-            f"INSERT INTO {REBUILD_TAILS} (principal, term, documents, blocks, data)"
-            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (principal, term) DO UPDATE SET"
-            " documents = excluded.documents, blocks = excluded.blocks, data = excluded.data",
+        self._index._upsert_rows(
+            REBUILD_TAILS,
+            ("principal", "term", "documents", "blocks", "data"),
+            ("principal", "term"),
             sorted(touched),
         )
 
@@ -800,7 +831,7 @@ class _SqlWriter(IndexWriter):
                 f"{p}beliefs",
                 (*BELIEF_COLUMNS, "belief_no"),
                 [
-                    (*encode_record(self._staged[b]), self._belief_numbers[b])
+                    encode_record(self._staged[b], self._belief_numbers[b])
                     for b in sorted(self._inserted)
                 ],
             )

@@ -7,6 +7,7 @@ Subclasses (``test_store_*.py``) say only how to get a store URL — the habit o
 from __future__ import annotations
 
 import abc
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -18,6 +19,9 @@ import memory_es
 from memory_es.errors import InvalidInput, SessionClosed, UnknownSession
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock
+from memory_es.projections import tokenizing
+from memory_es.projections.runner import ProjectionRunner
+from memory_es.projections.tokenizing import TokenizingWorker
 from tests.conformance_retrieval import RetrievalConformance
 from tests.formation_conformance import SeedScenarioConformance
 
@@ -212,6 +216,64 @@ class StoreConformance(RetrievalConformance, SeedScenarioConformance, abc.ABC):
         memory.rebuild_projections(progress=lambda position, head: seen.append(position))
         assert len(seen) > 3 and seen == sorted(seen)
         assert memory.index.dump() == before
+
+    @pytest.mark.parametrize("workers", [1, 2])
+    def test_a_page_based_rebuild_equals_the_incremental_build(
+        self, memory: memory_es.Memory, clock: FixedClock, workers: int
+    ) -> None:
+        # Every kind of page: formed, superseded, rejected, remembered beliefs; small pages,
+        # so beliefs formed in one page change in a later one and (2 workers) each page's
+        # texts are tokenized by the worker while the page before is projected.
+        play(memory, clock)
+        memory.reject(memory.list_beliefs("bob")[0].belief_id)
+        clock.advance(60)
+        memory.remember("alice", "I prefer window seats.")
+        play(memory, clock)  # the same turns again: reinforcements
+        incremental = memory.index.dump()
+        head = memory.projection_status().log_head
+        for page_size in (5, 5000):
+            memory.runner._page_size = page_size
+            assert memory.rebuild_projections(workers=workers) == head
+            assert memory.index.dump() == incremental, page_size
+
+    def test_a_rebuild_whose_tokenizing_worker_fails_still_ends_identical(
+        self, memory: memory_es.Memory, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        play(memory, clock)
+        incremental = memory.index.dump()
+
+        def fails(text: str) -> dict[str, int]:
+            raise RuntimeError("the worker died")
+
+        monkeypatch.setattr(
+            ProjectionRunner,
+            "_tokenizing_worker",
+            staticmethod(lambda *_: TokenizingWorker.start(fails)),
+        )
+        memory.runner._page_size = 4
+        memory.rebuild_projections(workers=2)
+        assert memory.index.dump() == incremental
+
+    def test_a_rebuild_whose_tokenizing_worker_is_stuck_goes_on_without_it(
+        self, memory: memory_es.Memory, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        play(memory, clock)
+        incremental = memory.index.dump()
+
+        def stuck(text: str) -> dict[str, int]:
+            time.sleep(60)
+            return {}
+
+        monkeypatch.setattr(tokenizing, "_ANSWER_TIMEOUT_S", 0.2)
+        monkeypatch.setattr(
+            ProjectionRunner,
+            "_tokenizing_worker",
+            staticmethod(lambda *_: TokenizingWorker.start(stuck)),
+        )
+        t0 = time.perf_counter()
+        memory.rebuild_projections(workers=2)
+        assert time.perf_counter() - t0 < 30  # one timeout, then on without the worker
+        assert memory.index.dump() == incremental
 
     # -- bad input changes nothing ----------------------------------------------------------
 

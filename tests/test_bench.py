@@ -59,6 +59,20 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
         assert log["projector_only_beliefs"] == log["rebuild_beliefs"] > 0
         assert log["projector_only_postings"] == log["rebuild_postings"] > 0
         assert log["projector_only_same_read_model"] is True
+        # 1 and 2 workers, both reported, the better against the ceiling (issue 18); the
+        # two rebuilds built the same read model.
+        for key in (
+            "rebuild_of_ceiling_1_worker",
+            "rebuild_of_ceiling_2_workers",
+            "rebuild_2_workers_events_per_s",
+            "rebuild_cpu_s",
+            "rebuild_2_workers_cpu_s",
+        ):
+            assert log[key] > 0, key
+        assert log["rebuild_of_ceiling"] == max(
+            log["rebuild_of_ceiling_1_worker"], log["rebuild_of_ceiling_2_workers"]
+        )
+        assert log["rebuild_2_workers_same_read_model"] is True
     assert sqlite["physical"]["insert_batched_rows_per_s"] > 0
     assert set(sqlite["commands"]) == {"30", "90"}
     assert (

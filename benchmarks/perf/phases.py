@@ -537,40 +537,82 @@ def phase_recall(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
 
 
 def phase_rebuild(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
-    """Rebuild the recall index of the store another phase built; a raw scan beside it."""
+    """Rebuild the recall index of the store another phase built, with 1 and with 2
+    workers; a raw scan, the raw row writes and the tokenizer beside them (the ceiling).
+    Each timed part is the best of ``rebuild_rounds`` (the rebuilds alternate 1, 2, 1, 2;
+    each from a cold tokenizer, as in a fresh process)."""
+    rounds = cfg.get("rebuild_rounds", 2)
     with _open(store["url"]) as memory:
         before = memory.index.dump() if cfg.get("verify_rebuild") else None
-        gc.collect()
-        t0 = time.perf_counter()
-        replayed = memory.rebuild_projections()
-        elapsed = time.perf_counter() - t0
-        if before is not None and memory.index.dump() != before:
+        runs: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+        dumps: dict[int, Any] = {}
+        replayed = 0
+        for _ in range(rounds):
+            for workers in (1, 2):
+                _cold_tokenizer()
+                gc.collect()
+                children = resource.getrusage(resource.RUSAGE_CHILDREN)
+                c0, t0 = time.process_time(), time.perf_counter()
+                replayed = memory.rebuild_projections(workers=workers)
+                elapsed = time.perf_counter() - t0
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                child_cpu = (after.ru_utime - children.ru_utime) + (
+                    after.ru_stime - children.ru_stime
+                )
+                runs[workers].append((elapsed, time.process_time() - c0 + child_cpu))
+                if workers not in dumps:
+                    dumps[workers] = memory.index.dump()
+        if before is not None and dumps[1] != before:
             raise AssertionError("the rebuilt read model differs from the one followed live")
         table = events_table_name(memory.app.recorder) or ""
-        write_s, rows_written = _raw_read_model_write(memory)
-        tokenize_s = _tokenize_time(memory)
+        write_s, rows_written = min(_raw_read_model_write(memory) for _ in range(rounds))
+        cold_tokenize_s = min(_tokenize_time(memory, cold=True) for _ in range(rounds))
+        tokenize_s = min(_tokenize_time(memory) for _ in range(rounds))
         alone = _projector_only(memory)
     if store["kind"] == "sqlite":
-        _, scan_rate = physical.sqlite_scan_rate(store["path"], table)
+        scan_rate = max(physical.sqlite_scan_rate(store["path"], table)[1] for _ in range(rounds))
     else:
         spec = parse_store_url(store["url"])
-        __, scan_rate = physical.postgres_scan_rate(spec.pg_connect, spec.pg_schema, table)
-    rate = replayed / elapsed
+        scan_rate = max(
+            physical.postgres_scan_rate(spec.pg_connect, spec.pg_schema, table)[1]
+            for _ in range(rounds)
+        )
+    elapsed, cpu = min(runs[1])
+    elapsed_2, cpu_2 = min(runs[2])
+    rate, rate_2 = replayed / elapsed, replayed / elapsed_2
     scan_s = replayed / scan_rate
     floor_s = scan_s + write_s
+    # The best rebuild_ratio any rebuild of this read model can reach: it must scan,
+    # write these rows and run the one tokenizer over every belief, and nothing else.
+    ceiling = scan_s / (floor_s + tokenize_s)
+    # The same with the tokenizer cold (each word stemmed once, as a fresh process must):
+    # reported beside it, the targets are judged against the warm ceiling above.
+    cold_ceiling = scan_s / (floor_s + cold_tokenize_s)
+    best = max(rate, rate_2) / scan_rate
     return {
         "rebuild_events": replayed,
         "rebuild_s": elapsed,
+        "rebuild_cpu_s": cpu,
         "rebuild_events_per_s": rate,
         "raw_scan_events_per_s": scan_rate,
         "rebuild_ratio": rate / scan_rate,
+        # Two workers: the tokenizing process beside the projector (CPU: both processes).
+        "rebuild_2_workers_s": elapsed_2,
+        "rebuild_2_workers_cpu_s": cpu_2,
+        "rebuild_2_workers_events_per_s": rate_2,
+        "rebuild_2_workers_ratio": rate_2 / scan_rate,
+        "rebuild_2_workers_same_read_model": dumps[2] == dumps[1],
+        "rebuild_of_ceiling_1_worker": rate / scan_rate / ceiling,
+        "rebuild_of_ceiling_2_workers": rate_2 / scan_rate / ceiling,
+        "rebuild_of_ceiling": best / ceiling,
+        "tokenize_cold_s": cold_tokenize_s,
+        "ceiling_ratio_cold_tokenizer": cold_ceiling,
+        "rebuild_of_ceiling_cold_tokenizer": best / cold_ceiling,
         "read_model_rows": rows_written,
         "raw_read_model_write_s": write_s,
         "physical_floor_ratio": floor_s / elapsed,
         "tokenize_s": tokenize_s,
-        # The best rebuild_ratio any rebuild of this read model can reach: it must scan,
-        # write these rows and run the one tokenizer over every belief, and nothing else.
-        "ceiling_ratio": scan_s / (floor_s + tokenize_s),
+        "ceiling_ratio": ceiling,
         # The same replay with no database writes at all (see _projector_only): what the
         # reading and the projector cost on their own, to the same raw scan.
         "projector_only_events_per_s": alone["events"] / alone["s"],
@@ -587,6 +629,15 @@ def phase_rebuild(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
         "rebuild_beliefs": alone["rebuilt_beliefs"],
         "rebuild_postings": alone["rebuilt_postings"],
     }
+
+
+def _cold_tokenizer() -> None:
+    """The tokenizer's caches emptied: a rebuild measured as a fresh process runs it."""
+    from memory_es.projections.projector import indexed_terms
+    from memory_es.retrieval.tokenizer import stem
+
+    indexed_terms.cache_clear()
+    stem.cache_clear()
 
 
 def _projector_only(memory: memory_es.Memory) -> dict[str, Any]:
@@ -634,10 +685,11 @@ def _projector_only(memory: memory_es.Memory) -> dict[str, Any]:
     }
 
 
-def _tokenize_time(memory: memory_es.Memory) -> float:
+def _tokenize_time(memory: memory_es.Memory, *, cold: bool = False) -> float:
     """The one tokenizer over every belief's indexed text, as the projector calls it
-    (warm: the rebuild just stemmed the same words)."""
-    from memory_es.retrieval.tokenizer import document_terms
+    (warm: the rebuild just stemmed the same words; ``cold``: every word stemmed once, as
+    a rebuild in a fresh process must)."""
+    from memory_es.retrieval.tokenizer import document_terms, stem
 
     texts = [
         statement + " " + " ".join(orjson.loads(subjects))
@@ -645,6 +697,8 @@ def _tokenize_time(memory: memory_es.Memory) -> float:
             "SELECT statement, subjects FROM beliefs"
         )
     ]
+    if cold:
+        stem.cache_clear()
     t0 = time.perf_counter()
     for text in texts:
         document_terms(text)

@@ -32,6 +32,14 @@ def register(commands: Subparsers) -> None:
         action="store_true",
         help="drop an interrupted rebuild's tables and start again from position 0",
     )
+    rebuild.add_argument(
+        "--workers",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="2: a second process tokenizes the beliefs while the rebuild projects"
+        " (the same read model; Unix)",
+    )
     rebuild.set_defaults(handler=_rebuild)
 
 
@@ -113,7 +121,9 @@ def _rebuild(args: argparse.Namespace) -> int:
     with open_store(args, on_stale="ignore") as memory:
         before = memory.projection_status()
         with position_bar(before.log_head) as progress:
-            read = memory.rebuild_projections(progress=progress, resume=not args.from_scratch)
+            read = memory.rebuild_projections(
+                progress=progress, resume=not args.from_scratch, workers=args.workers
+            )
         status = memory.projection_status()
     resumed = (
         f", resumed from position {before.rebuild_position}"

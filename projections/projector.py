@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.session import Session
+from eventsourcing.utils import get_topic
+
 from memory_es.domain.values import Status, short_id
 from memory_es.lifecycle.importance import importance
 from memory_es.policy import formation_key
@@ -16,7 +16,10 @@ from memory_es.projections.records import BeliefRecord, SessionRecord, principal
 
 def project_event(event: Any, position: int, writer: IndexWriter) -> None:
     """Apply one decoded event at its store position; events of no interest are skipped."""
-    handler = _HANDLERS.get(type(event))
+    try:
+        handler = _BY_CLASS[type(event)]
+    except KeyError:
+        handler = _BY_CLASS[type(event)] = HANDLERS.get(get_topic(type(event)))
     if handler is not None:
         handler(event, position, writer)
 
@@ -263,28 +266,39 @@ def _require(writer: IndexWriter, belief_id: str) -> BeliefRecord:
 
 _Handler = Callable[[Any, int, IndexWriter], None]
 
-# Exact classes (events are never subclassed): one dict lookup per event. The runner reads
-# only these topics from the log, so an event kind is projected iff it has a handler here.
-_HANDLERS: dict[type[Any], _Handler] = {
-    PrincipalMemory.Created: _created,
-    PrincipalMemory.BeliefFormed: _formed,
-    PrincipalMemory.BeliefReinforced: _reinforced,
-    PrincipalMemory.BeliefCorroborated: _corroborated,
-    PrincipalMemory.BeliefSuperseded: _superseded,
-    PrincipalMemory.BeliefRejected: _rejected,
-    PrincipalMemory.ConflictLinked: _conflict,
-    PrincipalMemory.BeliefDecayed: _decayed,
-    PrincipalMemory.BeliefRetired: _retired,
-    PrincipalMemory.BeliefRevived: _revived,
-    PrincipalMemory.UsageRecorded: _usage,
-    PrincipalMemory.ConflictConfirmed: _confirmed,
-    PrincipalMemory.BeliefDeactivated: _deactivated,
-    PrincipalMemory.BeliefReactivated: _reactivated,
-    PrincipalMemory.BeliefPinned: _pinned,
-    PrincipalMemory.BeliefUnpinned: _unpinned,
-    Session.Opened: _opened,
-    Session.TurnRecorded: _turn,
-    Session.Closed: _closed,
-    PrincipalMemory.ConsolidationRecorded: _consolidated,
+# By stored topic (the log's name for an event kind), not by class: the table names the
+# principal's events without importing memory_es.domain.principal, whose ~40 event
+# classes cost a short command more start-up than anything else it runs (`session say`
+# projects session events only; issue 18). The runner reads only these topics from the
+# log, so an event kind is projected iff it has a handler here.
+_PRINCIPAL = "memory_es.domain.principal:PrincipalMemory."
+_SESSION = "memory_es.domain.session:Session."
+HANDLERS: dict[str, _Handler] = {
+    _PRINCIPAL + "Created": _created,
+    _PRINCIPAL + "BeliefFormed": _formed,
+    _PRINCIPAL + "BeliefReinforced": _reinforced,
+    _PRINCIPAL + "BeliefCorroborated": _corroborated,
+    _PRINCIPAL + "BeliefSuperseded": _superseded,
+    _PRINCIPAL + "BeliefRejected": _rejected,
+    _PRINCIPAL + "ConflictLinked": _conflict,
+    _PRINCIPAL + "BeliefDecayed": _decayed,
+    _PRINCIPAL + "BeliefRetired": _retired,
+    _PRINCIPAL + "BeliefRevived": _revived,
+    _PRINCIPAL + "UsageRecorded": _usage,
+    _PRINCIPAL + "ConflictConfirmed": _confirmed,
+    _PRINCIPAL + "BeliefDeactivated": _deactivated,
+    _PRINCIPAL + "BeliefReactivated": _reactivated,
+    _PRINCIPAL + "BeliefPinned": _pinned,
+    _PRINCIPAL + "BeliefUnpinned": _unpinned,
+    _SESSION + "Opened": _opened,
+    _SESSION + "TurnRecorded": _turn,
+    _SESSION + "Closed": _closed,
+    _PRINCIPAL + "ConsolidationRecorded": _consolidated,
 }
-PROJECTED_EVENTS: tuple[type[Any], ...] = tuple(_HANDLERS)
+PROJECTED_TOPICS: tuple[str, ...] = tuple(sorted(HANDLERS))
+# The event that forms a belief (every other event with a belief_id changes one).
+FORMED_TOPIC = _PRINCIPAL + "BeliefFormed"
+
+# Each event class met, with its handler (None: not projected): one dict lookup per event
+# (exact classes: events are never subclassed).
+_BY_CLASS: dict[type[Any], _Handler | None] = {}

@@ -46,18 +46,22 @@ _Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 
 
 class PatternCache:
-    """``compile`` a module's patterns through the cache; ``save`` once they are all
-    compiled (at the end of the module)."""
+    """``compile`` a module's patterns through the cache, then ``save`` once, at the end of
+    the module: it writes the programs if any was compiled afresh and lets go of them
+    (a pattern compiled after that is compiled as ``re.compile`` would, uncached)."""
 
     def __init__(self, module_file: str) -> None:
         self.path = _cache_path(module_file)
         self._stored: dict[tuple[str, int], _Entry] = self._load()
         self._used: dict[tuple[str, int], _Entry] = {}
-        self._fresh = False
+        self.loaded = len(self._stored)  # programs the file held
+        self.fresh = 0  # patterns compiled afresh (then written, when bytecode is)
+        self.keys: set[tuple[str, int]] = set()  # (pattern, flags) of each compiled
 
     def compile(self, pattern: str, flags: int = 0) -> re.Pattern[str]:
         flags = int(flags)
         key = (pattern, flags)
+        self.keys.add(key)
         entry = self._stored.get(key)
         if entry is not None:
             try:
@@ -70,19 +74,20 @@ class PatternCache:
         compiled, entry = _compile(pattern, flags)
         if entry is not None:
             self._used[key] = entry
-            self._fresh = True
+            self.fresh += 1
         return compiled
 
     def save(self) -> None:
-        """Write the patterns compiled so far, if any was compiled afresh."""
-        if not self._fresh or self.path is None or sys.dont_write_bytecode:
+        """Write the programs of the patterns compiled so far if any was compiled afresh
+        (only those: a pattern the module no longer has drops out), then release them."""
+        used, self._used, self._stored = self._used, {}, {}
+        if not self.fresh or self.path is None or sys.dont_write_bytecode:
             return
-        self._fresh = False
         temporary = f"{self.path}.{os.getpid()}.tmp"
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             with open(temporary, "wb") as out:
-                out.write(marshal.dumps((_KEY, self._used)))
+                out.write(marshal.dumps((_KEY, used)))
             os.replace(temporary, self.path)
         except OSError:  # a read-only install: compile every time, as before
             with contextlib.suppress(OSError):

@@ -17,7 +17,7 @@ import pytest
 from memory_es.formation.hazards import injection, secrets
 from memory_es.pattern_cache import PatternCache
 
-HAZARD_PATTERNS = sorted({*secrets._patterns._used, *injection._patterns._used})
+HAZARD_PATTERNS = sorted({*secrets._patterns.keys, *injection._patterns.keys})
 
 
 def test_the_hazard_modules_compile_every_pattern_through_the_cache() -> None:
@@ -29,7 +29,7 @@ def test_the_hazard_modules_compile_every_pattern_through_the_cache() -> None:
         }
         # Each module-level pattern went through the cache (its final flags may add
         # re.UNICODE to the flags it was asked for).
-        asked = {p for p, _ in module._patterns._used}
+        asked = {p for p, _ in module._patterns.keys}
         assert {p for p, _ in compiled} <= asked
     assert len(HAZARD_PATTERNS) > 50
 
@@ -53,13 +53,13 @@ def test_cold_and_warm_caches_build_what_re_compile_builds(
     assert os.path.exists(cold.path)
 
     warm = PatternCache(module_file)
-    assert set(warm._stored) == set(HAZARD_PATTERNS)
+    assert set(warm._stored) == set(HAZARD_PATTERNS) and warm.loaded == len(HAZARD_PATTERNS)
     rebuilt = [warm.compile(p, f) for p, f in HAZARD_PATTERNS]
     assert rebuilt == [re.compile(p, f) for p, f in HAZARD_PATTERNS]
     assert [r.groupindex for r in rebuilt] == [
         re.compile(p, f).groupindex for p, f in HAZARD_PATTERNS
     ]
-    assert not warm._fresh  # nothing compiled afresh: nothing to write
+    assert warm.fresh == 0  # nothing compiled afresh: nothing to write
     # A pattern the module no longer compiles is dropped from the file on the next write.
     warm.compile(r"a new (pattern)")
     warm.save()
@@ -108,8 +108,9 @@ import json, sys
 from memory_es.formation.hazards import injection, secrets, screen
 texts = sys.argv[1:]
 print(json.dumps({
-    "fresh": [secrets._patterns._fresh, injection._patterns._fresh],
-    "stored": [len(secrets._patterns._stored), len(injection._patterns._stored)],
+    "fresh": [secrets._patterns.fresh, injection._patterns.fresh],
+    "stored": [secrets._patterns.loaded, injection._patterns.loaded],
+    "distinct": [len(secrets._patterns.keys), len(injection._patterns.keys)],
     "screened": [list(map(str, (s.text, s.redactions, s.injection))) for s in map(screen, texts)],
 }))
 """
@@ -138,8 +139,8 @@ def test_a_process_with_a_warm_cache_screens_as_one_without(tmp_path: Path) -> N
         return result
 
     cold, warm = run(), run()
-    assert cold["stored"] == [0, 0] and cold["fresh"] == [False, False]  # compiled, then saved
-    assert all(n > 0 for n in warm["stored"]) and warm["fresh"] == [False, False]
+    assert cold["stored"] == [0, 0] and all(n > 0 for n in cold["fresh"])  # compiled, saved
+    assert warm["stored"] == warm["distinct"] and warm["fresh"] == [0, 0]  # all from the file
     assert warm["screened"] == cold["screened"]
     assert warm["screened"] == [
         list(map(str, (s.text, s.redactions, s.injection))) for s in map(secrets_screen, texts)

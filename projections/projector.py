@@ -16,12 +16,30 @@ from memory_es.projections.records import BeliefRecord, SessionRecord, principal
 
 def project_event(event: Any, position: int, writer: IndexWriter) -> None:
     """Apply one decoded event at its store position; events of no interest are skipped."""
-    try:
-        handler = _BY_CLASS[type(event)]
-    except KeyError:
-        handler = _BY_CLASS[type(event)] = HANDLERS.get(get_topic(type(event)))
+    handler = handler_for(type(event))
     if handler is not None:
         handler(event, position, writer)
+
+
+def handler_for(kind: type[Any]) -> _Handler | None:
+    """The handler of an event class (None: not projected), found by its topic the first
+    time the class is met, then one dict lookup (exact classes: events are never
+    subclassed)."""
+    try:
+        return _BY_CLASS[kind]
+    except KeyError:
+        handler = _BY_CLASS[kind] = HANDLERS.get(get_topic(kind))
+        return handler
+
+
+def forms_belief(kind: type[Any]) -> bool:
+    """Whether events of this class form a belief (every other event carrying a
+    belief_id changes one)."""
+    try:
+        return _FORMS[kind]
+    except KeyError:
+        forms = _FORMS[kind] = get_topic(kind) == FORMED_TOPIC
+        return forms
 
 
 def _created(event: Any, position: int, writer: IndexWriter) -> None:
@@ -299,6 +317,6 @@ PROJECTED_TOPICS: tuple[str, ...] = tuple(sorted(HANDLERS))
 # The event that forms a belief (every other event with a belief_id changes one).
 FORMED_TOPIC = _PRINCIPAL + "BeliefFormed"
 
-# Each event class met, with its handler (None: not projected): one dict lookup per event
-# (exact classes: events are never subclassed).
+# Each event class met: its handler (None: not projected), whether it forms a belief.
 _BY_CLASS: dict[type[Any], _Handler | None] = {}
+_FORMS: dict[type[Any], bool] = {}

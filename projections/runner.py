@@ -25,7 +25,7 @@ from eventsourcing.utils import get_topic, resolve_topic
 
 from memory_es.es_internals import Page, lean_page_reader
 from memory_es.projections.base import RecallIndex
-from memory_es.projections.projector import FORMED_TOPIC, PROJECTED_TOPICS, project_event
+from memory_es.projections.projector import PROJECTED_TOPICS, forms_belief, project_event
 from memory_es.projections.records import QuarantinedEvent
 from memory_es.store_errors import event_store_errors, first_line, store_unreachable
 
@@ -178,15 +178,6 @@ def _beliefs_read(events: Page) -> set[str]:
     return {
         belief_id
         for _, event in events
-        if (belief_id := getattr(event, "belief_id", None)) is not None and not _forms(type(event))
+        if (belief_id := getattr(event, "belief_id", None)) is not None
+        and not forms_belief(type(event))
     }
-
-
-_FORMS: dict[type[Any], bool] = {}
-
-
-def _forms(cls: type[Any]) -> bool:
-    forms = _FORMS.get(cls)
-    if forms is None:
-        forms = _FORMS[cls] = get_topic(cls) == FORMED_TOPIC
-    return forms

@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from uuid import UUID
 
-from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.session import Session
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role, normalize_name
 from memory_es.errors import (
     InvalidInput,
@@ -24,7 +22,7 @@ from memory_es.errors import (
     StoreUnavailable,
     UnknownSession,
 )
-from memory_es.es_internals import SnapshotsFromMemory
+from memory_es.es_internals import IntervalsByTopic, SnapshotsFromMemory
 from memory_es.ports import (
     Clock,
     IdGenerator,
@@ -51,6 +49,7 @@ from memory_es.stores import StoreSpec, parse_store_url
 if TYPE_CHECKING:
     from memory_es.context.episodes import EpisodeSearch
     from memory_es.context.pack import ContextPack
+    from memory_es.domain.session import Session
     from memory_es.formation.consolidation import ConsolidationResult
     from memory_es.formation.established import EstablishedFact
     from memory_es.formation.extractor import Extractor, SourceTurn
@@ -73,10 +72,13 @@ class MemoryApplication(SnapshotsFromMemory):
     name = "memory_es"
     # Snapshots bound how many events a cold load replays; the cache makes a warm
     # command cost one fast-forward read instead of a replay.
-    snapshotting_intervals: ClassVar[dict[type[Any], int]] = {
-        PrincipalMemory: 200,
-        Session: 200,
-    }
+    # By topic: a command that saves a session only never imports the principal's module.
+    snapshotting_intervals: ClassVar[dict[type[Any], int]] = IntervalsByTopic(
+        {
+            "memory_es.domain.principal:PrincipalMemory": 200,
+            "memory_es.domain.session:Session": 200,
+        }
+    )
     env: ClassVar[dict[str, str]] = {
         "AGGREGATE_CACHE_MAXSIZE": "1000",
         # Commands run under one write lock per process and evict on failure, so the

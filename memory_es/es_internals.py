@@ -43,6 +43,7 @@ from eventsourcing.sqlite import (
     SQLiteFactory,
     SQLiteTransaction,
 )
+from eventsourcing.utils import get_topic
 
 from memory_es.errors import MemoryEsError
 
@@ -86,6 +87,30 @@ def installed_version() -> str:
 
 
 check_version(installed_version())
+
+
+class IntervalsByTopic(dict[type[Any], int]):
+    """``snapshotting_intervals`` with each aggregate named by its topic: a class is
+    entered the first time a save asks for it, so naming an aggregate does not import its
+    module (``session say`` saves a session only, and the principal's module is the
+    largest of a short command's imports). The library reads the mapping with ``.get``
+    and, building the application, for its truth; so does ``_take_snapshots`` below."""
+
+    def __init__(self, by_topic: Mapping[str, int]) -> None:
+        super().__init__()
+        self.by_topic = dict(by_topic)
+
+    def __bool__(self) -> bool:
+        return bool(self.by_topic)
+
+    def get(self, cls: type[Any], default: Any = None) -> Any:
+        interval = super().get(cls)
+        if interval is None:
+            interval = self.by_topic.get(get_topic(cls))
+            if interval is None:
+                return default
+            self[cls] = interval
+        return interval
 
 
 class SnapshotsFromMemory(Application[UUID]):
@@ -159,6 +184,8 @@ def lean_page_reader(
     mapper: Mapper[Any],
     classes: Mapping[str, type[Any]],
     originators: Collection[UUID] | None = None,
+    *,
+    topics: Collection[str] | None = None,
 ) -> PageReader | None:
     """The log read for the projector alone, when nothing but the transcoder shapes the
     stored state: one query for the rows of ``classes``' topics, and each event built from
@@ -166,8 +193,8 @@ def lean_page_reader(
     objects). The originator id is kept as its text on SQLite (the projector only uses
     ``str`` of it; building a UUID per event cost more than decoding it). With
     ``originators``, only those aggregates' rows (the stored events' key leads with the
-    originator). None:
-    the library's path (``select_notifications``) must be used."""
+    originator). ``topics``: the topics to read when ``classes`` resolves them on demand
+    (default: its keys). None: the library's path (``select_notifications``) must be used."""
     if mapper.cipher is not None or mapper.compressor is not None:
         return None
     decode = mapper.transcoder.decode
@@ -193,7 +220,7 @@ def lean_page_reader(
             page.append((position, event))
         return page
 
-    topics = sorted(classes)
+    topics = sorted(classes if topics is None else topics)
     if type(recorder) is SQLiteApplicationRecorder:
         sqlite_recorder = recorder
         marks = ", ".join("?" for _ in topics)

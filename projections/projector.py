@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.session import Session
+from eventsourcing.utils import get_topic
+
 from memory_es.domain.values import Status, short_id
 from memory_es.lifecycle.importance import importance
 from memory_es.policy import formation_key
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def project_event(event: Any, position: int, writer: IndexWriter) -> None:
     """Apply one decoded event at its store position; events of no interest are skipped."""
-    handler = _HANDLERS.get(type(event))
+    handler = handler_for(type(event))
     if handler is not None:
         handler(event, position, writer)
 
@@ -32,14 +32,13 @@ def project_page(
     """Apply a page of events in log order, as :func:`project_event` one at a time would.
     ``terms``: the indexed terms of some of its BeliefFormed events by position, already
     tokenized (a rebuild's tokenizing process); the others are tokenized here."""
-    handlers = _HANDLERS
     prepared = terms or {}
     for position, event in page:
         kind = type(event)
-        if kind is _FORMED:
+        if forms_belief(kind):
             _form(event, position, writer, prepared.get(position))
         else:
-            handler = handlers.get(kind)
+            handler = handler_for(kind)
             if handler is not None:
                 handler(event, position, writer)
 
@@ -48,6 +47,27 @@ def indexed_text(event: Any) -> str:
     """What a BeliefFormed indexes: the statement, its subjects and the source turn's
     context words (indexed, never rendered)."""
     return " ".join((event.statement, *event.subjects, event.context))
+
+
+def handler_for(kind: type[Any]) -> _Handler | None:
+    """The handler of an event class (None: not projected), found by its topic the first
+    time the class is met, then one dict lookup (exact classes: events are never
+    subclassed)."""
+    try:
+        return _BY_CLASS[kind]
+    except KeyError:
+        handler = _BY_CLASS[kind] = HANDLERS.get(get_topic(kind))
+        return handler
+
+
+def forms_belief(kind: type[Any]) -> bool:
+    """Whether events of this class form a belief (every other event carrying a
+    belief_id changes one)."""
+    try:
+        return _FORMS[kind]
+    except KeyError:
+        forms = _FORMS[kind] = get_topic(kind) == FORMED_TOPIC
+        return forms
 
 
 def _created(event: Any, position: int, writer: IndexWriter) -> None:
@@ -304,29 +324,39 @@ def _require(writer: IndexWriter, belief_id: str) -> BeliefRecord:
 
 _Handler = Callable[[Any, int, IndexWriter], None]
 
-# Exact classes (events are never subclassed): one dict lookup per event. The runner reads
-# only these topics from the log, so an event kind is projected iff it has a handler here.
-_HANDLERS: dict[type[Any], _Handler] = {
-    PrincipalMemory.Created: _created,
-    PrincipalMemory.BeliefFormed: _formed,
-    PrincipalMemory.BeliefReinforced: _reinforced,
-    PrincipalMemory.BeliefCorroborated: _corroborated,
-    PrincipalMemory.BeliefSuperseded: _superseded,
-    PrincipalMemory.BeliefRejected: _rejected,
-    PrincipalMemory.ConflictLinked: _conflict,
-    PrincipalMemory.BeliefDecayed: _decayed,
-    PrincipalMemory.BeliefRetired: _retired,
-    PrincipalMemory.BeliefRevived: _revived,
-    PrincipalMemory.UsageRecorded: _usage,
-    PrincipalMemory.ConflictConfirmed: _confirmed,
-    PrincipalMemory.BeliefDeactivated: _deactivated,
-    PrincipalMemory.BeliefReactivated: _reactivated,
-    PrincipalMemory.BeliefPinned: _pinned,
-    PrincipalMemory.BeliefUnpinned: _unpinned,
-    Session.Opened: _opened,
-    Session.TurnRecorded: _turn,
-    Session.Closed: _closed,
-    PrincipalMemory.ConsolidationRecorded: _consolidated,
+# By stored topic (the log's name for an event kind), not by class: the table names the
+# principal's events without importing memory_es.domain.principal, whose ~40 event
+# classes cost a short command more start-up than anything else it runs (`session say`
+# projects session events only; issue 18). The runner reads only these topics from the
+# log, so an event kind is projected iff it has a handler here.
+_PRINCIPAL = "memory_es.domain.principal:PrincipalMemory."
+_SESSION = "memory_es.domain.session:Session."
+HANDLERS: dict[str, _Handler] = {
+    _PRINCIPAL + "Created": _created,
+    _PRINCIPAL + "BeliefFormed": _formed,
+    _PRINCIPAL + "BeliefReinforced": _reinforced,
+    _PRINCIPAL + "BeliefCorroborated": _corroborated,
+    _PRINCIPAL + "BeliefSuperseded": _superseded,
+    _PRINCIPAL + "BeliefRejected": _rejected,
+    _PRINCIPAL + "ConflictLinked": _conflict,
+    _PRINCIPAL + "BeliefDecayed": _decayed,
+    _PRINCIPAL + "BeliefRetired": _retired,
+    _PRINCIPAL + "BeliefRevived": _revived,
+    _PRINCIPAL + "UsageRecorded": _usage,
+    _PRINCIPAL + "ConflictConfirmed": _confirmed,
+    _PRINCIPAL + "BeliefDeactivated": _deactivated,
+    _PRINCIPAL + "BeliefReactivated": _reactivated,
+    _PRINCIPAL + "BeliefPinned": _pinned,
+    _PRINCIPAL + "BeliefUnpinned": _unpinned,
+    _SESSION + "Opened": _opened,
+    _SESSION + "TurnRecorded": _turn,
+    _SESSION + "Closed": _closed,
+    _PRINCIPAL + "ConsolidationRecorded": _consolidated,
 }
-PROJECTED_EVENTS: tuple[type[Any], ...] = tuple(_HANDLERS)
-_FORMED = PrincipalMemory.BeliefFormed
+PROJECTED_TOPICS: tuple[str, ...] = tuple(sorted(HANDLERS))
+# The event that forms a belief (every other event with a belief_id changes one).
+FORMED_TOPIC = _PRINCIPAL + "BeliefFormed"
+
+# Each event class met: its handler (None: not projected), whether it forms a belief.
+_BY_CLASS: dict[type[Any], _Handler | None] = {}
+_FORMS: dict[type[Any], bool] = {}

@@ -23,13 +23,13 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder, Mapper
-from eventsourcing.utils import get_topic
+from eventsourcing.utils import get_topic, resolve_topic
 
-from memory_es.domain.principal import PrincipalMemory
 from memory_es.es_internals import Page, PageReader, lean_page_reader
 from memory_es.projections.base import RecallIndex
 from memory_es.projections.projector import (
-    PROJECTED_EVENTS,
+    PROJECTED_TOPICS,
+    forms_belief,
     indexed_text,
     project_event,
     project_page,
@@ -40,9 +40,21 @@ from memory_es.store_errors import event_store_errors, first_line, store_unreach
 
 DEFAULT_PAGE_SIZE = 5000
 
-# The only events read from the log: the projector's own handler table, so an event kind
-# with no handler is never fetched nor decoded, and one given a handler is read from then.
-PROJECTED_TOPICS: tuple[str, ...] = tuple(sorted(get_topic(cls) for cls in PROJECTED_EVENTS))
+# The only events read from the log (PROJECTED_TOPICS): the projector's own handler table,
+# so an event kind with no handler is never fetched nor decoded, and one given a handler
+# is read from then.
+__all__ = ["PROJECTED_TOPICS", "ProjectionRunner"]
+
+
+class _TopicClasses(dict[str, type[Any]]):
+    """A topic's event class, resolved (its module imported) when a page first holds
+    one: a command that reads only session events never imports the principal's."""
+
+    def __missing__(self, topic: str) -> type[Any]:
+        cls: type[Any] = resolve_topic(topic)
+        self[topic] = cls
+        return cls
+
 
 Progress = Callable[[int, int], None]  # (position reached, head of the log)
 
@@ -65,8 +77,9 @@ class ProjectionRunner:
         self._page_size = page_size
         # The lean read (one query, events built as the mapper builds them) where the
         # recorder allows it; memory_es/es_internals.py holds it with the other shortcuts.
-        classes = {get_topic(cls): cls for cls in PROJECTED_EVENTS}
-        lean = lean_page_reader(recorder, mapper, classes, originators)
+        lean = lean_page_reader(
+            recorder, mapper, _TopicClasses(), originators, topics=PROJECTED_TOPICS
+        )
         self._read = lean or self._library_page
         # The lean read filters by originator in SQL; the library's read cannot.
         self._keep = None if originators is None or lean else {str(o) for o in originators}
@@ -224,7 +237,7 @@ class _ReadAhead:
 
     def _read_and_send(self, after: int, stop: int, limit: int) -> Page:
         page = self._read(after, stop, limit)
-        texts = [indexed_text(e) for _, e in page if type(e) is PrincipalMemory.BeliefFormed]
+        texts = [indexed_text(e) for _, e in page if forms_belief(type(e))]
         self._worker.submit(after, texts)
         return page
 
@@ -239,7 +252,7 @@ class _ReadAhead:
         answers = self._worker.collect(after)
         if answers is None:
             return {}
-        positions = [p for p, e in page if type(e) is PrincipalMemory.BeliefFormed]
+        positions = [p for p, e in page if forms_belief(type(e))]
         return dict(zip(positions, answers, strict=True))
 
 
@@ -265,5 +278,5 @@ def _beliefs_read(events: Page) -> set[str]:
         belief_id
         for _, event in events
         if (belief_id := getattr(event, "belief_id", None)) is not None
-        and not isinstance(event, PrincipalMemory.BeliefFormed)
+        and not forms_belief(type(event))
     }

@@ -97,6 +97,7 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
     assert set(growth) >= {"say_p50_ms", "close_p50_ms"}
     assert report["stores"]["postgres"] == {"skipped": "--no-postgres"}
     assert report["cli"]["cli_help_ms"] > 0
+    assert report["cli"]["recall_cpu_ratio"] > 0 and report["cli"]["say_cpu_ratio"] > 0
     table = render_table(report)
     assert "rebuild_ratio" in table and "recall p95 ms" in table and "ceiling" in table
     assert "append_of_library" in table

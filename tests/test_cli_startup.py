@@ -82,12 +82,20 @@ SAY_MUST_NOT_IMPORT = (
     "numpy",
     "pydantic",
     "yaml",
+    "psycopg",
     "memory_es.profiles",
-    "memory_es.retrieval.recall",
-    "memory_es.retrieval.tokenizer",
+    "memory_es.retrieval",
     "memory_es.formation.extractor",
     "memory_es.formation.consolidation",
-    "memory_es.context.snapshot",
+    "memory_es.formation.patterns",
+    "memory_es.context",
+    "memory_es.lifecycle.handlers",
+    "memory_es.services.ledger",
+    # The principal's aggregate (~40 event classes): a turn touches only its session
+    # (the projector and the snapshot intervals name the principal's events by topic).
+    "memory_es.domain.principal",
+    # The other commands' modules: a command builds only its own parser (cli/COMMANDS).
+    *(f"memory_es.cli.{m}" for m in ("memory_cmds", "recall_cmds", "eval_cmds", "bench_cmds")),
 )
 
 SAY_PROBE = """
@@ -141,10 +149,15 @@ def test_session_say_imports_nothing_heavy(tmp_path: Path) -> None:
     } <= loaded
     assert (
         sorted(
-            m for m in loaded if m.split(".")[0] in SAY_MUST_NOT_IMPORT or m in SAY_MUST_NOT_IMPORT
+            m
+            for m in loaded
+            if m.split(".")[0] in SAY_MUST_NOT_IMPORT
+            or any(m == heavy or m.startswith(heavy + ".") for heavy in SAY_MUST_NOT_IMPORT)
         )
         == []
     )
+    # The hazard screen runs (its patterns come from the cache, memory_es/pattern_cache.py).
+    assert {"memory_es.formation.hazards", "memory_es.pattern_cache"} <= loaded
     # The turn was recorded and projected (the read model caught up in the same command).
     with memory_es.open(store) as memory:
         assert [t.text for t in memory.session_turns(session_id)] == ["I prefer green tea"]
@@ -158,3 +171,42 @@ def test_the_shipped_profiles_vector_arm_is_what_open_assumes() -> None:
     retrieval = shipped_document()["retrieval"]
     assert retrieval["semantic_enabled"] is SHIPPED_SEMANTIC_ENABLED
     assert resolve_profile().retrieval.semantic_enabled is SHIPPED_SEMANTIC_ENABLED
+
+
+ARGVS = (
+    ["session", "say", "0b1c2d3e-0000-4000-8000-000000000000", "hello", "--role", "assistant"],
+    [
+        "--store",
+        "sqlite:///x.db",
+        "--now",
+        "2026-01-01T00:00:00Z",
+        "recall",
+        "--principal",
+        "a",
+        "q",
+    ],
+    ["--sto=sqlite:///x.db", "memory", "list", "--principal", "a"],
+    ["--profile", "p.yaml", "eval", "formation", "--json"],
+    ["eval", "memory-benchmark"],
+    ["stats", "--principal", "a"],
+    ["projections", "status"],
+    ["--store", "recall", "session", "open", "--principal", "a"],  # --store's value is "recall"
+)
+
+
+def test_a_command_parses_as_the_full_parser_parses_it() -> None:
+    # A command's own parser (cli/COMMANDS) reads its arguments as the parser of every
+    # command does; what names no command cleanly gets the full parser.
+    from memory_es.cli import COMMANDS, build_parser, command_named
+
+    full = build_parser()
+    for argv in ARGVS:
+        command = command_named(argv)
+        assert command in COMMANDS, argv
+        own = build_parser(command).parse_args(argv)
+        assert vars(own) == vars(full.parse_args(argv)), argv
+    for argv in (["--help"], [], ["-h", "session"], ["bogus"], ["--store"], ["--bogus", "recall"]):
+        assert command_named(argv) is None, argv
+    # Every command the full parser knows is in the table, in the order --help lists them.
+    subparsers = next(a for a in full._actions if a.dest == "command")
+    assert list(subparsers.choices) == list(COMMANDS)  # type: ignore[attr-defined]

@@ -206,3 +206,16 @@ def test_the_sqlite_event_store_takes_the_write_lock_when_a_write_begins(tmp_pat
         other.close()
     finally:
         app.close()
+
+
+def test_snapshot_intervals_named_by_topic_find_each_aggregate_class() -> None:
+    # memory_es's application names its aggregates by topic (so `session say` need not
+    # import the principal's module); the library's lookups by class still find them.
+    from memory_es.app import MemoryApplication
+    from memory_es.domain.principal import PrincipalMemory
+
+    intervals = MemoryApplication.snapshotting_intervals
+    assert intervals  # the library enables snapshotting on its truth
+    assert intervals.get(PrincipalMemory) == 200
+    assert intervals.get(Session) == 200
+    assert intervals.get(int) is None and intervals.get(int, 7) == 7

@@ -849,10 +849,12 @@ def _cpu_s(argv: list[str], env: dict[str, str] | None = None) -> float:
 
 def phase_cli(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
     """A command's cold start, as CPU time against a reference run in the same loop:
-    ``memory-es --help`` against ``python -c pass``, and ``memory-es session say`` on a
-    SQLite store against the bare eventsourcing script doing the same (open the
-    application, load a small aggregate, append one event, save: bare_say.py). Runs are
-    interleaved, so a busy machine slows both sides of a ratio alike."""
+    ``memory-es --help`` against ``python -c pass``, and the two calls an agent hook
+    makes on a SQLite store, ``memory-es session say`` and ``memory-es recall`` (on a
+    principal whose closed session formed beliefs), against the bare eventsourcing script
+    doing what say does (open the application, load a small aggregate, append one event,
+    save: bare_say.py; recall's ratio is to the same script, the hook's other call). Runs
+    are interleaved, so a busy machine slows both sides of a ratio alike."""
 
     def wall(argv: list[str]) -> float:
         t0 = time.perf_counter()
@@ -863,7 +865,7 @@ def phase_cli(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
     interpreter = [wall([sys.executable, "-c", "pass"]) for _ in range(runs)]
     help_ = [wall([sys.executable, "-m", "memory_es", "--help"]) for _ in range(runs)]
 
-    cpu: dict[str, list[float]] = {"pass": [], "help": [], "say": [], "bare": []}
+    cpu: dict[str, list[float]] = {"pass": [], "help": [], "say": [], "recall": [], "bare": []}
     with tempfile.TemporaryDirectory(prefix="memory_es_cli_") as tmp:
         # As an installed package runs: from cached bytecode (a wheel's install compiles
         # it; PYTHONDONTWRITEBYTECODE would recompile every module on every run), cached
@@ -880,6 +882,11 @@ def phase_cli(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
             done = subprocess.run(argv, check=True, capture_output=True, text=True, env=env)
             return done.stdout.strip().splitlines()[0]
 
+        # Beliefs for recall to find: a closed session's (say's session stays open).
+        formed = first_line([*cli, "session", "open", "--principal", "alice"])
+        for fact in ("I prefer green tea in the morning", "I live in Lisbon", "I work at Acme"):
+            first_line([*cli, "session", "say", formed, fact])
+        subprocess.run([*cli, "session", "close", formed], check=True, capture_output=True, env=env)
         session_id = first_line([*cli, "session", "open", "--principal", "alice"])
         aggregate_id = first_line([*bare, "create"])
         text = "I prefer green tea in the morning"
@@ -887,6 +894,7 @@ def phase_cli(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
             "pass": [sys.executable, "-c", "pass"],
             "help": [*cli, "--help"],
             "say": [*cli, "session", "say", session_id, text],
+            "recall": [*cli, "recall", "--principal", "alice", "what tea do I like"],
             "bare": [*bare, "say", aggregate_id, text],
         }
         for argv in commands.values():
@@ -904,6 +912,8 @@ def phase_cli(store: dict[str, Any], cfg: dict[str, Any]) -> dict[str, Any]:
         "bare_say_cpu_ms": _ms(median["bare"]),
         "help_cpu_ratio": round(median["help"] / median["pass"], 3),
         "say_cpu_ratio": round(median["say"] / median["bare"], 3),
+        "recall_cpu_ms": _ms(median["recall"]),
+        "recall_cpu_ratio": round(median["recall"] / median["bare"], 3),
     }
 
 

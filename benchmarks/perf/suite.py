@@ -473,7 +473,8 @@ def render_table(report: dict[str, Any]) -> str:
         f" CPU {_fmt(cli.get('help_cpu_ratio'))}x python -c pass;"
         f" session say CPU {_fmt(cli.get('say_cpu_ms'))} ms,"
         f" {_fmt(cli.get('say_cpu_ratio'))}x the bare eventsourcing script"
-        f" ({_fmt(cli.get('bare_say_cpu_ms'))} ms),"
+        f" ({_fmt(cli.get('bare_say_cpu_ms'))} ms); recall CPU {_fmt(cli.get('recall_cpu_ms'))} ms,"
+        f" {_fmt(cli.get('recall_cpu_ratio'))}x the same script,"
         f" peak RSS {_fmt(report['peak_rss_mb'].get('cli'))} MB"
     )
     out.append(f"scale {report['scale']}, {report['elapsed_s']} s, {report['environment']}")

@@ -10,45 +10,34 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib import import_module
 from typing import NoReturn
 
-from memory_es.cli import (
-    bench_cmds,
-    context_cmds,
-    demo,
-    eval_cmds,
-    eval_formation_cmds,
-    ingest_cmds,
-    lifecycle_cmds,
-    log_cmds,
-    maintenance_cmds,
-    mcp_cmds,
-    memory_cmds,
-    projection_cmds,
-    recall_cmds,
-    session_cmds,
-)
 from memory_es.cli.common import Handler, fail, raw_bytes, utf8
 from memory_es.errors import MemoryEsError
 from memory_es.stores import DEFAULT_STORE
 
-# eval_formation_cmds joins the ``eval`` group eval_cmds creates: keep it after it.
-COMMAND_GROUPS = (
-    session_cmds,
-    ingest_cmds,
-    recall_cmds,
-    context_cmds,
-    memory_cmds,
-    maintenance_cmds,
-    lifecycle_cmds,
-    projection_cmds,
-    log_cmds,
-    eval_cmds,
-    demo,
-    bench_cmds,
-    eval_formation_cmds,
-    mcp_cmds,
-)
+# The one place that decides what a command imports: each top-level command, in the
+# order `--help` lists them, and the modules (memory_es/cli/) that register it. A command
+# builds only its own parser, so `session say` (an agent hook's call on every turn)
+# imports none of the other commands' modules; `--help`, a usage error and an unknown
+# command build them all. eval_formation_cmds joins the ``eval`` group eval_cmds
+# creates: keep it after it.
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "session": ("session_cmds",),
+    "ingest": ("ingest_cmds",),
+    "recall": ("recall_cmds",),
+    "context": ("context_cmds",),
+    "memory": ("memory_cmds",),
+    "maintenance": ("maintenance_cmds",),
+    "stats": ("lifecycle_cmds",),
+    "projections": ("projection_cmds",),
+    "log": ("log_cmds",),
+    "eval": ("eval_cmds", "eval_formation_cmds"),
+    "demo": ("demo",),
+    "bench": ("bench_cmds",),
+    "mcp": ("mcp_cmds",),
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,11 +47,8 @@ class _Parser(argparse.ArgumentParser):
         fail(f"{message} (see `{self.prog} --help`)", 2)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="memory-es",
-        description="Event-sourced, governed long-term memory for LLM agents.",
-    )
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    """The options every command takes, before its name."""
     parser.add_argument(
         "--store",
         default=None,
@@ -80,11 +66,48 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="memory profile overlay, YAML (env MEMORY_ES_PROFILE; default: the shipped one)",
     )
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser for every command, or (``command``, one of :data:`COMMANDS`) for that
+    command alone: the same parser as far as that command's arguments go."""
+    parser = _Parser(
+        prog="memory-es",
+        description="Event-sourced, governed long-term memory for LLM agents.",
+    )
+    _add_options(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
-    for group in COMMAND_GROUPS:
-        group.register(commands)
+    names = [command] if command in COMMANDS else list(COMMANDS)
+    for name in names:
+        for module in COMMANDS[name]:
+            import_module(f"memory_es.cli.{module}").register(commands)
     return parser
+
+
+class _NotACommand(Exception):
+    pass
+
+
+class _Finder(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _NotACommand(message)
+
+
+def command_named(arguments: Sequence[str]) -> str | None:
+    """The command ``arguments`` name, as the full parser reads them (the options before
+    it, abbreviated or not, with their values), or None when they name none cleanly
+    (``--help``, a bad option, no command): the full parser then reports it as ever."""
+    finder = _Finder(prog="memory-es", add_help=False)
+    _add_options(finder)
+    finder.add_argument("command", nargs="?")
+    finder.add_argument("rest", nargs=argparse.REMAINDER)
+    try:
+        found, unknown = finder.parse_known_args(list(arguments))
+    except _NotACommand:
+        return None
+    command = found.command
+    return command if not unknown and command in COMMANDS else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -93,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not utf8(argument):
             # Text that is not UTF-8 cannot be recorded, printed or stored faithfully.
             fail(f"argument {number} is not valid UTF-8: {raw_bytes(argument)!r}", 2)
-    parser = build_parser()
+    parser = build_parser(command_named(arguments))
     args = parser.parse_args(arguments)
     handler: Handler = args.handler
     try:

@@ -36,7 +36,6 @@ from uuid import UUID
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import RecordConflictError
 
-from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import legacy_principal_aggregate_id, principal_aggregate_id
 from memory_es.errors import UnknownSession, WriteConflict
@@ -49,6 +48,7 @@ from memory_es.store_errors import event_store_errors
 from memory_es.unit_of_work import PendingWrites, save_collected
 
 if TYPE_CHECKING:
+    from memory_es.domain.principal import PrincipalMemory
     from memory_es.formation.extractor import Extractor
     from memory_es.profiles import MemoryProfile
     from memory_es.retrieval.recall import Retriever
@@ -184,6 +184,8 @@ def legacy_principal(
     legacy = legacy_principal_aggregate_id(principal, tenant)
     if legacy is None:
         return None
+    from memory_es.domain.principal import PrincipalMemory  # see PrincipalRepository
+
     old = load(legacy)
     if isinstance(old, PrincipalMemory) and (old.tenant, old.principal) == (tenant, principal):
         return old
@@ -208,10 +210,14 @@ def principal_aggregate_ids(app: Application[UUID], tenant: str, principal: str)
 
 
 class PrincipalRepository:
+    # The principal's module (its ~40 event classes) is imported by the first command
+    # that touches a principal: `session say` never does (issue 18).
     def __init__(self, uow: UnitOfWork) -> None:
         self._uow = uow
 
     def get_or_create(self, tenant: str, principal: str) -> PrincipalMemory:
+        from memory_es.domain.principal import PrincipalMemory
+
         self._uow.principals_seen.add(principal_key(tenant, principal))
         found = self._uow.load(principal_aggregate_id(principal, tenant))
         if isinstance(found, PrincipalMemory):

@@ -24,13 +24,19 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
+from memory_es.pattern_cache import PatternCache
+
+# Every pattern is compiled at import, through the cache (memory_es/pattern_cache.py:
+# compiling them is most of a short command's start-up otherwise); saved at the end.
+_patterns = PatternCache(__file__)
+
 # -- views -------------------------------------------------------------------------------------
 
-_INVISIBLE = re.compile(
+_INVISIBLE = _patterns.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]"
 )
-_TAGS = re.compile("[\U000e0000-\U000e007f]")
+_TAGS = _patterns.compile("[\U000e0000-\U000e007f]")
 
 # Cyrillic and Greek letters that look Latin (lower case: the views are casefolded).
 _CONFUSABLES = str.maketrans(
@@ -94,8 +100,8 @@ _LEET = str.maketrans(
         "+": "t",
     }
 )
-_LEET_RUN = re.compile(r"(?<![a-z0-9@$!|+])[a-z0-9@$!|+]{2,64}")
-_SPACED = re.compile(r"(?<![a-z])(?:[a-z][ .\-_*]{1,2}){3,40}[a-z](?![a-z])")
+_LEET_RUN = _patterns.compile(r"(?<![a-z0-9@$!|+])[a-z0-9@$!|+]{2,64}")
+_SPACED = _patterns.compile(r"(?<![a-z])(?:[a-z][ .\-_*]{1,2}){3,40}[a-z](?![a-z])")
 
 
 def _unleet(m: re.Match[str]) -> str:
@@ -105,11 +111,12 @@ def _unleet(m: re.Match[str]) -> str:
     return run.translate(_LEET)
 
 
-_MARKUP = re.compile(r"<!--|-->|<[^<>\n]{0,200}>|```|[`*_~#>|\[\](){}\\]")
-_B64 = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,4096}={0,2}(?![A-Za-z0-9+/=])")
+_MARKUP = _patterns.compile(r"<!--|-->|<[^<>\n]{0,200}>|```|[`*_~#>|\[\](){}\\]")
+_B64 = _patterns.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,4096}={0,2}(?![A-Za-z0-9+/=])")
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?\n])\s")
+_SENTENCE_END = _patterns.compile(r"(?<=[.!?\n])\s")
+_BLANKS = _patterns.compile(r"[ \t]+")
 
 
 def _strip_accents(text: str) -> str:
@@ -148,7 +155,7 @@ def views(text: str) -> tuple[str, list[str]]:
     base = normalized(text).casefold()
     if "%" in base:
         base = base + "\n" + unquote(base)
-    flat = re.sub(r"[ \t]+", " ", _MARKUP.sub(" ", base))
+    flat = _BLANKS.sub(" ", _MARKUP.sub(" ", base))
     latin = _strip_accents(flat.translate(_CONFUSABLES))
     # Leetspeak and spaced letters: only the sentences they change are read again.
     undone: list[str] = []
@@ -168,7 +175,7 @@ def views(text: str) -> tuple[str, list[str]]:
 _GAP = r"(?:\W{1,3}\w{1,20}){0,5}?\W{1,3}"  # up to five words between
 
 # Markers that only a prompt carries: fake role headers and chat-template tokens.
-_MARKERS = re.compile(
+_MARKERS = _patterns.compile(
     r"<\s{0,3}/?\s{0,3}(?:system|instructions?|im_start|im_end|sys|prompt|admin)\b[^<>]{0,100}>"
     r"|\[/?(?:system|inst|sys)\]|<<\s{0,3}sys\s{0,3}>>|<\|[a-z_]{1,20}\|>"
     r"|(?:^|\n)[ \t>#*_]{0,10}(?:system|assistant|developer|admin)[ \t*_]{0,4}:"
@@ -179,7 +186,7 @@ _MARKERS = re.compile(
     r"instruction|override)s?\s?:"
     r"|\b(?:new|next|begin|updated) system (?:message|prompt|instructions?)\b"
 )
-_COMMENT_WORDS = re.compile(
+_COMMENT_WORDS = _patterns.compile(
     r"\b(?:ai|assistant|model|agent|llm|bot|ignore|remember|store|save|instructions?|system|"
     r"prompt)\b"
 )
@@ -222,7 +229,7 @@ _RULES = (
 def _at_word_start(alternatives: tuple[str, ...]) -> re.Pattern[str]:
     """Every alternative opens at a word boundary; the boundary is factored out so that a
     position inside a word fails on one check, not one per alternative."""
-    return re.compile(r"\b(?:" + "|".join(alternatives) + ")")
+    return _patterns.compile(r"\b(?:" + "|".join(alternatives) + ")")
 
 
 _LATIN = _at_word_start(
@@ -393,7 +400,7 @@ _IMPERATIVE = _at_word_start(
         r"requests?|transactions?|charges?))",
     )
 )
-_CLAUSE_OPENERS = re.compile(
+_CLAUSE_OPENERS = _patterns.compile(
     r"(?:[.!?;:\n,\-]|\b(?:please|now|just|then|and|also|so|ok|okay|first|always|"
     r"immediately|automatically|quietly|kindly|simply|next))\s*$"
 )
@@ -408,7 +415,7 @@ def _orders(view: str) -> bool:
     return any(_opens_clause(view, m.start()) for m in _IMPERATIVE.finditer(view))
 
 
-_OTHER_SCRIPTS = re.compile(
+_OTHER_SCRIPTS = _patterns.compile(
     "|".join(
         (
             # Chinese
@@ -436,7 +443,7 @@ _OTHER_SCRIPTS = re.compile(
 )
 
 
-_NON_LATIN = re.compile("[\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
+_NON_LATIN = _patterns.compile("[\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
 
 
 def is_injection(text: str) -> bool:
@@ -458,7 +465,7 @@ def _injected(text: str, original: str, latin_views: list[str]) -> bool:
 
 # -- candidates --------------------------------------------------------------------------------
 
-_STATEMENT_ORDERS = re.compile(
+_STATEMENT_ORDERS = _patterns.compile(
     r"^(?:user said:\s)?(?:please\s|always\s|never\s|now\s|just\s|also\s)*"
     r"(?:act|pretend|roleplay|behave|impersonate|ignore|disregard|forget|override|bypass|"
     r"reveal|run|execute|send|transfer|wire|email|forward|delete|grant|disable|leak|obey|"
@@ -476,11 +483,11 @@ _STATEMENT_ORDERS = re.compile(
     r"out|up|back|only|everything|anything|whatever|exactly|what|as)\b"
 )
 # The assistant as the one who may or must act: a rule for it, not a fact of the user's.
-_ABOUT_THE_ASSISTANT = re.compile(
+_ABOUT_THE_ASSISTANT = _patterns.compile(
     r"\b(?:the\s)?(?:assistant|ai|chatbot|bot|model|llm|agent)s?\s(?:may|can|could|must|should|"
     r"will|shall|has to|have to|needs to|is allowed to|are allowed to|is permitted to)\b"
 )
-_STATEMENT_SECRETS = re.compile(
+_STATEMENT_SECRETS = _patterns.compile(
     r"\b(?:include|contain|reveal|show|display|tell|give|share|send|list|print|expose|leak|"
     r"output|mention|provide|append|add|disclose|repeat)(?:s|d|ed|ing)?\b"
     r"(?:\W{1,3}\w{1,20}){0,6}?\W{1,3}"
@@ -501,3 +508,6 @@ def is_instruction(statement: str) -> bool:
         if _ABOUT_THE_ASSISTANT.search(s):
             return True
     return _injected(statement, original, latin_views)
+
+
+_patterns.save()

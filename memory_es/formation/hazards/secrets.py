@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import NamedTuple
 
+from memory_es.pattern_cache import PatternCache
+
 Span = tuple[int, int, str]  # start, end, kind
+
+# Every pattern is compiled at import, through the cache (memory_es/pattern_cache.py:
+# compiling them is most of a short command's start-up otherwise); saved at the end.
+_patterns = PatternCache(__file__)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -86,7 +92,7 @@ def random_looking(token: str, min_len: int) -> bool:
     return entropy >= min(3.0, math.log2(n) - 0.5)
 
 
-_ENTROPY_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_~-])[A-Za-z0-9+/_~-]{12,}={0,2}")
+_ENTROPY_TOKEN = _patterns.compile(r"(?<![A-Za-z0-9+/_~-])[A-Za-z0-9+/_~-]{12,}={0,2}")
 HIGH_ENTROPY_MIN = 12  # a sentence-level belief with such a token is refused
 CONTEXT_FREE_MIN = 24  # redacted anywhere
 NEAR_CONTEXT_MIN = 12  # redacted near a word that names a secret
@@ -141,12 +147,14 @@ def plausible_value(value: str) -> bool:
 # -- shape rules (no context needed) ---------------------------------------------------------
 
 
+_KEY_BEGIN = _patterns.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END = _patterns.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----")
+
+
 def _private_keys(text: str) -> Iterator[Span]:
-    begin = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----")
-    end = re.compile(r"-----END (?:[A-Z0-9]{1,20} ){0,4}PRIVATE KEY(?: BLOCK)?-----")
     pos = 0
-    while (m := begin.search(text, pos)) is not None:
-        e = end.search(text, m.end())
+    while (m := _KEY_BEGIN.search(text, pos)) is not None:
+        e = _KEY_END.search(text, m.end())
         stop = e.end() if e else len(text)
         yield m.start(), stop, "private_key"
         pos = stop
@@ -160,7 +168,7 @@ def _regex_rule(
     groups: tuple[str, ...] = (),
     check: Callable[[re.Match[str]], bool] | None = None,
 ) -> Callable[[str], Iterator[Span]]:
-    compiled = re.compile(pattern, flags)
+    compiled = _patterns.compile(pattern, flags)
 
     def rule(text: str) -> Iterator[Span]:
         for m in compiled.finditer(text):
@@ -210,7 +218,7 @@ def _base64_credential(m: re.Match[str]) -> bool:
     return bool(_SECRET_WORD.search(decoded))
 
 
-_SECRET_WORD = re.compile(
+_SECRET_WORD = _patterns.compile(
     r"(?i)(?:passw(?:or)?d|passphrase|secret|token|api[_-]?key|credential|private[_-]?key)"
 )
 
@@ -227,7 +235,7 @@ def _command_line_p_rule(text: str) -> Iterator[Span]:
             yield m.start("s"), m.end("s"), "command_line"
 
 
-_DASH_P = re.compile(r"(?<![\w-])-p\s{0,3}(?P<s>[^\s\"'-][^\s\"']{0,499})")
+_DASH_P = _patterns.compile(r"(?<![\w-])-p\s{0,3}(?P<s>[^\s\"'-][^\s\"']{0,499})")
 
 
 def _url_secrets(text: str) -> Iterator[Span]:
@@ -248,16 +256,16 @@ def _url_secrets(text: str) -> Iterator[Span]:
             yield m.start() + q.start("s"), m.start() + q.end("s"), "url_credentials"
 
 
-_URL = re.compile(
+_URL = _patterns.compile(
     r"(?i)(?<![\w.+-])(?:[a-z][a-z0-9+.-]{0,15}://|(?=(?:hooks|discord(?:app)?|outlook|"
     r"maker)\.))[^\s\"'<>()\[\]]{1,2048}"
 )
-_SECRET_PARAM = re.compile(
+_SECRET_PARAM = _patterns.compile(
     r"(?i)[?&;](?:[\w.-]{0,40}(?:token|key|secret|sig|signature|password|passwd|pwd|auth|"
     r"code|credential)s?)=(?P<s>[^&#\s]{4,})"
 )
 
-_SEED_RUN = re.compile(r"(?<![\w-])(?:[a-z]{3,10}[ ,]{1,3}){11,23}[a-z]{3,10}(?![\w-])")
+_SEED_RUN = _patterns.compile(r"(?<![\w-])(?:[a-z]{3,10}[ ,]{1,3}){11,23}[a-z]{3,10}(?![\w-])")
 
 
 def _seed_run(m: re.Match[str]) -> bool:
@@ -314,7 +322,7 @@ _SHAPES: tuple[Callable[[str], Iterator[Span]], ...] = (
 
 # Parts of a name that say it holds a secret; ``pass`` and ``key`` only as a whole part
 # (``compass``, ``monkey``), the longer words anywhere (``PGPASSWORD``).
-_STRONG_PART = re.compile(
+_STRONG_PART = _patterns.compile(
     r"(?i)passw(?:or)?d|passphrase|passcode|secret|token|apikey|api_key|credential|"
     r"private_?key|access_?key|signing_?key|cookie|session_?id|webhook|dsn"
 )
@@ -328,16 +336,16 @@ def _names_secret(name: str) -> bool:
     return any(p.casefold() in _WEAK_PARTS for p in parts if p)
 
 
-_NAME_VALUE = re.compile(
+_NAME_VALUE = _patterns.compile(
     r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]{0,100})[\"']?\s{0,5}(?P<sep>=>|=|:)\s{0,5}"
     r"(?P<s>\"[^\"\n]{1,500}\"|'[^'\n]{1,500}'|[^\s,;\"']{1,1000})"
 )
-_FLAG = re.compile(
+_FLAG = _patterns.compile(
     r"(?i)(?<![\w-])--?[\w-]{0,40}(?:password|passwd|pass|pwd|secret|token|api-?key|apikey|"
     r"auth|credentials?|passphrase|access-key|secret-key|private-key)(?:=|\s{1,3})"
     r"(?P<s>\"[^\"\n]{1,500}\"|'[^'\n]{1,500}'|[^\s\"'-][^\s\"']{0,499})"
 )
-_USER_PASS_FLAG = re.compile(
+_USER_PASS_FLAG = _patterns.compile(
     r"(?<![\w-])(?:-u|--user(?:name)?|--basic|-U)(?:=|\s{1,3})[\"']?[^\s:\"']{1,100}:"
     r"(?P<s>[^\s\"']{1,500})"
 )
@@ -427,7 +435,7 @@ class _Token(NamedTuple):
     ends_sentence: bool
 
 
-_TOKEN = re.compile(r"\S+")
+_TOKEN = _patterns.compile(r"\S+")
 _LEAD = "\"'`“”‘’([{<#*"
 _TRAIL = "\"'`“”‘’)]}>.,;:!?*"
 _ABBREVIATIONS = _words("no nr num acct tel dr mr mrs ms st e.g i.e etc vs")
@@ -546,7 +554,7 @@ _CTX_HEAD, _CTX_TAIL = r"(?i)(?<![\w-])(?=\w)(?:", r")(?![\w-])"
 
 
 def _ctx(words: str) -> re.Pattern[str]:
-    return re.compile(_CTX_HEAD + words + _CTX_TAIL)
+    return _patterns.compile(_CTX_HEAD + words + _CTX_TAIL)
 
 
 def _any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str]:
@@ -555,15 +563,15 @@ def _any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str]:
     return _ctx("|".join(f"(?:{w})" for w in words))
 
 
-_CODE_EXCLUDED = re.compile(
+_CODE_EXCLUDED = _patterns.compile(
     r"(?i)(?:zip|postal|post|area|dress|country|source|error|status|exit|return|promo|"
     r"discount|coupon|qr|bar|morse|tax|color|colour|genetic|moral|honou?r|penal|civil|"
     r"html|css|python|java|js|cheat)[\s-]*$"
 )
 
 
-_THREE_DIGITS = re.compile(r"\d[-. ]?\d[-. ]?\d")
-_KEYISH = re.compile(r"[A-Za-z0-9+/_~-]{12}")
+_THREE_DIGITS = _patterns.compile(r"\d[-. ]?\d[-. ]?\d")
+_KEYISH = _patterns.compile(r"[A-Za-z0-9+/_~-]{12}")
 _PW_WORDS = (
     r"pass(?:word|wd|code|key|phrase)s?|pass\s+word|pwd|pw|p/w|pword|"
     r"secret\s+(?:word|phrase|answer)|safe\s?word|code\s?word|security\s+answer|"
@@ -677,7 +685,7 @@ _CONTEXTS: tuple[_Context, ...] = (
         looks_secret,
         numeric=False,
         strong=False,
-        needs=re.compile(r"[0-9!@#$%^&*?]"),
+        needs=_patterns.compile(r"[0-9!@#$%^&*?]"),
     ),
     _Context(
         "pin",
@@ -983,3 +991,6 @@ def redact(text: str) -> tuple[str, tuple[str, ...]]:
         pos = end
     out.append(text[pos:])
     return "".join(out), tuple(kinds)
+
+
+_patterns.save()

@@ -38,7 +38,7 @@ from memory_es.projections.runner import Progress, ProjectionRunner
 from memory_es.projections.traces import TraceRecord, TraceStore, trace_store_for
 from memory_es.projections.vectors import Embedder, VectorEncoder
 from memory_es.services import Adapters, Services, commands
-from memory_es.services.results import FactsReceipt, TurnReceipt
+from memory_es.services.results import TurnReceipt
 from memory_es.services.unit_of_work import load_session, parse_session_id
 from memory_es.store_errors import driver_errors, event_store_errors, first_line
 from memory_es.stores import StoreSpec, parse_store_url
@@ -62,8 +62,8 @@ if TYPE_CHECKING:
     from memory_es.profiles import MemoryProfile
     from memory_es.projections.base import RecallIndex
     from memory_es.retrieval.recall import RecallResult, Retriever
+    from memory_es.services.formation_results import FactsReceipt, RederiveReport
     from memory_es.services.ledger import FormationStatus
-    from memory_es.services.results import RederiveReport
 
 __all__ = ["Memory", "MemoryApplication", "ProjectionStatus", "TurnReceipt", "open"]
 

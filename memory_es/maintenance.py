@@ -16,8 +16,8 @@ from memory_es.lifecycle.decay import DecayReport
 from memory_es.lifecycle.l1 import L1Report
 from memory_es.lifecycle.sweeps import sweep_decay, sweep_l1
 from memory_es.ports import instant_second
-from memory_es.services.commands import SweepIdle
-from memory_es.services.results import IdleSweep
+from memory_es.services.formation_commands import SweepIdle
+from memory_es.services.formation_results import IdleSweep
 
 if TYPE_CHECKING:
     from memory_es.app import Memory

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from memory_es.projections.records import BeliefRecord
 
 if TYPE_CHECKING:
-    from memory_es.services.results import RederiveReport
+    from memory_es.services.formation_results import RederiveReport
 
 
 def register(commands: Subparsers) -> None:

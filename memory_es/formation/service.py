@@ -5,9 +5,9 @@ handlers in ``services/handlers.py``, the remember tool and the idle sweep in
 
 from __future__ import annotations
 
+from memory_es.services.formation_results import FactsReceipt, IdleClosed, IdleSweep
 from memory_es.services.handlers import consolidate_session, find_belief
 from memory_es.services.messagebus import IDLE_SWEEP_PAGE
-from memory_es.services.results import FactsReceipt, IdleClosed, IdleSweep
 
 __all__ = [
     "IDLE_SWEEP_PAGE",

@@ -1,29 +1,60 @@
 """Commands: what a caller asks the store to do, as values.
 
-Each is handled by one function in ``memory_es/services/handlers.py`` (``HANDLERS``)
+Each is handled by one function in ``memory_es/services/handlers.py`` (``handler_for``)
 that runs in a unit of work; ``Command[R]`` says what its handler returns.
+
+This module defines what a session's hook runs on every turn (open, say); the others
+(close, established facts, remember, reject, replay, re-derive, the idle sweep) are in
+``memory_es/services/formation_commands.py`` and read here by name on first use, so
+``memory-es session say`` builds two command classes, not eleven (issue 18).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from memory_es.domain.values import DEFAULT_TENANT, Role
-from memory_es.projections.records import BeliefRecord
-from memory_es.services.results import FactsReceipt, IdleSweep, TurnReceipt
+from memory_es.services.results import TurnReceipt
 
-if TYPE_CHECKING:
-    # Quoted where a command names them as its result: a command module that imported
-    # formation would load it for every command, `say` included (issue 13).
-    from memory_es.formation.consolidation import ConsolidationResult  # noqa: F401
-    from memory_es.formation.established import EstablishedFact
-    from memory_es.formation.hazards import Screened
-    from memory_es.formation.rederive import Rederivation  # noqa: F401
-    from memory_es.services.results import RederiveReport  # noqa: F401
+if TYPE_CHECKING:  # re-exported: read from formation_commands on first use
+    from memory_es.services.formation_commands import CloseSession as CloseSession
+    from memory_es.services.formation_commands import EstablishFacts as EstablishFacts
+    from memory_es.services.formation_commands import RecordRemembered as RecordRemembered
+    from memory_es.services.formation_commands import Rederive as Rederive
+    from memory_es.services.formation_commands import RederivePrincipal as RederivePrincipal
+    from memory_es.services.formation_commands import Reject as Reject
+    from memory_es.services.formation_commands import Remember as Remember
+    from memory_es.services.formation_commands import ReplaySession as ReplaySession
+    from memory_es.services.formation_commands import SweepIdle as SweepIdle
 
 R = TypeVar("R")
+
+# The commands formation_commands.py defines, read as ``commands.<Name>`` (the path the
+# facade, the batch paths and the tests use).
+FORMATION_COMMANDS = frozenset(
+    {
+        "CloseSession",
+        "EstablishFacts",
+        "RecordRemembered",
+        "Rederive",
+        "RederivePrincipal",
+        "Reject",
+        "Remember",
+        "ReplaySession",
+        "SweepIdle",
+    }
+)
+
+__all__ = ["Command", "OpenSession", "Say", *sorted(FORMATION_COMMANDS)]
+
+
+def __getattr__(name: str) -> Any:
+    if name in FORMATION_COMMANDS:
+        from memory_es.services import formation_commands
+
+        return getattr(formation_commands, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Command(Generic[R]):
@@ -46,81 +77,3 @@ class Say(Command[TurnReceipt]):
     session_id: str
     text: str
     role: Role = Role.USER
-
-
-@dataclass(frozen=True)
-class CloseSession(Command["ConsolidationResult"]):
-    session_id: str
-    trigger: str = "session_close"
-
-
-@dataclass(frozen=True)
-class EstablishFacts(Command[FactsReceipt]):
-    session_id: str
-    facts: Sequence[EstablishedFact]
-
-
-@dataclass(frozen=True)
-class Remember(Command["ConsolidationResult"]):
-    principal: str
-    text: str
-    project: str | None = None
-    tenant: str = DEFAULT_TENANT
-    from_user: bool = False  # a statement the user made to memory directly: USER
-
-
-@dataclass(frozen=True)
-class RecordRemembered(Command[str]):
-    """Step two of ``Remember``: its tool turn, which is its own established fact."""
-
-    session_id: str
-    screened: Screened
-    from_user: bool = False
-
-
-@dataclass(frozen=True)
-class Reject(Command[BeliefRecord]):
-    belief_ref: str  # a full belief id or an eight-hex short id
-    owner: str | None = None  # principal_key: a short id resolves only within it
-
-
-@dataclass(frozen=True)
-class ReplaySession(Command["ConsolidationResult"]):
-    session_id: str
-    confirm: bool = False
-
-
-@dataclass(frozen=True)
-class Rederive(Command["RederiveReport"]):
-    """Re-derive every closed session of ``principal`` (None: of every principal) that
-    was consolidated under another formation policy; a dry run unless ``confirm``.
-    One ``RederivePrincipal`` per principal (messagebus.py); ``progress(done, total)``
-    is told after each principal how many of the sessions it has examined or skipped."""
-
-    principal: str | None = None
-    tenant: str = DEFAULT_TENANT
-    confirm: bool = False
-    # Where the caller shows progress (a bar): not part of what is asked.
-    progress: Callable[[int, int], None] | None = field(default=None, compare=False)
-
-
-@dataclass(frozen=True)
-class RederivePrincipal(Command["Rederivation"]):
-    """Step of ``Rederive``: one principal's stale sessions, in order, in one
-    transaction (nothing is written unless ``confirm``)."""
-
-    tenant: str
-    principal: str
-    session_ids: tuple[str, ...]
-    skipped: int = 0
-    confirm: bool = False
-    # The principal's version when its ledger was read: a session consolidated under the
-    # current policy since (another run, or this one's retried attempt) is skipped.
-    seen_version: int = 0
-
-
-@dataclass(frozen=True)
-class SweepIdle(Command[IdleSweep]):
-    """Close every session idle past the boundary (one ``CloseSession`` each)."""
-
-    dry_run: bool = False

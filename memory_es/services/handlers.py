@@ -32,7 +32,7 @@ from memory_es.formation.hazards import Screened, screen
 from memory_es.ports import iso
 from memory_es.projections.records import BeliefRecord, principal_key
 from memory_es.services import commands
-from memory_es.services.results import FactsReceipt, TurnReceipt
+from memory_es.services.results import TurnReceipt
 from memory_es.services.unit_of_work import UnitOfWork, parse_session_id
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from memory_es.formation.extractor import SourceTurn
     from memory_es.formation.rederive import Rederivation, SessionInput
     from memory_es.projections.base import RecallIndex
+    from memory_es.services.formation_results import FactsReceipt
 
 # Formation, the session snapshot (the recall stack) and the policy are imported by the
 # handlers that use them: `say` records a turn without loading them (issue 13).
@@ -264,6 +265,8 @@ def establish_facts(cmd: commands.EstablishFacts, uow: UnitOfWork) -> FactsRecei
         [EstablishedFact(str(f["statement"]), tuple(f["source_event_ids"])) for f in recorded],
         turns,
     )
+    from memory_es.services.formation_results import FactsReceipt
+
     return FactsReceipt(str(session.id), len(recorded), len(admissible))
 
 
@@ -431,19 +434,41 @@ def _as_list(value: object) -> list[object]:
 
 Handler = Callable[[Any, UnitOfWork], Any]
 
-# One handler per command that runs in one unit of work.
-HANDLERS: dict[type[commands.Command[Any]], Handler] = {
+# One handler per command that runs in one unit of work: a session's own (open, say)
+# here; the formation commands' (memory_es/services/formation_commands.py) are added on
+# the first lookup of another command, so a turn builds no formation command class.
+SESSION_HANDLERS: dict[type[commands.Command[Any]], Handler] = {
     commands.OpenSession: open_session,
     commands.Say: say,
-    commands.CloseSession: close_session,
-    commands.EstablishFacts: establish_facts,
-    commands.RecordRemembered: record_remembered,
-    commands.Reject: reject,
-    commands.ReplaySession: replay,
-    commands.RederivePrincipal: rederive_principal,
 }
+_HANDLERS: dict[type[commands.Command[Any]], Handler] = {}
+
+
+def handlers() -> dict[type[commands.Command[Any]], Handler]:
+    """Every command's handler that runs in one unit of work, by command class."""
+    if not _HANDLERS:
+        from memory_es.services import formation_commands as formation
+
+        _HANDLERS.update(SESSION_HANDLERS)
+        _HANDLERS.update(
+            {
+                formation.CloseSession: close_session,
+                formation.EstablishFacts: establish_facts,
+                formation.RecordRemembered: record_remembered,
+                formation.Reject: reject,
+                formation.ReplaySession: replay,
+                formation.RederivePrincipal: rederive_principal,
+            }
+        )
+    return _HANDLERS
+
+
+def __getattr__(name: str) -> Any:
+    if name == "HANDLERS":  # the table's name before the formation commands moved out
+        return handlers()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def handle_in(command: commands.Command[Any], uow: UnitOfWork) -> Any:
     """Run one command's handler in a unit of work the caller manages (a batch)."""
-    return HANDLERS[type(command)](command, uow)
+    return handlers()[type(command)](command, uow)

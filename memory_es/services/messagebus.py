@@ -21,8 +21,7 @@ from memory_es.errors import InvalidInput, SessionClosed
 from memory_es.formation.hazards import screen
 from memory_es.ports import Clock, iso
 from memory_es.services import commands
-from memory_es.services.handlers import HANDLERS
-from memory_es.services.results import IdleClosed, IdleSweep, RederiveReport
+from memory_es.services.handlers import SESSION_HANDLERS, handlers
 from memory_es.services.unit_of_work import (
     Adapters,
     BatchUnitOfWork,
@@ -34,6 +33,7 @@ from memory_es.unit_of_work import save_collected
 
 if TYPE_CHECKING:
     from memory_es.formation.consolidation import ConsolidationResult
+    from memory_es.services.formation_results import IdleSweep, RederiveReport
 
 T = TypeVar("T")
 
@@ -50,7 +50,7 @@ class Services:
         confirmation, usage): imported here because memory_es/lifecycle/ builds on this
         package, and on first use because they load the profile (pydantic), which a
         command such as `say` never needs."""
-        handler = HANDLERS.get(command_type)
+        handler = SESSION_HANDLERS.get(command_type) or handlers().get(command_type)
         if handler is None:
             from memory_es.lifecycle.handlers import HANDLERS as LIFECYCLE_HANDLERS
 
@@ -59,13 +59,16 @@ class Services:
 
     def handle(self, command: commands.Command[T]) -> T:
         """Run ``command`` in its own unit of work (one transaction), retried on a race."""
-        if isinstance(command, commands.Remember):
-            return cast(T, self._remember(command))
-        if isinstance(command, commands.SweepIdle):
-            return cast(T, self._sweep_idle(command))
-        if isinstance(command, commands.Rederive):
-            return cast(T, self._rederive(command))
-        handler = self.handler_for(type(command))
+        # A session's own commands first: a turn never loads the formation commands.
+        handler = SESSION_HANDLERS.get(type(command))
+        if handler is None:
+            if isinstance(command, commands.Remember):
+                return cast(T, self._remember(command))
+            if isinstance(command, commands.SweepIdle):
+                return cast(T, self._sweep_idle(command))
+            if isinstance(command, commands.Rederive):
+                return cast(T, self._rederive(command))
+            handler = self.handler_for(type(command))
         result: Any = run_retrying(
             lambda: UnitOfWork(self.adapters), lambda uow: handler(command, uow)
         )
@@ -106,6 +109,8 @@ class Services:
         """Close every session idle past the boundary, each at its own project scope."""
         index = self.adapters.index
         boundary = iso(self.adapters.clock.now() - timedelta(seconds=SESSION_IDLE_SECONDS))
+        from memory_es.services.formation_results import IdleClosed, IdleSweep
+
         sweep = IdleSweep(boundary=boundary, dry_run=cmd.dry_run)
         seen: set[str] = set()
         while True:
@@ -143,6 +148,7 @@ class Services:
         an interrupted run leaves whole principals done (their sessions recorded under
         the current policy, so skipped when it runs again) and nothing of the rest."""
         from memory_es.policy import formation_key
+        from memory_es.services.formation_results import RederiveReport
         from memory_es.services.ledger import formation_ledger
 
         with self.adapters.lock:

@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from uuid import UUID
@@ -35,7 +36,6 @@ from memory_es.ports import (
 from memory_es.profile_document import PROFILE_ENV, SHIPPED_SEMANTIC_ENABLED
 from memory_es.projections.records import BeliefRecord, principal_key
 from memory_es.projections.runner import Progress, ProjectionRunner
-from memory_es.projections.traces import TraceRecord, TraceStore, trace_store_for
 from memory_es.projections.vectors import Embedder, VectorEncoder
 from memory_es.services import Adapters, Services, commands
 from memory_es.services.results import TurnReceipt
@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from memory_es.maintenance import MaintenanceReport
     from memory_es.profiles import MemoryProfile
     from memory_es.projections.base import RecallIndex
+    from memory_es.projections.traces import TraceRecord, TraceStore
     from memory_es.retrieval.recall import RecallResult, Retriever
     from memory_es.services.formation_results import FactsReceipt, RederiveReport
     from memory_es.services.ledger import FormationStatus
@@ -142,9 +143,10 @@ class Memory:
         self.formation_staleness: FormationStatus | None = None
         self.index = index
         self.ids = ids
-        self.traces = traces or trace_store_for(index)
+        if traces:
+            self.traces = traces
         self.runner = ProjectionRunner(app.recorder, app.mapper, index)
-        traces_ = self.traces
+        memory = self
 
         def make_profile() -> MemoryProfile:
             from memory_es.profiles import load_profile
@@ -158,7 +160,7 @@ class Memory:
 
             return Retriever(
                 adapters.index,
-                traces_,
+                memory.traces,
                 profile=adapters.profile,
                 clock=adapters.clock,
                 ids=adapters.ids,
@@ -180,6 +182,14 @@ class Memory:
                 make_extractor=make_extractor,
             )
         )
+
+    @cached_property
+    def traces(self) -> TraceStore:
+        """The recall traces' store (the read model's, else in memory), made on first use:
+        a command that recalls nothing (`session say`) never loads the trace module."""
+        from memory_es.projections.traces import trace_store_for
+
+        return trace_store_for(self.index)
 
     @property
     def profile(self) -> MemoryProfile:
@@ -210,7 +220,9 @@ class Memory:
 
     def close(self) -> None:
         try:
-            self.traces.flush()  # the recall traces a store deferred: none lost on a clean close
+            traces: TraceStore | None = self.__dict__.get("traces")  # made on first use
+            if traces is not None:
+                traces.flush()  # the recall traces a store deferred: none lost on a clean close
         finally:
             try:
                 self.index.close()

@@ -94,6 +94,12 @@ SAY_MUST_NOT_IMPORT = (
     # The principal's aggregate (~40 event classes): a turn touches only its session
     # (the projector and the snapshot intervals name the principal's events by topic).
     "memory_es.domain.principal",
+    # The formation commands and their results (services/formation_commands.py,
+    # formation_results.py: read as commands.<Name> on first use), and the recall
+    # traces' store (Memory.traces, made on first use): a turn builds none of them.
+    "memory_es.services.formation_commands",
+    "memory_es.services.formation_results",
+    "memory_es.projections.traces",
     # The other commands' modules: a command builds only its own parser (cli/COMMANDS).
     *(f"memory_es.cli.{m}" for m in ("memory_cmds", "recall_cmds", "eval_cmds", "bench_cmds")),
 )
@@ -210,3 +216,32 @@ def test_a_command_parses_as_the_full_parser_parses_it() -> None:
     # Every command the full parser knows is in the table, in the order --help lists them.
     subparsers = next(a for a in full._actions if a.dest == "command")
     assert list(subparsers.choices) == list(COMMANDS)  # type: ignore[attr-defined]
+
+
+# `memory-es recall` (issue 18's `cli.recall_cpu_ratio`) needs the recall stack, but not
+# every language's stemmer: the tokenizer runs snowballstemmer's English stemmer alone.
+RECALL_MUST_NOT_IMPORT = ("snowballstemmer",)
+
+RECALL_PROBE = """
+import json, sys, contextlib, io
+import memory_es.cli
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = memory_es.cli.main(sys.argv[1:])
+assert code == 0 and "green tea" in out.getvalue(), out.getvalue()
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_recall_imports_no_other_language(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'memory.db'}"
+    _cli(store, "memory", "remember", "--principal", "alice", "I prefer green tea")
+    env = {k: v for k, v in os.environ.items() if k != PROFILE_ENV}
+    probe = [sys.executable, "-c", RECALL_PROBE, "--store", store]
+    argv = ["recall", "--principal", "alice", "which tea do I like"]
+    out = subprocess.run(
+        [*probe, *argv], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    loaded = set(json.loads(out))
+    assert {"memory_es.retrieval.recall", "memory_es.retrieval.tokenizer"} <= loaded
+    assert sorted(m for m in loaded if m.split(".")[0] in RECALL_MUST_NOT_IMPORT) == []

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -71,3 +74,40 @@ def test_stems_are_the_pure_python_snowball_ones_whatever_else_is_installed() ->
         "ski",
         "generous",
     ]
+
+
+def test_the_english_stemmer_is_snowballstemmers_own() -> None:
+    # The tokenizer runs snowballstemmer's english_stemmer.py without the package's
+    # __init__ (which imports every language; retrieval/tokenizer.py): the same stems.
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    from memory_es.retrieval import tokenizer
+
+    reference = EnglishStemmer()
+    # Every word of the docs (some thousands), the stopwords and a few of Porter's cases.
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    text = " ".join(p.read_text(encoding="utf-8") for p in sorted(docs.glob("*.md")))
+    cases = ("skis", "generously", "ponies", "caresses", "dying", "news", "andes", "atlas")
+    words = sorted({*re.findall(r"[a-z]+", text.lower()), *tokenizer.STOPWORDS, *cases})
+    assert len(words) > 1000
+    assert [tokenizer.stem(w) for w in words] == [reference.stemWord(w) for w in words]
+
+
+def test_the_tokenizer_leaves_snowballstemmer_unimported() -> None:
+    import subprocess
+    import sys
+
+    def run(code: str) -> str:
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    stems = (
+        "import sys\nfrom memory_es.retrieval.tokenizer import stem\n"
+        "assert stem('lives') == 'live'\n"
+    )
+    # Stemming imports none of the package (its __init__ loads every language)...
+    assert run(stems + "print(sorted(m for m in sys.modules if m.startswith('snowball')))") == "[]"
+    # ...and whoever imports the package afterwards gets the whole of it.
+    whole = "import snowballstemmer\nprint(snowballstemmer.stemmer('english').stemWord('skis'))"
+    assert run(stems + whole) == "ski"

@@ -9,16 +9,59 @@ alphabetic lexeme also yields its English (Snowball) stem, so "live" meets "live
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from functools import lru_cache
-
-from snowballstemmer.english_stemmer import EnglishStemmer
+from typing import Any
 
 _RUN = re.compile(r"\w+(?:[./:@]\w+)*(?:-\w+(?:[./:@]\w+)*)*")
-# The pure-Python Snowball stemmer, named directly: ``snowballstemmer.stemmer()`` hands
-# back PyStemmer's whenever that is installed, which stems some words differently
-# ("international", "skis"), so one environment would index what another cannot find.
-_STEMMER = EnglishStemmer()
+
+# Where english_stemmer.py and the two modules it imports run when the package itself
+# is not imported yet (see _english_stemmer).
+_PRIVATE_SNOWBALL = "memory_es.retrieval._snowball"
+
+
+def _english_stemmer() -> Any:
+    """The pure-Python Snowball English stemmer, named directly: ``snowballstemmer.stemmer()``
+    hands back PyStemmer's whenever that is installed, which stems some words differently
+    ("international", "skis"), so one environment would index what another cannot find.
+
+    ``snowballstemmer``'s ``__init__`` imports every language's stemmer (~9 ms of CPU, a
+    tenth of what ``memory-es recall`` adds to a turn: issue 18), and importing
+    ``snowballstemmer.english_stemmer`` runs it first. So unless the package is imported
+    already, its ``english_stemmer.py`` (with ``basestemmer`` and ``among``, its relative
+    imports) is run from the package's directory under a private package name: the same
+    files, the same bytecode, and ``snowballstemmer`` itself left unimported for whoever
+    imports it. Installed other than as files (a zip, a frozen build): the plain import.
+    tests/test_tokenizer_stemmer.py holds it equal to ``snowballstemmer``'s stemmer."""
+    if "snowballstemmer" not in sys.modules:
+        import importlib
+        import importlib.util
+        import types
+
+        try:
+            spec = importlib.util.find_spec("snowballstemmer")
+        except (ImportError, ValueError):
+            spec = None
+        locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+        if locations and spec is not None and spec.origin and spec.origin.endswith(".py"):
+            package = sys.modules.get(_PRIVATE_SNOWBALL)
+            if package is None:
+                package = types.ModuleType(_PRIVATE_SNOWBALL, "snowballstemmer's files")
+                package.__path__ = locations
+                package.__package__ = _PRIVATE_SNOWBALL
+                sys.modules[_PRIVATE_SNOWBALL] = package
+            try:
+                module = importlib.import_module(f"{_PRIVATE_SNOWBALL}.english_stemmer")
+                return module.EnglishStemmer()
+            except ImportError:
+                sys.modules.pop(_PRIVATE_SNOWBALL, None)
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    return EnglishStemmer()
+
+
+_STEMMER = _english_stemmer()
 
 # Words that carry no content in a recall query. Documents keep them (an any-term match
 # on "in" would be noise, but "the" in a statement harms nothing when queries drop it).

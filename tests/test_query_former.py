@@ -64,3 +64,21 @@ def test_a_general_word_admits_the_specific_words_of_the_curated_lexicon() -> No
     assert "left" in form_query("When did they leave?", project="g").terms
     # a word outside the lexicon expands to nothing
     assert form_query("Where is the lighthouse?", project="g").terms == ("lighthous",)
+
+
+def test_the_lazy_expansion_table_is_the_eager_one() -> None:
+    # retrieval/expansion.py stems a key's words when a question first holds the key:
+    # every key expands to what stemming the whole lexicon at import gave.
+    from memory_es.retrieval import expansion
+    from memory_es.retrieval.tokenizer import stem
+
+    lexicon, forms = expansion._LEXICON, expansion._FORMS
+    eager = {
+        key: frozenset(stem(w) for w in (*lexicon.get(key, ()), *forms.get(key, ())))
+        for key in sorted(lexicon.keys() | forms.keys())
+    }
+    assert eager == expansion.EXPANSIONS
+    for key, words in eager.items():
+        assert expansion.expand({key}) == words - {key}
+        assert expansion.expand({key, "lighthous"}) == words - {key, "lighthous"}
+    assert expansion.expand({"lighthous"}) == set()

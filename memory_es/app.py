@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 from uuid import UUID
 
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role, normalize_name
@@ -33,7 +33,7 @@ from memory_es.ports import (
     instant_second,
     parse_iso,
 )
-from memory_es.profile_document import PROFILE_ENV, SHIPPED_SEMANTIC_ENABLED
+from memory_es.profile_document import PROFILE_ENV, SHIPPED_SEMANTIC_ENABLED, shipped_profile
 from memory_es.projections.records import BeliefRecord, principal_key
 from memory_es.projections.runner import Progress, ProjectionRunner
 from memory_es.projections.vectors import Embedder, VectorEncoder
@@ -158,10 +158,13 @@ class Memory:
             # context pack all read through it (its profile, its clock, its vector arm).
             from memory_es.retrieval.recall import Retriever
 
+            # No profile given: the shipped one's knobs as plain data (no pydantic, no
+            # yaml: profile_document.py), the values Memory.profile validates.
+            knobs = profile or cast("MemoryProfile", shipped_profile())
             return Retriever(
                 adapters.index,
                 memory.traces,
-                profile=adapters.profile,
+                profile=knobs,
                 clock=adapters.clock,
                 ids=adapters.ids,
                 embedder=embedder,

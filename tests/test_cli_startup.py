@@ -218,9 +218,11 @@ def test_a_command_parses_as_the_full_parser_parses_it() -> None:
     assert list(subparsers.choices) == list(COMMANDS)  # type: ignore[attr-defined]
 
 
-# `memory-es recall` (issue 18's `cli.recall_cpu_ratio`) needs the recall stack, but not
-# every language's stemmer: the tokenizer runs snowballstemmer's English stemmer alone.
-RECALL_MUST_NOT_IMPORT = ("snowballstemmer",)
+# `memory-es recall` (issue 18's `cli.recall_cpu_ratio`) needs the recall stack (numpy
+# for the ranking's arrays), but not every language's stemmer (the tokenizer runs
+# snowballstemmer's English stemmer alone), nor, with no profile overlay, pydantic or
+# yaml: the retriever reads the shipped knobs as plain data (profile_document.py).
+RECALL_MUST_NOT_IMPORT = ("snowballstemmer", "pydantic", "pydantic_core", "yaml")
 
 RECALL_PROBE = """
 import json, sys, contextlib, io
@@ -233,7 +235,7 @@ print(json.dumps(sorted(sys.modules)))
 """
 
 
-def test_recall_imports_no_other_language(tmp_path: Path) -> None:
+def test_recall_imports_no_other_language_and_no_profile_validation(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'memory.db'}"
     _cli(store, "memory", "remember", "--principal", "alice", "I prefer green tea")
     env = {k: v for k, v in os.environ.items() if k != PROFILE_ENV}
@@ -245,3 +247,15 @@ def test_recall_imports_no_other_language(tmp_path: Path) -> None:
     loaded = set(json.loads(out))
     assert {"memory_es.retrieval.recall", "memory_es.retrieval.tokenizer"} <= loaded
     assert sorted(m for m in loaded if m.split(".")[0] in RECALL_MUST_NOT_IMPORT) == []
+    assert "memory_es.profiles" not in loaded
+    # An overlay is read and validated as before (pydantic, yaml), and still ranks.
+    overlay = tmp_path / "operator.yaml"
+    overlay.write_text("retrieval:\n  ranking_weights:\n    confidence: 0.7\n")
+    out = subprocess.run(
+        [*probe, "--profile", str(overlay), *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
+    assert {"pydantic", "yaml", "memory_es.profiles"} <= set(json.loads(out))

@@ -129,3 +129,71 @@ def test_the_cli_profile_option_and_env_reach_the_retriever(
         main(["--store", url, "--profile", str(bad), "recall", "--principal", "ana", "oslo"])
     assert exit_.value.code == 2
     assert "nope" in capsys.readouterr().err
+
+
+def _typed(document: object) -> object:
+    # Each leaf with its type: 1 and 1.0 differ here, as the validated model's do.
+    if isinstance(document, dict):
+        return {key: _typed(value) for key, value in document.items()}
+    return (type(document).__name__, document)
+
+
+def test_the_plain_shipped_profile_is_the_validated_one() -> None:
+    # A store opened with no overlay ranks from SHIPPED_PROFILE (no pydantic, no yaml:
+    # profile_document.py): every knob, its value and its type, as validated.
+    from memory_es.profile_document import SHIPPED_PROFILE, ProfileView, shipped_profile
+
+    validated = load_profile().model_dump()
+    assert _typed(SHIPPED_PROFILE) == _typed(validated)
+    view = shipped_profile()
+    assert view.as_dict() == SHIPPED_PROFILE
+
+    def leaves(model: object, plain: ProfileView, prefix: str) -> list[str]:
+        read = []
+        for key in plain.as_dict():
+            mine, theirs = getattr(plain, key), getattr(model, key)
+            if isinstance(mine, ProfileView):
+                read += leaves(theirs, mine, f"{prefix}{key}.")
+            else:
+                assert (type(mine), mine) == (type(theirs), theirs), f"{prefix}{key}"
+                read.append(f"{prefix}{key}")
+        return read
+
+    assert len(leaves(load_profile(), view, "")) == 48  # every knob, read both ways
+    with pytest.raises(AttributeError):
+        view.retrieval.stale_penalty = 0.0
+    with pytest.raises(AttributeError):
+        _ = view.retrieval.no_such_knob
+
+
+def test_recall_reads_the_same_from_the_plain_and_the_validated_profile(
+    clock: FixedClock,
+) -> None:
+    # The retriever of a store opened with no profile reads the plain shipped knobs; one
+    # given the validated shipped profile must answer the same, score for score.
+    answers = []
+    for profile in (None, load_profile()):
+        ids = memory_es.SequentialIds()
+        with memory_es.open("memory://", clock=clock, ids=ids, profile=profile) as memory:
+            session = memory.open_session("alice")
+            for text in (
+                "I live in Seattle. I work at Acme Labs.",
+                "I prefer green tea in the morning. My sister lives in Lisbon.",
+                "I went to Lisbon last May. I bought a guinea pig.",
+            ):
+                memory.say(session, text)
+            memory.close_session(session)
+            assert memory.profile == MemoryProfile()  # the validated model, as before
+            answers.append(
+                [
+                    [(i.record.statement, i.score) for i in memory.recall("alice", q).items]
+                    for q in ("where do I live", "what pets do I have", "where did I go", "tea")
+                ]
+            )
+            # The session snapshot and the context pack read the retriever's profile too.
+            opened = memory.open_session("alice")
+            pack = memory.context(opened, "where do I live")
+            snapshot = memory.session(opened).session_snapshot or {}
+            answers[-1].append([snapshot.get("items"), pack.prefix, pack.snapshot, pack.recall])
+    assert answers[0] == answers[1]
+    assert any(answers[0][:-1])

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from memory_es.profiles import RetrievalProfile
 from memory_es.projections.base import RecallIndex
 from memory_es.projections.candidates import LIVE
 from memory_es.retrieval.ranking import Offered, Scored, rank
+
+if TYPE_CHECKING:
+    from memory_es.profiles import RetrievalProfile
 
 
 def with_conflict_partners(

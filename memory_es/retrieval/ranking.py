@@ -30,14 +30,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_es.domain.values import PORTABLE_TYPES, Status, normalize_statement
 from memory_es.ports import parse_iso
-from memory_es.profiles import RetrievalProfile
 from memory_es.projections.records import BeliefRecord
 from memory_es.retrieval.temporal import dated
 from memory_es.retrieval.tokenizer import lexemes
+
+if TYPE_CHECKING:
+    from memory_es.profiles import RetrievalProfile
 
 C_MAX = 10
 MAX_AUTHORITY = 3

@@ -18,10 +18,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from memory_es.policy import retrieval_policy
 from memory_es.ports import Clock, IdGenerator, instant_second, iso, second_key
-from memory_es.profiles import MemoryProfile
 from memory_es.projections.base import RecallIndex
 from memory_es.projections.candidates import HISTORICAL, LIVE, Bm25Params
 from memory_es.projections.traces import TraceRecord, TraceStore
@@ -31,6 +31,9 @@ from memory_es.retrieval.quality import RankingTrace, bounded_reorder
 from memory_es.retrieval.query import FormedQuery, form_query
 from memory_es.retrieval.ranking import Scored, Selection, fuse, rank, select
 from memory_es.retrieval.render import render_line
+
+if TYPE_CHECKING:
+    from memory_es.profiles import MemoryProfile
 
 
 def candidate_cap(max_items: int) -> int:

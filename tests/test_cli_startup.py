@@ -100,6 +100,9 @@ SAY_MUST_NOT_IMPORT = (
     "memory_es.services.formation_commands",
     "memory_es.services.formation_results",
     "memory_es.projections.traces",
+    # The injection views decode entities with html.unescape, importing html (its
+    # entity table) only for a text holding "&" (formation/hazards/injection.py).
+    "html",
     # The other commands' modules: a command builds only its own parser (cli/COMMANDS).
     *(f"memory_es.cli.{m}" for m in ("memory_cmds", "recall_cmds", "eval_cmds", "bench_cmds")),
 )

@@ -10,7 +10,6 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 from uuid import UUID
@@ -143,8 +142,7 @@ class Memory:
         self.formation_staleness: FormationStatus | None = None
         self.index = index
         self.ids = ids
-        if traces:
-            self.traces = traces
+        self._traces = traces or None  # else made on first use (Memory.traces)
         self.runner = ProjectionRunner(app.recorder, app.mapper, index)
         memory = self
 
@@ -186,13 +184,18 @@ class Memory:
             )
         )
 
-    @cached_property
+    @property
     def traces(self) -> TraceStore:
         """The recall traces' store (the read model's, else in memory), made on first use:
-        a command that recalls nothing (`session say`) never loads the trace module."""
-        from memory_es.projections.traces import trace_store_for
+        a command that recalls nothing (`session say`) never loads the trace module. One
+        per Memory, made under the adapters' lock: the retriever queues into the store
+        that close() flushes."""
+        with self.services.adapters.lock:
+            if self._traces is None:
+                from memory_es.projections.traces import trace_store_for
 
-        return trace_store_for(self.index)
+                self._traces = trace_store_for(self.index)
+            return self._traces
 
     @property
     def profile(self) -> MemoryProfile:
@@ -223,9 +226,8 @@ class Memory:
 
     def close(self) -> None:
         try:
-            traces: TraceStore | None = self.__dict__.get("traces")  # made on first use
-            if traces is not None:
-                traces.flush()  # the recall traces a store deferred: none lost on a clean close
+            if self._traces is not None:  # made on first use: else nothing was queued
+                self._traces.flush()  # the recall traces a store deferred: none lost on close
         finally:
             try:
                 self.index.close()

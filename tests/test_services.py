@@ -212,3 +212,29 @@ def test_the_services_never_import_the_facade() -> None:
             )
             importers += [f"{path.name}: {n}" for n in names if n.startswith("memory_es.app")]
     assert importers == []
+
+
+def test_the_formation_commands_read_through_their_old_paths() -> None:
+    # services/commands.py defines a turn's commands; the rest are in
+    # formation_commands.py and read as commands.<Name> (results likewise).
+    from memory_es import services
+    from memory_es.services import (
+        commands,
+        formation_commands,
+        formation_results,
+        handlers,
+        results,
+    )
+
+    for name in commands.FORMATION_COMMANDS:
+        assert getattr(commands, name) is getattr(formation_commands, name)
+    for name in ("FactsReceipt", "IdleClosed", "IdleSweep", "RederiveReport"):
+        assert getattr(results, name) is getattr(formation_results, name)
+    assert services.IdleSweep is formation_results.IdleSweep
+    composite = {"Remember", "Rederive", "SweepIdle"}  # made of commands (messagebus.py)
+    table = handlers.handlers()
+    assert handlers.HANDLERS is table
+    assert {c.__name__ for c in table} == {"OpenSession", "Say"} | (
+        commands.FORMATION_COMMANDS - composite
+    )
+    assert set(handlers.SESSION_HANDLERS) == {commands.OpenSession, commands.Say}

@@ -441,26 +441,28 @@ SESSION_HANDLERS: dict[type[commands.Command[Any]], Handler] = {
     commands.OpenSession: open_session,
     commands.Say: say,
 }
-_HANDLERS: dict[type[commands.Command[Any]], Handler] = {}
+_HANDLERS: dict[type[commands.Command[Any]], Handler] | None = None
 
 
 def handlers() -> dict[type[commands.Command[Any]], Handler]:
-    """Every command's handler that runs in one unit of work, by command class."""
-    if not _HANDLERS:
+    """Every command's handler that runs in one unit of work, by command class (built
+    whole, then published: a thread never sees part of the table)."""
+    global _HANDLERS
+    table = _HANDLERS
+    if table is None:
         from memory_es.services import formation_commands as formation
 
-        _HANDLERS.update(SESSION_HANDLERS)
-        _HANDLERS.update(
-            {
-                formation.CloseSession: close_session,
-                formation.EstablishFacts: establish_facts,
-                formation.RecordRemembered: record_remembered,
-                formation.Reject: reject,
-                formation.ReplaySession: replay,
-                formation.RederivePrincipal: rederive_principal,
-            }
-        )
-    return _HANDLERS
+        table = {
+            **SESSION_HANDLERS,
+            formation.CloseSession: close_session,
+            formation.EstablishFacts: establish_facts,
+            formation.RecordRemembered: record_remembered,
+            formation.Reject: reject,
+            formation.ReplaySession: replay,
+            formation.RederivePrincipal: rederive_principal,
+        }
+        _HANDLERS = table
+    return table
 
 
 def __getattr__(name: str) -> Any:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_es.app import MemoryApplication
-from memory_es.domain.principal import FormedBelief, PrincipalMemory
+from memory_es.domain.principal import ORDERS, PACKED, FormedBelief, PrincipalMemory
 from memory_es.domain.resolver import Evidence, Outcome, resolve
 from memory_es.domain.values import Authority, Status
 
@@ -259,7 +259,7 @@ def test_a_version_1_snapshot_loads_upcast_to_the_columns() -> None:
         assert decision == resolve(ev, every)
 
 
-def test_a_new_snapshot_holds_the_columns_and_leaves_the_lookups_out() -> None:
+def test_a_new_snapshot_holds_the_columns_packed_and_the_lookup_orders() -> None:
     app = MemoryApplication(env=POPO)
     principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
     assert isinstance(principal, PrincipalMemory)
@@ -275,15 +275,66 @@ def test_a_new_snapshot_holds_the_columns_and_leaves_the_lookups_out() -> None:
     snapshot = app.mapper.to_domain_event(stored)
     assert isinstance(snapshot, Snapshot)
     state = snapshot.state
-    assert state["class_version"] == 4
+    assert state["class_version"] == 5
     assert "beliefs" not in state and not any(k.startswith("_derived") for k in state)
-    assert state["belief_sources"][1] == ["t30", "t7"]
+    # The text columns are one string each; the lookups are two sorted orders of rows.
+    packed = state[PACKED]
+    assert not any(column in state for column in packed)
+    assert packed["belief_ids"] == "b1\nb2\nb3\nb4\nb5"
+    assert packed["belief_sources"].split("\n")[1] == "t30 t7"
+    # rows by statement: "the build uses make" (b4), "user likes licorice" (b5), "user
+    # lives in bergen" (b2), "user lives in oslo" (b1), "user prefers tea" (b3)
+    assert state[ORDERS]["statements"] == [3, 4, 1, 0, 2]
     cold = MemoryApplication(env=POPO)
     assert cold.snapshots is not None
     cold.snapshots.recorder.insert_events([stored])
     restored: PrincipalMemory = cold.repository.get(principal.id)
     assert isinstance(restored, PrincipalMemory)
+    # A column stays packed until read; the stored orders are the ones a sort builds.
+    assert "belief_valid_from" not in vars(restored)
     assert restored.beliefs == principal.beliefs
+    assert "belief_valid_from" in vars(restored)
+    resorted = reloaded_without_orders(restored)
+    assert restored._lookups() == resorted._lookups()
+
+
+def reloaded_without_orders(principal: PrincipalMemory) -> PrincipalMemory:
+    """The aggregate as a version 4 snapshot of it loads: plain columns, no orders."""
+    state = dict(vars(principal))
+    state.pop("_derived_state", None)
+    state.pop(ORDERS, None)
+    state.pop(PACKED, None)
+    for column in ("belief_ids", "belief_keys", "belief_normalized", "belief_valid_from"):
+        state[column] = list(getattr(principal, column))
+    state["belief_sources"] = [s.split() for s in principal.belief_sources]
+    state["class_version"] = 4
+    snapshot = PrincipalMemory.Snapshot(
+        originator_id=principal.id,
+        originator_version=principal.version,
+        timestamp=PrincipalMemory.Snapshot.create_timestamp(),
+        topic=PrincipalMemory.Snapshot.take(principal).topic,
+        state={k: v for k, v in state.items() if k not in ("_id", "_version", "_pending_events")},
+    )
+    restored = snapshot.mutate(None)
+    assert isinstance(restored, PrincipalMemory)
+    return restored
+
+
+def test_a_version_4_snapshot_loads_and_decides_as_before() -> None:
+    app = MemoryApplication(env=POPO)
+    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
+    assert isinstance(principal, PrincipalMemory)
+    old = reloaded_without_orders(principal)
+    assert old.beliefs == principal.beliefs
+    assert old.beliefs["b3"]["src"] == ["t2", "t8", "t9"]
+    assert old.evidence_of("b3") == 3
+    assert_same_decisions(
+        old, [incoming("user prefers coffee", "coffee", belief_type="preference")]
+    )
+    # Formation after the load sorts the lookups once, then keeps them up.
+    apply(old, ("form", incoming("user lives in tromso", "home location"), False))
+    assert_same_decisions(old, [incoming("user lives in tromso", "home location")])
+    assert reloaded(old).beliefs == old.beliefs
 
 
 def test_snapshots_taken_on_save_hold_what_a_replay_of_the_log_gives() -> None:
@@ -316,3 +367,20 @@ def test_snapshots_taken_on_save_hold_what_a_replay_of_the_log_gives() -> None:
         assert snapshot.state == app.mapper.transcoder.decode(
             app.mapper.transcoder.encode(expected.state)
         )
+
+
+def test_values_holding_a_separator_survive_a_snapshot() -> None:
+    """A statement with a newline keeps its column a plain list; a source id with a space
+    keeps its row as JSON: both load back as they were and decide the same."""
+    principal = PrincipalMemory(tenant="default", principal="ana")
+    odd = incoming("user lives\nin oslo", "home location", source_event_ids=frozenset({"t 1"}))
+    apply(principal, ("form", odd, False))
+    apply(principal, ("form", incoming("user prefers tea", "tea"), False))
+    apply(principal, ("reinforce", 0, ["[t2"]))
+    state = PrincipalMemory.Snapshot.take(principal).state
+    assert isinstance(state[PACKED]["belief_normalized"], list)
+    assert isinstance(state[PACKED]["belief_ids"], str)
+    restored = reloaded(principal)
+    assert restored.beliefs == principal.beliefs
+    assert restored.beliefs["b0"]["src"] == ["[t2", "t 1"]
+    assert_same_decisions(restored, [odd, incoming("user lives in bergen", "home location")])

@@ -3,17 +3,20 @@
 State stays small — what the resolver needs per belief — because aggregate snapshots
 store the whole state; statements and evidence live in events and projections. The
 beliefs are held as a table in columns (one list per field, one row per belief in
-formation order): compact in a snapshot, cheap to encode and decode. Lookups by
-statement and by subject are derived from the table when first needed and never
-stored, so a proposal meets only the beliefs the resolver's rules can match.
+formation order). A snapshot (version 5) stores each text column as one string, its
+values joined by a separator no value holds, and the resolver's lookups as two sorted
+orders of rows: a cold load decodes a handful of long strings instead of a million short
+ones, splits a column only when something first reads it, and looks a statement or a
+subject up by bisection instead of building dicts over every belief.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
-from collections.abc import Iterable
+import json
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Callable, Iterable
 from copy import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -34,6 +37,28 @@ from memory_es.domain.values import (
 _LIVE = frozenset(s.value for s in LIVE_STATUSES)
 # Derived lookups live under this attribute; snapshots leave it out (PrincipalMemory.Snapshot).
 _DERIVED = "_derived_state"
+# Version 5 snapshots: the text columns, each packed as one string (``_pack``), under
+# PACKED; the lookups' sorted orders of rows under ORDERS. A loaded aggregate keeps a
+# column packed until something reads it (PrincipalMemory.__getattr__).
+PACKED = "packed_columns"
+ORDERS = "lookup_orders"
+_PACKED_COLUMNS = (
+    "belief_ids",
+    "belief_keys",
+    "belief_normalized",
+    "belief_valid_from",
+    "belief_sources",
+)
+# Between the values of a packed column: a newline, which JSON writes in two bytes (a
+# control character takes six) and no normalized statement or subject key holds (their
+# white space is collapsed); a column whose values hold one anyway is stored as a plain
+# list (_pack). A row's source ids are joined by a space, which no id holds (ids are
+# generated; a row whose ids would hold a space or a newline is kept as JSON: _join_ids).
+_SEP = "\n"
+_ID_SEP = " "
+# A subject-lookup entry is a row and the index of one of its subject parts.
+_PART_BITS = 16
+_PART_MASK = (1 << _PART_BITS) - 1
 # The columns that hold an index into a list of names, and that list.
 _NAMES = {
     "belief_types": "type_names",
@@ -263,14 +288,28 @@ class PrincipalMemory(Aggregate):
     # (belief_id -> compact view) and are upcast on load (upcast_v1_v2). Version 3 adds
     # the lifecycle state: pinned ids, deactivated ids with their prior status, and the
     # run ids whose usage is recorded (upcast_v2_v3). Version 4 adds the ids the decay
-    # sweep retired, which new evidence revives (upcast_v3_v4).
-    class_version = 4
+    # sweep retired, which new evidence revives (upcast_v3_v4). Version 5 holds each
+    # row's sources as one string of ids and stores the text columns packed and the
+    # lookups' orders (upcast_v4_v5; a version 4 snapshot's lookups are built on first use).
+    class_version = 5
 
     class Snapshot(AggregateSnapshot):
         @classmethod
         def take(cls, aggregate: Any) -> Any:
             snapshot = super().take(aggregate)
-            snapshot.state.pop(_DERIVED, None)  # derived lookups are rebuilt, not stored
+            state = snapshot.state
+            state.pop(_DERIVED, None)  # the derived lookups are rebuilt, their orders kept
+            lookups = aggregate._lookups()  # built now if no command needed them yet
+            state[ORDERS] = {
+                "statements": list(lookups.statements),
+                "subjects": list(lookups.subjects),
+            }
+            rows = len(aggregate.belief_types)
+            packed = dict(state.pop(PACKED, None) or {})  # columns never read stay packed
+            for column in _PACKED_COLUMNS:
+                if column in state:
+                    packed[column] = _pack(state.pop(column), rows)
+            state[PACKED] = packed
             return snapshot
 
     @staticmethod
@@ -294,7 +333,7 @@ class PrincipalMemory(Aggregate):
         self.belief_valid_from: list[str] = []
         self.belief_sessions: list[int] = []
         self.belief_seqs: list[int] = []
-        self.belief_sources: list[list[str]] = []
+        self.belief_sources: list[str] = []  # each row's sorted ids, joined by _ID_SEP
         self.belief_projects: list[int] = []
         self.belief_portable: list[bool] = []
         self.type_names: list[str] = []
@@ -309,6 +348,30 @@ class PrincipalMemory(Aggregate):
         # Version 4: the ids the decay sweep retired (sorted) and not revived since; a
         # retirement for another reason (re-derivation) is not forgetting.
         self.forgotten_ids: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        """A column a version 5 snapshot left packed, split when first read (only names
+        missing from the instance get here)."""
+        packed: dict[str, Any] | None = self.__dict__.get(PACKED)
+        if packed is None or name not in packed:
+            raise AttributeError(name)
+        packed = dict(packed)  # the loaded snapshot's dict is not ours to change
+        column = _unpack(packed.pop(name), len(self.belief_types))
+        self.__dict__[PACKED] = packed
+        self.__dict__[name] = column
+        return column
+
+    @staticmethod
+    def upcast_v4_v5(state: dict[str, Any]) -> None:
+        """A version 4 snapshot's columns are plain lists (kept so: a column need not be
+        packed) with each row's sources a list of ids, joined here; it stored no orders,
+        so the lookups are built by sorting on first use. (A state already packed is
+        left as it is.)"""
+        sources = state.get("belief_sources")
+        if sources is not None:
+            state["belief_sources"] = [
+                ids if isinstance(ids, str) else _join_ids(ids) for ids in sources
+            ]
 
     @staticmethod
     def upcast_v3_v4(state: dict[str, Any]) -> None:
@@ -360,12 +423,20 @@ class PrincipalMemory(Aggregate):
         the same decision on these as on ``existing()``: each rule only ever matches
         beliefs of these kinds, and their order is kept."""
         lookups = self._lookups()
-        rows = set(lookups.statements.rows(incoming.normalized))
+        statements = lookups.statements
+        normalized = self.belief_normalized
+        start = bisect_left(statements, incoming.normalized, key=normalized.__getitem__)
+        end = bisect_right(statements, incoming.normalized, start, key=normalized.__getitem__)
+        rows = set(statements[start:end])
         kind = self._derived().codes["type_names"].get(incoming.belief_type)
-        by_subject = lookups.live_by_subject.get(kind) if kind is not None else None
-        if by_subject is not None:
-            for part in subject_keys(incoming.subject_key):
-                rows.update(by_subject.rows(part))
+        if kind is not None:
+            live = {code for code, name in enumerate(self.status_names) if name in _LIVE}
+            statuses = self.belief_statuses
+            for part in _subject_parts(incoming.subject_key):
+                for entry in self._subject_range(lookups, chr(kind) + part):
+                    row = entry >> _PART_BITS
+                    if statuses[row] in live:
+                        rows.add(row)
         return [self._existing(row) for row in sorted(rows)]
 
     def status_of(self, belief_id: str) -> Status | None:
@@ -382,7 +453,7 @@ class PrincipalMemory(Aggregate):
 
     def evidence_of(self, belief_id: str) -> int:
         """How many source events back the belief."""
-        return len(self.belief_sources[self._derived().row_of[belief_id]])
+        return len(_split_ids(self.belief_sources[self._derived().row_of[belief_id]]))
 
     def is_pinned(self, belief_id: str) -> bool:
         return belief_id in self.pinned_ids
@@ -414,7 +485,7 @@ class PrincipalMemory(Aggregate):
                 "vf": self.belief_valid_from[row],
                 "sess": self._session(row),
                 "seq": self.belief_seqs[row],
-                "src": list(self.belief_sources[row]),
+                "src": _split_ids(self.belief_sources[row]),
                 "proj": self._project(row),
                 "port": self.belief_portable[row],
             }
@@ -434,7 +505,7 @@ class PrincipalMemory(Aggregate):
                 instant=self.belief_valid_from[row],
                 session_id=self._session(row),
                 seq=self.belief_seqs[row],
-                source_event_ids=frozenset(self.belief_sources[row]),
+                source_event_ids=frozenset(_split_ids(self.belief_sources[row])),
                 project=self._project(row),
                 portable=self.belief_portable[row],
             ),
@@ -455,13 +526,14 @@ class PrincipalMemory(Aggregate):
     def _project(self, row: int) -> str:
         return self.project_names[self.belief_projects[row]]
 
-    # -- derived lookups (never stored: built from the table on first use) -------------
+    # -- derived lookups (rows by id and codes by name: built on first use, never stored;
+    #    the lookups' orders: stored in version 5 snapshots, else sorted on first use) ----
 
     def _derived(self) -> _Derived:
         derived: _Derived | None = self.__dict__.get(_DERIVED)
         if derived is None:
             derived = _Derived(
-                row_of={bid: row for row, bid in enumerate(self.belief_ids)},
+                row_of=dict(zip(self.belief_ids, range(len(self.belief_ids)), strict=True)),
                 codes={
                     names: {name: code for code, name in enumerate(getattr(self, names))}
                     for names in _NAMES.values()
@@ -471,48 +543,60 @@ class PrincipalMemory(Aggregate):
         return derived
 
     def _lookups(self) -> _Lookups:
+        """Rows sorted by statement, and subject entries (row, part) sorted by type and
+        subject part; equal keys in row order. Every status: the subject lookup keeps
+        the live rows only when read, so retiring or reviving a belief changes no order."""
         derived = self._derived()
         if derived.lookups is None:
-            # Built once per process (the first proposal after a cold load), so its cost
-            # counts at 100k beliefs: see _RowIndex.
-            lookups = _Lookups(statements=_RowIndex.of(self.belief_normalized))
-            live = {code for code, name in enumerate(self.status_names) if name in _LIVE}
-            by_type = lookups.live_by_subject
-            rows = zip(self.belief_statuses, self.belief_types, self.belief_keys, strict=True)
-            for row, (status, kind, key) in enumerate(rows):
-                if status in live:
-                    by_subject = by_type.get(kind)
-                    if by_subject is None:
-                        by_subject = by_type[kind] = _RowIndex()
-                    for part in _subject_parts(key):
-                        by_subject.add(part, row)
-            derived.lookups = lookups
+            stored: dict[str, list[int]] | None = self.__dict__.pop(ORDERS, None)
+            if stored is not None:
+                derived.lookups = _Lookups(stored["statements"], stored["subjects"])
+            else:
+                # A replay without a version 5 snapshot: sorted once (stable: row order
+                # within a key), then kept up by each formation.
+                normalized = self.belief_normalized
+                statements = sorted(range(len(normalized)), key=normalized.__getitem__)
+                entries = [
+                    row << _PART_BITS | part
+                    for row, key in enumerate(self.belief_keys)
+                    for part in range(len(_subject_list(key)))
+                ]
+                entries.sort(key=self._subject_entry_key)
+                derived.lookups = _Lookups(statements, entries)
         return derived.lookups
 
-    def _row_entries(self, row: int) -> _Entries:
-        """The row's statement, type code and subject parts: its lookup keys."""
-        return (
-            self.belief_normalized[row],
-            self.belief_types[row],
-            tuple(_subject_parts(self.belief_keys[row])),
-        )
+    def _subject_entry_key(self, entry: int) -> str:
+        """An entry's sort key: its type code as a character, then its subject part."""
+        row = entry >> _PART_BITS
+        parts = _subject_list(self.belief_keys[row])
+        return chr(self.belief_types[row]) + parts[entry & _PART_MASK]
+
+    def _subject_range(self, lookups: _Lookups, key: str) -> list[int]:
+        entries, of = lookups.subjects, self._subject_entry_key
+        start = bisect_left(entries, key, key=of)
+        return entries[start : bisect_right(entries, key, start, key=of)]
+
+    def _index_row(self, lookups: _Lookups, row: int) -> None:
+        """The row's place in both orders: after the rows of its keys formed before it."""
+        _insert_in_order(lookups.statements, row, 0, self.belief_normalized.__getitem__)
+        for part in range(len(_subject_list(self.belief_keys[row]))):
+            entry = row << _PART_BITS | part
+            _insert_in_order(lookups.subjects, entry, _PART_BITS, self._subject_entry_key)
+
+    def _unindex_row(self, lookups: _Lookups, row: int) -> None:
+        lookups.statements.remove(row)
+        parts = range(len(_subject_list(self.belief_keys[row])))
+        for entry in [row << _PART_BITS | part for part in parts]:
+            lookups.subjects.remove(entry)
 
     def _retire(self, belief_id: str, status: Status) -> None:
-        derived = self._derived()
-        row = derived.row_of[belief_id]
-        was_live = self._status(row) in _LIVE
+        row = self._derived().row_of[belief_id]
         self.belief_statuses[row] = self._code("belief_statuses", status.value)
-        if derived.lookups is not None and was_live:
-            derived.lookups.unlive(row, self._row_entries(row))
 
     def _revive(self, belief_id: str, status: Status) -> None:
-        """Back to a live status: its live lookup entries return."""
-        derived = self._derived()
-        row = derived.row_of[belief_id]
-        was_live = self._status(row) in _LIVE
+        """Back to a live status: the subject lookup offers it again."""
+        row = self._derived().row_of[belief_id]
         self.belief_statuses[row] = self._code("belief_statuses", status.value)
-        if derived.lookups is not None and not was_live:
-            derived.lookups.relive(row, self._row_entries(row))
 
     def _code(self, column: str, name: str) -> int:
         """The index of ``name`` in the column's list of names, appended when new."""
@@ -541,16 +625,19 @@ class PrincipalMemory(Aggregate):
             b.valid_from,
             self._code("belief_sessions", b.source_session_id),
             b.source_seq,
-            list(b.source_event_ids),
+            _join_ids(b.source_event_ids),
             self._code("belief_projects", b.project),
             b.portable,
         )
+        # Orders a snapshot stored are taken up before the table changes (kept current
+        # from here on); without them the lookups are sorted when first needed.
+        lookups = self._lookups() if ORDERS in self.__dict__ else derived.lookups
         row = derived.row_of.get(b.belief_id)
         if row is not None:
             # An id formed again keeps its place with the new values, as a dict key
             # would; its lookup entries are replaced.
-            if derived.lookups is not None:
-                derived.lookups.remove(row, self._row_entries(row))
+            if lookups is not None:
+                self._unindex_row(lookups, row)
             for column, value in zip(self._columns(), values, strict=True):
                 column[row] = value
         else:
@@ -558,8 +645,8 @@ class PrincipalMemory(Aggregate):
             self.belief_ids.append(b.belief_id)
             for column, value in zip(self._columns(), values, strict=True):
                 column.append(value)
-        if derived.lookups is not None:
-            derived.lookups.add(row, self._row_entries(row), live=b.status in _LIVE)
+        if lookups is not None:
+            self._index_row(lookups, row)
 
     @event(BeliefReinforced)
     def reinforce_belief(
@@ -571,7 +658,8 @@ class PrincipalMemory(Aggregate):
         policy: str,
     ) -> None:
         row = self._derived().row_of[belief_id]
-        self.belief_sources[row] = sorted(set(self.belief_sources[row]) | set(source_event_ids))
+        known = _split_ids(self.belief_sources[row])
+        self.belief_sources[row] = _join_ids(sorted(set(known) | set(source_event_ids)))
 
     @event(BeliefCorroborated)
     def corroborate_belief(
@@ -707,91 +795,22 @@ class PrincipalMemory(Aggregate):
         )
 
 
-# A row's lookup keys: its statement, its type code and its subject parts.
-_Entries = tuple[str, int, tuple[str, ...]]
-
-
-@dataclass
-class _RowIndex:
-    """Rows by key, in formation order. A key with one row (most of them) holds it as a
-    bare int: building the index then allocates no list per row, and lists are what the
-    cyclic garbage collector walks (at 100k beliefs that halved the build)."""
-
-    first: dict[str, int] = field(default_factory=dict)
-    several: dict[str, list[int]] = field(default_factory=dict)  # every row, if more than one
-
-    @classmethod
-    def of(cls, keys: list[str]) -> _RowIndex:
-        """The index of a column: dicts of first and last rows built at C speed; only
-        keys whose first and last rows differ get their list of rows."""
-        rows = range(len(keys))
-        first = dict(zip(reversed(keys), reversed(rows), strict=True))
-        last = dict(zip(keys, rows, strict=True))
-        index = cls(first)
-        repeated = {key for key, row in last.items() if first[key] != row}
-        if repeated:
-            for row, key in enumerate(keys):
-                if key in repeated:
-                    index.several.setdefault(key, []).append(row)
-        return index
-
-    def rows(self, key: str) -> list[int]:
-        several = self.several.get(key)
-        if several is not None:
-            return several
-        first = self.first.get(key)
-        return [] if first is None else [first]
-
-    def add(self, key: str, row: int) -> None:
-        first = self.first.setdefault(key, row)
-        if first != row:
-            several = self.several.get(key)
-            if several is None:
-                self.several[key] = sorted((first, row))
-            else:
-                insort(several, row)
-            self.first[key] = min(first, row)
-
-    def discard(self, key: str, row: int) -> None:
-        rows = [r for r in self.rows(key) if r != row]
-        if rows:
-            self.first[key] = rows[0]
-        else:
-            self.first.pop(key, None)
-        if len(rows) > 1:
-            self.several[key] = rows
-        else:
-            self.several.pop(key, None)
-
-
 @dataclass
 class _Lookups:
-    """Rows by statement (every status) and live rows by type code, then subject part."""
+    """Rows sorted by statement, and subject entries (``row << _PART_BITS | part``)
+    sorted by type code and subject part; equal keys in row order."""
 
-    statements: _RowIndex
-    live_by_subject: dict[int, _RowIndex] = field(default_factory=dict)
+    statements: list[int]
+    subjects: list[int]
 
-    def add(self, row: int, entries: _Entries, *, live: bool) -> None:
-        self.statements.add(entries[0], row)
-        if live:
-            self.relive(row, entries)
 
-    def relive(self, row: int, entries: _Entries) -> None:
-        _, kind, parts = entries
-        by_subject = self.live_by_subject.setdefault(kind, _RowIndex())
-        for part in parts:
-            by_subject.add(part, row)
-
-    def unlive(self, row: int, entries: _Entries) -> None:
-        _, kind, parts = entries
-        by_subject = self.live_by_subject.get(kind)
-        if by_subject is not None:
-            for part in parts:
-                by_subject.discard(part, row)
-
-    def remove(self, row: int, entries: _Entries) -> None:
-        self.unlive(row, entries)
-        self.statements.discard(entries[0], row)
+def _insert_in_order(order: list[int], item: int, shift: int, key: Callable[[int], str]) -> None:
+    """``item`` into ``order`` among the items of its key, by row (``item >> shift``): a
+    new belief's row is the last, so it goes after them all."""
+    value = key(item)
+    start = bisect_left(order, value, key=key)
+    end = bisect_right(order, value, start, key=key)
+    order.insert(bisect_left(order, item >> shift, start, end, key=lambda i: i >> shift), item)
 
 
 def _subject_parts(key: str) -> Iterable[str]:
@@ -799,6 +818,39 @@ def _subject_parts(key: str) -> Iterable[str]:
     if SUBJECT_KEY_SEPARATOR in key:
         return subject_keys(key)
     return (key,) if key else ()
+
+
+def _subject_list(key: str) -> tuple[str, ...]:
+    """The subject parts in a fixed order: what a subject entry's part index counts."""
+    if SUBJECT_KEY_SEPARATOR in key:
+        return tuple(sorted(subject_keys(key)))
+    return (key,) if key else ()
+
+
+def _join_ids(ids: Iterable[str]) -> str:
+    ids = list(ids)
+    if any(_ID_SEP in i or _SEP in i for i in ids) or (ids and ids[0].startswith("[")):
+        return json.dumps(ids)  # never a raw newline: JSON escapes it
+    return _ID_SEP.join(ids)
+
+
+def _split_ids(joined: str) -> list[str]:
+    if joined.startswith("["):
+        ids: list[str] = json.loads(joined)
+        return ids
+    return joined.split(_ID_SEP) if joined else []
+
+
+def _pack(column: list[str], rows: int) -> str | list[str]:
+    """A text column as one string, or the list itself if a value holds the separator."""
+    joined = _SEP.join(column)
+    return joined if joined.count(_SEP) == max(rows - 1, 0) else list(column)
+
+
+def _unpack(packed: str | list[str], rows: int) -> list[str]:
+    if isinstance(packed, list):
+        return packed
+    return packed.split(_SEP) if rows else []
 
 
 @dataclass

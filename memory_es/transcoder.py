@@ -68,7 +68,9 @@ class OrjsonTranscoder(JSONTranscoder):
                 ):
                     obj[key] = self._decode_obj(value)
                     return obj
-        return self._untag(obj)
+        # The walk stops once it has decoded as many tagged dicts as the count: a
+        # snapshot's three timestamps come before its columns of many thousand values.
+        return self._untag(obj, [tags])
 
     def _tag(self, obj: Any) -> Any:
         """obj with its registered custom values as tagged dicts (copied where any are)."""
@@ -91,18 +93,28 @@ class OrjsonTranscoder(JSONTranscoder):
             " a custom transcoding for this type."
         )
 
-    def _untag(self, obj: Any) -> Any:
-        """obj with every tagged dict decoded, innermost first (as json's object hook)."""
+    def _untag(self, obj: Any, left: list[int] | None = None) -> Any:
+        """obj with every tagged dict decoded, innermost first (as json's object hook).
+
+        ``left`` holds how many tagged dicts may remain (an upper bound: the count of
+        ``"_type_"`` in the encoded bytes); the walk ends when none can."""
+        if left is None:
+            left = [-1]  # unbounded
         kind = type(obj)
         if kind is dict:
             for key, value in obj.items():
+                if not left[0]:
+                    break
                 if type(value) is dict or type(value) is list:
-                    obj[key] = self._untag(value)
+                    obj[key] = self._untag(value, left)
             if len(obj) == 2 and "_type_" in obj and "_data_" in obj:
+                left[0] -= 1
                 return self._decode_obj(obj)
             return obj
         if kind is list and (len(obj) <= _SHORT or not _plain_rows(obj, _CONTAINERS.isdisjoint)):
             for i, value in enumerate(obj):
+                if not left[0]:
+                    break
                 if type(value) is dict or type(value) is list:
-                    obj[i] = self._untag(value)
+                    obj[i] = self._untag(value, left)
         return obj

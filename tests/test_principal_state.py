@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_es.app import MemoryApplication
-from memory_es.domain.principal import ORDERS, PACKED, FormedBelief, PrincipalMemory
+from memory_es.domain.principal import ORDERS, PACKED, FormedBelief, PrincipalMemory, _Lookups
 from memory_es.domain.resolver import Evidence, Outcome, resolve
 from memory_es.domain.values import Authority, Status
 
@@ -280,20 +280,21 @@ def test_a_new_snapshot_holds_the_columns_packed_and_the_lookup_orders() -> None
     # The text columns are one string each; the lookups are two sorted orders of rows.
     packed = state[PACKED]
     assert not any(column in state for column in packed)
-    assert packed["belief_ids"] == "b1\nb2\nb3\nb4\nb5"
-    assert packed["belief_sources"].split("\n")[1] == "t30 t7"
+    assert packed["belief_ids"] == {"rows": 5, "chunks": ["b1\nb2\nb3\nb4\nb5"]}
+    assert packed["belief_sources"]["chunks"][0].split("\n")[1] == "t30 t7"
     # rows by statement: "the build uses make" (b4), "user likes licorice" (b5), "user
     # lives in bergen" (b2), "user lives in oslo" (b1), "user prefers tea" (b3)
-    assert state[ORDERS]["statements"] == [3, 4, 1, 0, 2]
+    orders = _Lookups.from_packed(state[ORDERS])
+    assert orders.statements.tolist() == [3, 4, 1, 0, 2]
     cold = MemoryApplication(env=POPO)
     assert cold.snapshots is not None
     cold.snapshots.recorder.insert_events([stored])
     restored: PrincipalMemory = cold.repository.get(principal.id)
     assert isinstance(restored, PrincipalMemory)
-    # A column stays packed until read; the stored orders are the ones a sort builds.
-    assert "belief_valid_from" not in vars(restored)
+    # A chunk stays packed until read; the stored orders are the ones a sort builds.
+    assert restored.belief_valid_from._chunks == [packed["belief_valid_from"]["chunks"][0]]
     assert restored.beliefs == principal.beliefs
-    assert "belief_valid_from" in vars(restored)
+    assert restored.belief_valid_from._chunks == [[vf for vf in principal.belief_valid_from]]
     resorted = reloaded_without_orders(restored)
     assert restored._lookups() == resorted._lookups()
 
@@ -378,9 +379,33 @@ def test_values_holding_a_separator_survive_a_snapshot() -> None:
     apply(principal, ("form", incoming("user prefers tea", "tea"), False))
     apply(principal, ("reinforce", 0, ["[t2"]))
     state = PrincipalMemory.Snapshot.take(principal).state
-    assert isinstance(state[PACKED]["belief_normalized"], list)
-    assert isinstance(state[PACKED]["belief_ids"], str)
+    assert state[PACKED]["belief_normalized"] == {"values": list(principal.belief_normalized)}
+    assert state[PACKED]["belief_ids"] == {"rows": 2, "chunks": ["b0\nb1"]}
     restored = reloaded(principal)
     assert restored.beliefs == principal.beliefs
     assert restored.beliefs["b0"]["src"] == ["[t2", "t 1"]
     assert_same_decisions(restored, [odd, incoming("user lives in bergen", "home location")])
+
+
+def test_columns_of_many_chunks_decide_as_plain_lists_would() -> None:
+    """Past one chunk of rows (TextColumn): a reload reads only the chunks it needs, and
+    rows formed, reinforced or formed again across chunk boundaries keep the decisions."""
+    principal = PrincipalMemory(tenant="default", principal="ana")
+    for n in range(2500):
+        ev = incoming(f"user owns car {n % 700}", f"car {n % 300}", session_id=f"s{n % 5}")
+        apply(principal, ("form", ev, n % 3 == 0))
+    for op in [("reinforce", 1500, ["t9"]), ("supersede", 2049, ["t1"]), ("reject", 3, ["t1"])]:
+        apply(principal, op)
+    restored = reloaded(principal)
+    asked = [incoming("user owns car 5", "car 5"), incoming("user owns car 699", "car 99")]
+    # A statement and subject no belief has: the bisections read, no candidate row does.
+    assert restored.candidates(incoming("user owns a boat", "boat")) == []
+    assert all(isinstance(c, str) for c in restored.belief_valid_from._chunks)
+    assert len(restored.belief_valid_from._chunks) == 3
+    assert_same_decisions(restored, asked)
+    apply(restored, ("reform", (1024, incoming("user owns car 1", "car 7")), False))
+    apply(restored, ("form", incoming("user owns car 5", "car 6"), False))
+    assert_same_decisions(restored, asked)
+    again = reloaded(restored)
+    assert again.beliefs == restored.beliefs
+    assert len(again.belief_ids) == 2501 and again.belief_ids[-1] == "b2500"

@@ -26,6 +26,10 @@ _PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
 _CONTAINERS = frozenset({dict, list})
 _SEQUENCES = frozenset({list, tuple})
 _OPTIONS = orjson.OPT_NON_STR_KEYS
+# Above this many bytes, counting the tags costs more than the walk: a large state (a
+# principal's snapshot: 20 MB at 100k beliefs, its columns a few hundred strings) has
+# few containers and long strings, which the count reads byte by byte.
+_COUNTED = 1 << 16
 # Below this length the plain walk is cheaper than building a set of element types
 # (an event's lists are short: its source ids, its subjects).
 _SHORT = 8
@@ -53,6 +57,8 @@ class OrjsonTranscoder(JSONTranscoder):
         obj = orjson.loads(data)
         if type(data) is not bytes:
             return self._untag(obj)
+        if len(data) > _COUNTED:
+            return self._untag(obj)  # a snapshot: its few long values are walked past
         # Every tagged dict writes the key "_type_" (never escaped), so this count bounds
         # the tagged values; an event holds one (its timestamp), found without a walk.
         tags = data.count(b'"_type_"')

@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_es.app import MemoryApplication
-from memory_es.domain.principal import ORDERS, PACKED, FormedBelief, PrincipalMemory, _Lookups
+from memory_es.domain.principal import (
+    INTEGERS,
+    ORDERS,
+    PACKED,
+    FormedBelief,
+    PrincipalMemory,
+    _Lookups,
+)
 from memory_es.domain.resolver import Evidence, Outcome, resolve
 from memory_es.domain.values import Authority, Status
 
@@ -284,6 +291,11 @@ def test_a_new_snapshot_holds_the_columns_packed_and_the_lookup_orders() -> None
     assert packed["belief_sources"]["chunks"][0].split("\n")[1] == "t30 t7"
     # rows by statement: "the build uses make" (b4), "user likes licorice" (b5), "user
     # lives in bergen" (b2), "user lives in oslo" (b1), "user prefers tea" (b3)
+    # The integer columns: base64 of the smallest array that holds them.
+    assert {c: state[INTEGERS][c]["type"] for c in ("belief_seqs", "belief_portable")} == {
+        "belief_seqs": "B",
+        "belief_portable": "B",
+    }
     orders = _Lookups.from_packed(state[ORDERS])
     assert orders.statements.tolist() == [3, 4, 1, 0, 2]
     cold = MemoryApplication(env=POPO)
@@ -295,6 +307,8 @@ def test_a_new_snapshot_holds_the_columns_packed_and_the_lookup_orders() -> None
     assert restored.belief_valid_from._chunks == [packed["belief_valid_from"]["chunks"][0]]
     assert restored.beliefs == principal.beliefs
     assert restored.belief_valid_from._chunks == [[vf for vf in principal.belief_valid_from]]
+    assert restored.belief_portable == [True, True, True, False, True]
+    assert restored.belief_seqs == [1, 3, 4, 2, 5]
     resorted = reloaded_without_orders(restored)
     assert restored._lookups() == resorted._lookups()
 

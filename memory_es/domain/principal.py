@@ -46,6 +46,19 @@ _DERIVED = "_derived_state"
 # lookups' sorted orders of rows under ORDERS.
 PACKED = "packed_columns"
 ORDERS = "lookup_orders"
+# ... and the integer (and boolean) columns, each the base64 of an array (_pack_ints).
+INTEGERS = "integer_columns"
+_INTEGER_COLUMNS = (
+    "belief_types",
+    "belief_polarities",
+    "belief_authorities",
+    "belief_statuses",
+    "belief_sessions",
+    "belief_seqs",
+    "belief_projects",
+    "belief_portable",
+)
+_BOOLEAN_COLUMNS = frozenset({"belief_polarities", "belief_portable"})
 _TEXT_COLUMNS = (
     "belief_ids",
     "belief_keys",
@@ -311,6 +324,7 @@ class PrincipalMemory(Aggregate):
             state[ORDERS] = lookups.packed()
             # Chunks no row was read from are stored as they were loaded.
             state[PACKED] = {column: state.pop(column).packed() for column in _TEXT_COLUMNS}
+            state[INTEGERS] = {column: _pack_ints(state.pop(column)) for column in _INTEGER_COLUMNS}
             return snapshot
 
         def mutate(self, _: None) -> Any:
@@ -318,6 +332,9 @@ class PrincipalMemory(Aggregate):
             state = vars(aggregate)
             for column, stored in state.pop(PACKED, {}).items():
                 state[column] = TextColumn.from_packed(stored)
+            for column, packed in state.pop(INTEGERS, {}).items():
+                values = _unpack_ints(packed)
+                state[column] = list(map(bool, values)) if column in _BOOLEAN_COLUMNS else values
             return aggregate
 
     @staticmethod
@@ -858,6 +875,19 @@ class _Lookups:
 # A row number fits in 32 bits; a subject entry (a row shifted by _PART_BITS) in 64.
 _ROWS = "i"
 _ENTRIES = "q"
+
+
+def _pack_ints(values: list[int] | list[bool]) -> dict[str, str]:
+    """An integer column as the base64 of the smallest unsigned array that holds it."""
+    top = max(values, default=0)
+    typecode = "B" if top < 1 << 8 else "H" if top < 1 << 16 else "I" if top < 1 << 32 else "q"
+    if min(values, default=0) < 0:
+        typecode = "q"
+    return {"type": typecode, "data": _array_text(array(typecode, values))}
+
+
+def _unpack_ints(packed: dict[str, str]) -> list[int]:
+    return _text_array(packed["type"], packed["data"]).tolist()
 
 
 def _array_text(values: array[int]) -> str:

@@ -14,6 +14,7 @@ from memory_es.app import MemoryApplication
 from memory_es.domain.principal import (
     INTEGERS,
     ORDERS,
+    OUTDATED,
     PACKED,
     FormedBelief,
     PrincipalMemory,
@@ -274,8 +275,7 @@ def test_a_new_snapshot_holds_the_columns_packed_and_the_lookup_orders() -> None
     principal.reinforce_belief(
         belief_id="b2", source_event_ids=["t30"], source_session_id="s5", at="x", policy="p"
     )
-    app.save(principal)
-    app.take_snapshot(principal.id)
+    app.save(principal)  # loaded from a version 1 snapshot: this save snapshots it
     assert app.snapshots is not None
     stored = app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0]
     assert stored.topic == "memory_es.domain.principal:PrincipalMemory.Snapshot"
@@ -423,3 +423,28 @@ def test_columns_of_many_chunks_decide_as_plain_lists_would() -> None:
     again = reloaded(restored)
     assert again.beliefs == restored.beliefs
     assert len(again.belief_ids) == 2501 and again.belief_ids[-1] == "b2500"
+
+
+def test_an_aggregate_loaded_from_an_older_snapshot_is_snapshotted_on_its_next_save() -> None:
+    app = MemoryApplication(env=POPO)
+    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
+    assert isinstance(principal, PrincipalMemory)
+    assert vars(principal)[OUTDATED] is True
+    principal.reject_belief(belief_id="b4", at="2026-03-07T09:00:00Z", policy="p")
+    app.save(principal)  # version 10: no interval reached, but the snapshot is outdated
+    assert app.snapshots is not None
+    stored = app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0]
+    assert stored.originator_version == 10
+    assert stored.topic == "memory_es.domain.principal:PrincipalMemory.Snapshot"
+    assert OUTDATED not in vars(principal)
+    state = app.mapper.to_domain_event(stored).state
+    assert state["class_version"] == 5 and OUTDATED not in state
+    principal.reinforce_belief(
+        belief_id="b2", source_event_ids=["t31"], source_session_id="s5", at="x", policy="p"
+    )
+    app.save(principal)  # version 11: nothing outdated, no interval: no snapshot
+    assert app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0] == stored
+    cold = MemoryApplication(env=POPO)
+    assert cold.snapshots is not None
+    cold.snapshots.recorder.insert_events([stored])
+    assert cold.repository.get(principal.id).beliefs["b4"]["status"] == "rejected"

@@ -437,8 +437,9 @@ def test_an_aggregate_loaded_from_an_older_snapshot_is_snapshotted_on_its_next_s
     assert stored.originator_version == 10
     assert stored.topic == "memory_es.domain.principal:PrincipalMemory.Snapshot"
     assert OUTDATED not in vars(principal)
-    state = app.mapper.to_domain_event(stored).state
-    assert state["class_version"] == 5 and OUTDATED not in state
+    snapshot = app.mapper.to_domain_event(stored)
+    assert isinstance(snapshot, Snapshot)
+    assert snapshot.state["class_version"] == 5 and OUTDATED not in snapshot.state
     principal.reinforce_belief(
         belief_id="b2", source_event_ids=["t31"], source_session_id="s5", at="x", policy="p"
     )
@@ -448,3 +449,14 @@ def test_an_aggregate_loaded_from_an_older_snapshot_is_snapshotted_on_its_next_s
     assert cold.snapshots is not None
     cold.snapshots.recorder.insert_events([stored])
     assert cold.repository.get(principal.id).beliefs["b4"]["status"] == "rejected"
+
+
+def test_integer_columns_pack_in_the_smallest_array_that_holds_them() -> None:
+    from memory_es.domain.principal import _pack_ints, _unpack_ints
+
+    cases = {(): "B", (True, False): "B", (0, 255): "B", (256,): "H", (70000,): "I"}
+    cases |= {(2**32,): "q", (-1, 5): "q"}
+    for values, typecode in cases.items():
+        packed = _pack_ints(list(values))
+        assert packed["type"] == typecode
+        assert _unpack_ints(packed) == [int(v) for v in values]

@@ -619,10 +619,13 @@ class PrincipalMemory(Aggregate):
         return derived.lookups
 
     def _subject_entry_key(self, entry: int) -> str:
-        """An entry's sort key: its type code as a character, then its subject part."""
+        """An entry's sort key: its type code as a character, then its subject part
+        (every bisection of a formation calls this: the one-subject case goes first)."""
         row = entry >> _PART_BITS
-        parts = _subject_list(self.belief_keys[row])
-        return chr(self.belief_types[row]) + parts[entry & _PART_MASK]
+        key = self.belief_keys[row]
+        if SUBJECT_KEY_SEPARATOR in key:
+            key = _subject_list(key)[entry & _PART_MASK]
+        return chr(self.belief_types[row]) + key
 
     def _subject_range(self, lookups: _Lookups, key: str) -> array[int]:
         entries, of = lookups.subjects, self._subject_entry_key
@@ -886,12 +889,15 @@ _ENTRIES = "q"
 
 
 def _pack_ints(values: list[int] | list[bool]) -> dict[str, str]:
-    """An integer column as the base64 of the smallest unsigned array that holds it."""
-    top = max(values, default=0)
-    typecode = "B" if top < 1 << 8 else "H" if top < 1 << 16 else "I" if top < 1 << 32 else "q"
-    if min(values, default=0) < 0:
-        typecode = "q"
-    return {"type": typecode, "data": _array_text(array(typecode, values))}
+    """An integer column as the base64 of the smallest array that holds it (an array of
+    a type too small for a value refuses it at C speed, so no scan in Python)."""
+    for typecode in ("B", "H", "I"):
+        try:
+            packed = array(typecode, values)
+        except OverflowError:
+            continue
+        return {"type": typecode, "data": _array_text(packed)}
+    return {"type": "q", "data": _array_text(array("q", values))}
 
 
 def _unpack_ints(packed: dict[str, str]) -> list[int]:
@@ -1000,6 +1006,11 @@ class TextColumn:
         return row
 
     def __getitem__(self, row: int) -> str:
+        # The bisections' key: kept to one call for a row of a split chunk.
+        if 0 <= row < self._rows:
+            chunk = self._chunks[row >> _CHUNK_BITS]
+            if type(chunk) is list:
+                return chunk[row & _CHUNK_MASK]
         row = self._index(row)
         return self._chunk(row >> _CHUNK_BITS)[row & _CHUNK_MASK]
 

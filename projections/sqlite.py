@@ -86,6 +86,12 @@ class SqliteRecallIndex(SqlRecallIndex):
     def _lock_tracking(self, name: str) -> None:
         """BEGIN IMMEDIATE already holds the database write lock."""
 
+    # A swap drops and renames tables: every schema change bumps the schema version.
+    _GENERATION_SQL = "(SELECT schema_version FROM pragma_schema_version)"
+
+    def _in_transaction(self) -> bool:
+        return self._conn.in_transaction
+
     def _has_table(self, name: str) -> bool:
         rows = self._execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)

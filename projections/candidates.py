@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from memory_es.domain.values import Status
 from memory_es.ports import second_key
@@ -272,13 +272,37 @@ def postings_rows(
     return sorted(out)
 
 
-class TermScores(NamedTuple):
+class TermScores:
     """One term's postings scored (:func:`term_scores`)."""
 
-    numbers: npt.NDArray[np.int64]  # ascending
-    parts: npt.NDArray[np.float64]  # floored contributions, integers
-    best: float  # the largest part
-    top: npt.NDArray[np.int64]  # indices of up to TOP_PARTS of the largest parts
+    __slots__ = ("_top", "best", "numbers", "parts")
+
+    def __init__(self, numbers: npt.NDArray[np.int64], parts: npt.NDArray[np.float64]) -> None:
+        self.numbers = numbers  # ascending
+        self.parts = parts  # floored contributions, integers
+        self.best = float(parts.max()) if len(parts) else 0.0  # the largest part
+        self._top: npt.NDArray[np.int64] | None = None
+
+    def top(self, count: int) -> npt.NDArray[np.int64]:
+        """The numbers of the ``count`` (at most :data:`TOP_PARTS`) largest parts; found
+        once, on the first search that seeds from this term."""
+        import numpy as np
+
+        if self._top is None:
+            parts = self.parts
+            top = (
+                np.argpartition(parts, -TOP_PARTS)[-TOP_PARTS:]
+                if len(parts) > TOP_PARTS
+                else np.arange(len(parts))
+            )
+            self._top = top[np.argsort(-parts[top], kind="stable")]
+        return self.numbers[self._top[:count]]
+
+    def unseeded(self, count: int) -> float:
+        """The largest part outside :meth:`top` (``count`` below :data:`TOP_PARTS`)."""
+        self.top(count)
+        assert self._top is not None
+        return float(self.parts[self._top[count]]) if len(self.parts) > count else 0.0
 
 
 TOP_PARTS = 1024  # per term: the seeds of the pruned search (a cap above it seeds itself)
@@ -297,13 +321,7 @@ def term_scores(w: TermWeight, held: npt.NDArray[Any], avgdl: float, p: Bm25Para
     if len(numbers) > 1 and not bool((numbers[1:] > numbers[:-1]).all()):
         order = np.argsort(numbers, kind="stable")  # stored in number order; made sure
         numbers, parts = numbers[order], parts[order]
-    top = (
-        np.argpartition(parts, -TOP_PARTS)[-TOP_PARTS:]
-        if len(parts) > TOP_PARTS
-        else np.arange(len(parts))
-    )
-    top = top[np.argsort(-parts[top], kind="stable")]
-    return TermScores(numbers, parts, float(parts.max()) if len(parts) else 0.0, top)
+    return TermScores(numbers, parts)
 
 
 Scored = tuple[TermWeight, TermScores]
@@ -374,14 +392,17 @@ def top_candidates(
 
     Seeds (each admitting term's largest parts) are scored exactly and read best first
     until ``cap`` pass the filters: the last of them scores ``floor``, so the answer's
-    lowest score is at least ``floor``. A belief scores at most the largest parts of the
-    terms it holds, so one that can score ``floor`` holds an *essential* term (the terms
-    left after the longest run, smallest largest part first, whose largest parts sum
-    below ``floor``); and in every term it holds its part is at least ``floor`` minus the
-    other terms' largest parts. Only the essential terms' postings passing that are
-    scored and read: every belief left out scores below ``floor``, strictly below each of
-    the ``cap`` returned, as in the full search.
+    lowest score is at least ``floor`` (first tried without the filters: the seeds' own
+    cap-th score, kept when the answer it gives ends at least that high). Outside the
+    seeds a belief's part of a term is at most what the seeds left of it (``left``), and
+    it scores at most the sum of those of the terms it holds; so one that can score
+    ``floor`` holds an *essential* term (the terms left after the longest run, smallest
+    first, whose ``left`` sum below ``floor``), and in every term it holds its part is at
+    least ``floor`` minus the other terms' ``left``. Only the seeds and the essential
+    terms' postings passing that are scored and read: every belief left out scores below
+    ``floor``, strictly below each of the ``cap`` returned, as in the full search.
     """
+    import numpy as np
 
     scored = [(w, t) for w, t in scored if len(t.numbers)]
     admitting = [(w, t) for w, t in scored if w.admits]
@@ -398,24 +419,49 @@ def top_candidates(
 
     if not admitting:
         return []
-    if postings < PRUNE_FROM or cap > TOP_PARTS:
+    if postings < PRUNE_FROM or cap >= TOP_PARTS:
         return best_first(*combine(scored), cap, once)
-    seeds = _union([t.numbers[t.top[:cap]] for _, t in admitting])
-    first = best_first(*exact(scored, seeds), cap, once)
+    seeds = exact(scored, _union([t.top(cap) for _, t in admitting]))
+    # Outside the seeds a belief's part of an admitting term is at most the largest part
+    # not seeded (0 when every holder is a seed); of a boost term, its largest.
+    left = [t.unseeded(cap) if w.admits else t.best for w, t in scored]
+    if len(seeds[0]) >= cap:
+        # First the bound of the seeds' cap-th score, filters not read: when the answer
+        # it gives scores that much at its last, the bound held (every belief left out
+        # scores below it) and the seeds' rows are read only once, by that search.
+        guess = int(np.partition(seeds[2], -cap)[-cap])
+        found = _bounded(scored, left, seeds[0], guess, cap, postings, once)
+        if found is not None and len(found) == cap and found[-1].lexical >= guess:
+            return found
+    first = best_first(*seeds, cap, once)
     if len(first) < cap:  # fewer than cap seeds pass the filters: no bound
         return best_first(*combine(scored), cap, once)
-    floor = first[-1].lexical
-    ceiling = sum(t.best for _, t in scored)
-    by_best = sorted(scored, key=lambda s: s[1].best)
+    found = _bounded(scored, left, seeds[0], first[-1].lexical, cap, postings, once)
+    return best_first(*combine(scored), cap, once) if found is None else found
+
+
+def _bounded(
+    scored: Sequence[Scored],
+    left: Sequence[float],
+    seeds: npt.NDArray[np.int64],
+    floor: int,
+    cap: int,
+    postings: int,
+    valid: Callable[[list[int]], Mapping[int, BeliefRecord]],
+) -> list[Candidate] | None:
+    """:func:`best_first` over the seeds and the beliefs outside them that can score
+    ``floor``, each term's part there at most ``left`` (None: most beliefs can)."""
+    ceiling = sum(left)
+    by_left = sorted(zip(left, (t for _, t in scored), strict=True), key=lambda s: s[0])
     below = 0.0
-    while by_best and below + by_best[0][1].best < floor:
-        below += by_best.pop(0)[1].best
-    reach = [t.numbers[t.parts >= floor - (ceiling - t.best)] for _, t in by_best]
+    while by_left and below + by_left[0][0] < floor:
+        below += by_left.pop(0)[0]
+    reach = [t.numbers[t.parts >= floor - (ceiling - most)] for most, t in by_left]
     if sum(len(r) for r in reach) * 2 > postings:  # the bound leaves most: score them all
-        return best_first(*combine(scored), cap, once)
-    numbers, matched, lex = exact(scored, _union(reach))
+        return None
+    numbers, matched, lex = exact(scored, _union([seeds, *reach]))
     held = matched > 0  # an essential boost term reaches beliefs no admitting term holds
-    return best_first(numbers[held], matched[held], lex[held], cap, once)
+    return best_first(numbers[held], matched[held], lex[held], cap, valid)
 
 
 def _union(arrays: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.int64]:

@@ -30,9 +30,9 @@ from memory_es.projections.records import BeliefRecord
 if TYPE_CHECKING:
     from memory_es.projections.candidates import TermScores
 
-# Bounds (a principal of 100k beliefs holds ~1.1M postings; a decoded row is ~1-2 KB):
-# past them the oldest quarter goes (insertion order).
-ROWS_MAX = 32_768
+# Bounds (a principal of 100k beliefs holds ~1.1M postings; a decoded row is ~2.8 KB,
+# so ~45 MB of rows at most): past them the oldest quarter goes (insertion order).
+ROWS_MAX = 16_384
 POSTINGS_MAX = 2_097_152  # scored postings: 16 bytes each
 
 

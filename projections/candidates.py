@@ -515,10 +515,20 @@ def best_first(
     rest, ...), every belief tied with a slice's lowest score included; ``valid`` returns
     those of a slice's numbers that pass the filters. Once ``cap`` have passed, every
     belief not read scores strictly lower than each of them, so the answer is exactly the
-    filtered, ordered, capped list.
+    filtered, ordered, capped list. A large pool is first read within its ``8 * cap``
+    best (every tie included): when ``cap`` of those pass, every belief outside scores
+    strictly lower than each, so that is the answer, and the pool's arrays are not
+    sliced again and again.
     """
     import numpy as np
 
+    region = 8 * cap
+    if len(lex) > 2 * region:
+        inside = np.flatnonzero(lex >= np.partition(lex, -region)[-region])
+        if len(inside) * 2 <= len(lex):  # else ties fill the region: no smaller pool
+            best = best_first(numbers[inside], matched[inside], lex[inside], cap, valid)
+            if len(best) == cap:
+                return best
     rows: list[tuple[int, BeliefRecord]] = []
     held: dict[str, int] = {}
     rest = np.ones(len(lex), dtype=bool)  # not read yet

@@ -98,9 +98,20 @@ def test_the_pruned_search_returns_the_full_searchs_candidates(seed: int) -> Non
             return {n: records[n] for n in chosen if n not in refused}
 
         cap = rng.choice([1, 10, 64, 80, 160])
-        full = cq.best_first(*cq.combine(scored), cap, valid)
-        pruned = cq.top_candidates(scored, cap, valid)
-        assert _answer(pruned) == _answer(full), (seed, cap)
+        # The definition: every belief holding an admitting term, scored, filtered,
+        # in the candidate order, capped.
+        numbers, matched, lex = cq.combine(scored)
+        hits = dict(zip(numbers.tolist(), matched.tolist(), strict=True))
+        ordered = cq.in_order(
+            [
+                (s, records[n])
+                for n, s in zip(numbers.tolist(), lex.tolist(), strict=True)
+                if n not in refused
+            ]
+        )[:cap]
+        expected = [(r.belief_id, hits[int(r.belief_id[1:])], s) for s, r in ordered]
+        assert _answer(cq.best_first(numbers, matched, lex, cap, valid)) == expected
+        assert _answer(cq.top_candidates(scored, cap, valid)) == expected, (seed, cap)
         numbers = cq.combine(scored)[0]
         assert [x.tolist() for x in cq.exact(scored, numbers)] == [
             x.tolist() for x in cq.combine(scored)

@@ -458,7 +458,7 @@ class SqlRecallIndex(RecallIndex):
         # A term's scored postings are a function of its postings (fixed while the token
         # holds), its weight, avgdl and the parameters: all of them in the key.
         keys = {w.term: (principal, w.term, w.weight, avgdl, bm25.k1, bm25.b) for w in weights}
-        kept = {w.term: got for w in weights if (got := hot.scored.get(keys[w.term]))}
+        kept = {w.term: got for w in weights if (got := hot.scored.get(keys[w.term])) is not None}
         missing = [w for w in weights if w.term not in kept]
         by_term: dict[str, list[bytes]] = {}
         if missing:
@@ -475,12 +475,11 @@ class SqlRecallIndex(RecallIndex):
         for w in weights:
             got = kept.get(w.term)
             if got is None:
-                blocks = by_term.get(w.term)
-                if not blocks:
-                    continue
-                got = cq.term_scores(w, cq.unpack(blocks), avgdl, bm25)
+                # A term no belief holds is kept too (empty): it is not asked for again.
+                got = cq.term_scores(w, cq.unpack(by_term.get(w.term, [])), avgdl, bm25)
                 hot.keep_scored(keys[w.term], got)
-            scored.append((w, got))
+            if len(got.numbers):
+                scored.append((w, got))
 
         def valid(chosen: list[int]) -> dict[int, BeliefRecord]:
             # Fetched by key alone and filtered here (the twin of the SQL filters): with

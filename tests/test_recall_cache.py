@@ -230,3 +230,31 @@ def test_a_cached_recall_sees_a_rebuilds_swap(built: str) -> None:
         assert _answers(reader, queries) == before == _fresh(url, queries)
         assert reader.index._hot._token != token  # type: ignore[attr-defined]
         assert reader.index._hot._token[0] == token[0]  # type: ignore[attr-defined]
+
+
+def test_the_cache_keeps_within_its_bounds_and_nothing_without_a_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memory_es.projections import recall_cache
+
+    monkeypatch.setattr(recall_cache, "ROWS_MAX", 8)
+    monkeypatch.setattr(recall_cache, "POSTINGS_MAX", 100)
+    cache = recall_cache.RecallCache()
+    records = {n: _record(n, n) for n in range(1, 21)}
+    cache.check(None)
+    cache.keep_rows("p", records, list(records))
+    assert cache.rows_of("p", list(records)) == {}  # no token: nothing kept
+    cache.check((5, 1))
+    cache.keep_rows("p", records, list(records))
+    kept = cache.rows_of("p", list(records))
+    assert 0 < len(kept) <= 8 and 20 in kept  # the newest stay
+    held = np.array([(n, 1, 5) for n in range(1, 41)], dtype=cq.posting_dtype())
+    w = cq.TermWeight("t", 100.0, True)
+    for k in range(5):
+        cache.keep_scored(("p", k), cq.term_scores(w, held, 5.0, cq.Bm25Params()))
+    assert 0 < sum(len(t.numbers) for t in cache.scored.values()) <= 100
+    assert ("p", 4) in cache.scored
+    cache.check((5, 1))  # the same token: kept
+    assert cache.rows_of("p", [20])
+    cache.check((6, 1))  # a write: emptied
+    assert not cache.rows_of("p", [20]) and not cache.scored

@@ -132,10 +132,16 @@ class SnapshotsFromMemory(Application[UUID]):
             if aggregate is None or event.originator_id in taken:
                 continue
             interval = self.snapshotting_intervals.get(type(aggregate))
-            if interval is None or event.originator_version % interval:
+            if interval is None:
                 continue
             snapshot_class = getattr(type(aggregate), "Snapshot", None)
             pending = getattr(aggregate, "pending_events", None)  # a list on an Aggregate
+            # An aggregate loaded from a snapshot of an older class version says so
+            # (``snapshot_outdated``): it is snapshotted from memory on its next save, so
+            # later cold loads read the current shape instead of upcasting again.
+            outdated = getattr(aggregate, "snapshot_outdated", False) and pending == []
+            if event.originator_version % interval and not outdated:
+                continue
             if snapshot_class is not None and pending == []:
                 self.snapshots.put([snapshot_class.take(aggregate)])
                 taken.add(event.originator_id)

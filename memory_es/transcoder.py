@@ -26,6 +26,10 @@ _PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
 _CONTAINERS = frozenset({dict, list})
 _SEQUENCES = frozenset({list, tuple})
 _OPTIONS = orjson.OPT_NON_STR_KEYS
+# Above this many bytes, counting the tags costs more than the walk: a large state (a
+# principal's snapshot: 20 MB at 100k beliefs, its columns a few hundred strings) has
+# few containers and long strings, which the count reads byte by byte.
+_COUNTED = 1 << 16
 # Below this length the plain walk is cheaper than building a set of element types
 # (an event's lists are short: its source ids, its subjects).
 _SHORT = 8
@@ -53,6 +57,8 @@ class OrjsonTranscoder(JSONTranscoder):
         obj = orjson.loads(data)
         if type(data) is not bytes:
             return self._untag(obj)
+        if len(data) > _COUNTED:
+            return self._untag(obj)  # a snapshot: its few long values are walked past
         # Every tagged dict writes the key "_type_" (never escaped), so this count bounds
         # the tagged values; an event holds one (its timestamp), found without a walk.
         tags = data.count(b'"_type_"')
@@ -68,7 +74,9 @@ class OrjsonTranscoder(JSONTranscoder):
                 ):
                     obj[key] = self._decode_obj(value)
                     return obj
-        return self._untag(obj)
+        # The walk stops once it has decoded as many tagged dicts as the count: a
+        # snapshot's three timestamps come before its columns of many thousand values.
+        return self._untag(obj, [tags])
 
     def _tag(self, obj: Any) -> Any:
         """obj with its registered custom values as tagged dicts (copied where any are)."""
@@ -91,18 +99,28 @@ class OrjsonTranscoder(JSONTranscoder):
             " a custom transcoding for this type."
         )
 
-    def _untag(self, obj: Any) -> Any:
-        """obj with every tagged dict decoded, innermost first (as json's object hook)."""
+    def _untag(self, obj: Any, left: list[int] | None = None) -> Any:
+        """obj with every tagged dict decoded, innermost first (as json's object hook).
+
+        ``left`` holds how many tagged dicts may remain (an upper bound: the count of
+        ``"_type_"`` in the encoded bytes); the walk ends when none can."""
+        if left is None:
+            left = [-1]  # unbounded
         kind = type(obj)
         if kind is dict:
             for key, value in obj.items():
+                if not left[0]:
+                    break
                 if type(value) is dict or type(value) is list:
-                    obj[key] = self._untag(value)
+                    obj[key] = self._untag(value, left)
             if len(obj) == 2 and "_type_" in obj and "_data_" in obj:
+                left[0] -= 1
                 return self._decode_obj(obj)
             return obj
         if kind is list and (len(obj) <= _SHORT or not _plain_rows(obj, _CONTAINERS.isdisjoint)):
             for i, value in enumerate(obj):
+                if not left[0]:
+                    break
                 if type(value) is dict or type(value) is list:
-                    obj[i] = self._untag(value)
+                    obj[i] = self._untag(value, left)
         return obj

@@ -22,12 +22,12 @@ from memory_es.projections.candidates import (
     Filters,
     LifecycleQuery,
     TermWeight,
-    best_first,
     in_order,
     pack,
     passes,
     postings_rows,
-    scores,
+    scored_terms,
+    top_candidates,
     unpack,
 )
 from memory_es.projections.records import (
@@ -247,13 +247,13 @@ class MemoryRecallIndex(RecallIndex):
         with self._lock:
             by_term = self._live.terms.get(principal, {})
             postings = {w.term: unpack([by_term[w.term]]) for w in weights if w.term in by_term}
-            numbers, matched, lex = scores(weights, postings, avgdl, bm25)
+            scored = scored_terms(weights, postings, avgdl, bm25)
 
             def valid(chosen: list[int]) -> dict[int, BeliefRecord]:
                 found = {n: self._live.beliefs[self._live.numbers[(principal, n)]] for n in chosen}
                 return {n: b for n, b in found.items() if passes(b, filters)}
 
-            return best_first(numbers, matched, lex, cap, valid)
+            return top_candidates(scored, cap, valid)
 
     def _browse(self, principal: str, filters: Filters, cap: int) -> list[Candidate]:
         with self._lock:

@@ -282,6 +282,13 @@ class PostgresRecallIndex(SqlRecallIndex):
     def _for_update(self) -> str:
         return " FOR UPDATE"
 
+    # Every UPDATE writes a new row version (a swap updates the tracking row too): the
+    # transaction id that wrote the one visible now.
+    _GENERATION_SQL = "xmin::text::bigint"
+
+    def _in_transaction(self) -> bool:
+        return getattr(self._held, "conn", None) is not None
+
     def _lock_tracking(self, name: str) -> None:
         self._execute("SELECT position FROM projection_tracking WHERE name = ? FOR UPDATE", (name,))
 

@@ -20,6 +20,7 @@ import orjson
 from memory_es.domain.values import Status
 from memory_es.projections import candidates as cq
 from memory_es.projections.base import REBUILD_SUFFIX, RECALL_INDEX, IndexWriter, RecallIndex
+from memory_es.projections.recall_cache import RecallCache
 from memory_es.projections.records import (
     BELIEF_COLUMNS,
     BOOL_COLUMNS,
@@ -164,6 +165,7 @@ class SqlRecallIndex(RecallIndex):
         # A rebuild keeps each term's unfilled last block here (a cache of the scratch
         # table rebuild_tails, loaded when it resumes) and writes full blocks only once.
         self._rebuild_tails: dict[tuple[str, str], _Tail] = {}
+        self._hot = RecallCache()
 
     # -- what an adapter provides ---------------------------------------------------------
 
@@ -208,6 +210,15 @@ class SqlRecallIndex(RecallIndex):
 
     @abstractmethod
     def _has_table(self, name: str) -> bool: ...
+
+    # The second half of the read model's token (SQL over the tracking row, beside its
+    # position): a value that changes whenever the tables are swapped by a rebuild, which
+    # may leave the position where it was.
+    _GENERATION_SQL: str
+
+    @abstractmethod
+    def _in_transaction(self) -> bool:
+        """A transaction of this thread is open: its reads may see uncommitted rows."""
 
     @abstractmethod
     def _rename_rebuilt_indexes(self) -> None:
@@ -431,21 +442,34 @@ class SqlRecallIndex(RecallIndex):
 
     def _statistics(self, principal: str, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
         # One statement (one round trip on PostgreSQL): the principal's row, term NULL,
-        # then each held term's document frequency.
+        # each held term's document frequency, and the read model's token, term '' (no
+        # term is empty): what the recall cache is checked against.
         marks = ", ".join("?" for _ in terms)
         with self._lock:
             rows = self._execute(
                 f"{cq.STATS_SQL} UNION ALL SELECT term, documents, 0 FROM term_stats"
-                f" WHERE principal = ? AND term IN ({marks})",
-                [principal, principal, *terms],
+                f" WHERE principal = ? AND term IN ({marks})"
+                f" UNION ALL SELECT '', position, {self._GENERATION_SQL} FROM projection_tracking"
+                " WHERE name = ?",
+                [principal, principal, *terms, RECALL_INDEX],
             )
-        documents, total, held = 0, 0, {}
-        for term, n, length in rows:
-            if term is None:
-                documents, total = int(n), int(length)
-            else:
-                held[term] = int(n)
+            documents, total, held = 0, 0, {}
+            token: tuple[int, int] | None = None
+            for term, n, length in rows:
+                if term is None:
+                    documents, total = int(n), int(length)
+                elif term == "":
+                    token = (int(n), int(length))
+                else:
+                    held[term] = int(n)
+            self._hot.check(None if self._in_transaction() else token)
         return documents, total, held
+
+    def candidates(self, *args: Any, **kwargs: Any) -> list[Candidate]:
+        # One lock around the whole read (statements were serialized on it already): the
+        # statistics checked the cache's token and the reads after them use that cache.
+        with self._lock:
+            return super().candidates(*args, **kwargs)
 
     def _ranked(
         self,
@@ -456,25 +480,41 @@ class SqlRecallIndex(RecallIndex):
         bm25: cq.Bm25Params,
         cap: int,
     ) -> list[Candidate]:
-        marks = ", ".join("?" for _ in weights)
-        with self._lock:
-            rows = self._execute(
-                f"SELECT term, data FROM postings WHERE principal = ? AND term IN ({marks})"
-                " ORDER BY term, block",
-                [principal, *(w.term for w in weights)],
-            )
+        hot = self._hot
+        # A term's scored postings are a function of its postings (fixed while the token
+        # holds), its weight, avgdl and the parameters: all of them in the key.
+        keys = {w.term: (principal, w.term, w.weight, avgdl, bm25.k1, bm25.b) for w in weights}
+        kept = {w.term: got for w in weights if (got := hot.scored.get(keys[w.term])) is not None}
+        missing = [w for w in weights if w.term not in kept]
         by_term: dict[str, list[bytes]] = {}
-        for term, data in rows:
-            by_term.setdefault(term, []).append(bytes(data))
-        postings = {term: cq.unpack(blocks) for term, blocks in by_term.items()}
-        numbers, matched, lex = cq.scores(weights, postings, avgdl, bm25)
+        if missing:
+            marks = ", ".join("?" for _ in missing)
+            with self._lock:
+                rows = self._execute(
+                    f"SELECT term, data FROM postings WHERE principal = ? AND term IN ({marks})"
+                    " ORDER BY term, block",
+                    [principal, *(w.term for w in missing)],
+                )
+            for term, data in rows:
+                by_term.setdefault(term, []).append(bytes(data))
+        scored: list[cq.Scored] = []
+        for w in weights:
+            got = kept.get(w.term)
+            if got is None:
+                # A term no belief holds is kept too (empty): it is not asked for again.
+                got = cq.term_scores(w, cq.unpack(by_term.get(w.term, [])), avgdl, bm25)
+                hot.keep_scored(keys[w.term], got)
+            if len(got.numbers):
+                scored.append((w, got))
 
         def valid(chosen: list[int]) -> dict[int, BeliefRecord]:
             # Fetched by key alone and filtered here (the twin of the SQL filters): with
             # the filters in the statement the planner may walk the position index instead.
             found: dict[int, BeliefRecord] = {}
-            for start in range(0, len(chosen), _FETCH_CHUNK):
-                part = chosen[start : start + _FETCH_CHUNK]
+            records = hot.rows_of(principal, chosen)
+            wanted = [n for n in chosen if n not in records]
+            for start in range(0, len(wanted), _FETCH_CHUNK):
+                part = wanted[start : start + _FETCH_CHUNK]
                 with self._lock:
                     fetched = self._execute(
                         f"{_SELECT_BELIEF}, b.belief_no FROM beliefs b WHERE b.principal = ?"
@@ -482,12 +522,14 @@ class SqlRecallIndex(RecallIndex):
                         [principal, *part],
                     )
                 for row in fetched:
-                    record = decode_record(row)
-                    if cq.passes(record, filters):
-                        found[int(row[-1])] = record
+                    records[int(row[-1])] = decode_record(row)
+                hot.keep_rows(principal, records, part)
+            for n, record in records.items():
+                if cq.passes(record, filters):
+                    found[n] = record
             return found
 
-        return cq.best_first(numbers, matched, lex, cap, valid)
+        return cq.top_candidates(scored, cap, valid)
 
     def _browse(self, principal: str, filters: cq.Filters, cap: int) -> list[Candidate]:
         sql, params = cq.browse_sql(_SELECT_BELIEF, filters, principal=principal, cap=cap)

@@ -48,6 +48,11 @@ class SqliteRecallIndex(SqlRecallIndex):
         # 64 MiB of page cache (default 2 MiB): the lexeme index of a large principal
         # does not fit the default, and a rebuild then re-reads pages for every row.
         self._execute("PRAGMA cache_size=-65536")
+        # Pages read through a memory map (up to 1 GiB of the file; address space, not
+        # memory: the kernel's page cache holds them) instead of a read() and a copy
+        # each: recall's row fetches are random page reads, measured ~25% less CPU for
+        # 80 rows at 100k beliefs. A database with no file of its own ignores it.
+        self._execute("PRAGMA mmap_size=1073741824")
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         try:
@@ -85,6 +90,12 @@ class SqliteRecallIndex(SqlRecallIndex):
 
     def _lock_tracking(self, name: str) -> None:
         """BEGIN IMMEDIATE already holds the database write lock."""
+
+    # A swap drops and renames tables: every schema change bumps the schema version.
+    _GENERATION_SQL = "(SELECT schema_version FROM pragma_schema_version)"
+
+    def _in_transaction(self) -> bool:
+        return self._conn.in_transaction
 
     def _has_table(self, name: str) -> bool:
         rows = self._execute(

@@ -11,7 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_es.app import MemoryApplication
-from memory_es.domain.principal import FormedBelief, PrincipalMemory
+from memory_es.domain.principal import (
+    INTEGERS,
+    ORDERS,
+    OUTDATED,
+    PACKED,
+    FormedBelief,
+    PrincipalMemory,
+    _Lookups,
+)
 from memory_es.domain.resolver import Evidence, Outcome, resolve
 from memory_es.domain.values import Authority, Status
 
@@ -259,7 +267,7 @@ def test_a_version_1_snapshot_loads_upcast_to_the_columns() -> None:
         assert decision == resolve(ev, every)
 
 
-def test_a_new_snapshot_holds_the_columns_and_leaves_the_lookups_out() -> None:
+def test_a_new_snapshot_holds_the_columns_packed_and_the_lookup_orders() -> None:
     app = MemoryApplication(env=POPO)
     principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
     assert isinstance(principal, PrincipalMemory)
@@ -267,23 +275,81 @@ def test_a_new_snapshot_holds_the_columns_and_leaves_the_lookups_out() -> None:
     principal.reinforce_belief(
         belief_id="b2", source_event_ids=["t30"], source_session_id="s5", at="x", policy="p"
     )
-    app.save(principal)
-    app.take_snapshot(principal.id)
+    app.save(principal)  # loaded from a version 1 snapshot: this save snapshots it
     assert app.snapshots is not None
     stored = app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0]
     assert stored.topic == "memory_es.domain.principal:PrincipalMemory.Snapshot"
     snapshot = app.mapper.to_domain_event(stored)
     assert isinstance(snapshot, Snapshot)
     state = snapshot.state
-    assert state["class_version"] == 4
+    assert state["class_version"] == 5
     assert "beliefs" not in state and not any(k.startswith("_derived") for k in state)
-    assert state["belief_sources"][1] == ["t30", "t7"]
+    # The text columns are one string each; the lookups are two sorted orders of rows.
+    packed = state[PACKED]
+    assert not any(column in state for column in packed)
+    assert packed["belief_ids"] == {"rows": 5, "chunks": ["b1\nb2\nb3\nb4\nb5"]}
+    assert packed["belief_sources"]["chunks"][0].split("\n")[1] == "t30 t7"
+    # rows by statement: "the build uses make" (b4), "user likes licorice" (b5), "user
+    # lives in bergen" (b2), "user lives in oslo" (b1), "user prefers tea" (b3)
+    # The integer columns: base64 of the smallest array that holds them.
+    assert {c: state[INTEGERS][c]["type"] for c in ("belief_seqs", "belief_portable")} == {
+        "belief_seqs": "B",
+        "belief_portable": "B",
+    }
+    orders = _Lookups.from_packed(state[ORDERS])
+    assert orders.statements.tolist() == [3, 4, 1, 0, 2]
     cold = MemoryApplication(env=POPO)
     assert cold.snapshots is not None
     cold.snapshots.recorder.insert_events([stored])
     restored: PrincipalMemory = cold.repository.get(principal.id)
     assert isinstance(restored, PrincipalMemory)
+    # A chunk stays packed until read; the stored orders are the ones a sort builds.
+    assert restored.belief_valid_from._chunks == [packed["belief_valid_from"]["chunks"][0]]
     assert restored.beliefs == principal.beliefs
+    assert restored.belief_valid_from._chunks == [[vf for vf in principal.belief_valid_from]]
+    assert restored.belief_portable == [True, True, True, False, True]
+    assert restored.belief_seqs == [1, 3, 4, 2, 5]
+    resorted = reloaded_without_orders(restored)
+    assert restored._lookups() == resorted._lookups()
+
+
+def reloaded_without_orders(principal: PrincipalMemory) -> PrincipalMemory:
+    """The aggregate as a version 4 snapshot of it loads: plain columns, no orders."""
+    state = dict(vars(principal))
+    state.pop("_derived_state", None)
+    state.pop(ORDERS, None)
+    state.pop(PACKED, None)
+    for column in ("belief_ids", "belief_keys", "belief_normalized", "belief_valid_from"):
+        state[column] = list(getattr(principal, column))
+    state["belief_sources"] = [s.split() for s in principal.belief_sources]
+    state["class_version"] = 4
+    snapshot = PrincipalMemory.Snapshot(
+        originator_id=principal.id,
+        originator_version=principal.version,
+        timestamp=PrincipalMemory.Snapshot.create_timestamp(),
+        topic=PrincipalMemory.Snapshot.take(principal).topic,
+        state={k: v for k, v in state.items() if k not in ("_id", "_version", "_pending_events")},
+    )
+    restored = snapshot.mutate(None)
+    assert isinstance(restored, PrincipalMemory)
+    return restored
+
+
+def test_a_version_4_snapshot_loads_and_decides_as_before() -> None:
+    app = MemoryApplication(env=POPO)
+    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
+    assert isinstance(principal, PrincipalMemory)
+    old = reloaded_without_orders(principal)
+    assert old.beliefs == principal.beliefs
+    assert old.beliefs["b3"]["src"] == ["t2", "t8", "t9"]
+    assert old.evidence_of("b3") == 3
+    assert_same_decisions(
+        old, [incoming("user prefers coffee", "coffee", belief_type="preference")]
+    )
+    # Formation after the load sorts the lookups once, then keeps them up.
+    apply(old, ("form", incoming("user lives in tromso", "home location"), False))
+    assert_same_decisions(old, [incoming("user lives in tromso", "home location")])
+    assert reloaded(old).beliefs == old.beliefs
 
 
 def test_snapshots_taken_on_save_hold_what_a_replay_of_the_log_gives() -> None:
@@ -316,3 +382,81 @@ def test_snapshots_taken_on_save_hold_what_a_replay_of_the_log_gives() -> None:
         assert snapshot.state == app.mapper.transcoder.decode(
             app.mapper.transcoder.encode(expected.state)
         )
+
+
+def test_values_holding_a_separator_survive_a_snapshot() -> None:
+    """A statement with a newline keeps its column a plain list; a source id with a space
+    keeps its row as JSON: both load back as they were and decide the same."""
+    principal = PrincipalMemory(tenant="default", principal="ana")
+    odd = incoming("user lives\nin oslo", "home location", source_event_ids=frozenset({"t 1"}))
+    apply(principal, ("form", odd, False))
+    apply(principal, ("form", incoming("user prefers tea", "tea"), False))
+    apply(principal, ("reinforce", 0, ["[t2"]))
+    state = PrincipalMemory.Snapshot.take(principal).state
+    assert state[PACKED]["belief_normalized"] == {"values": list(principal.belief_normalized)}
+    assert state[PACKED]["belief_ids"] == {"rows": 2, "chunks": ["b0\nb1"]}
+    restored = reloaded(principal)
+    assert restored.beliefs == principal.beliefs
+    assert restored.beliefs["b0"]["src"] == ["[t2", "t 1"]
+    assert_same_decisions(restored, [odd, incoming("user lives in bergen", "home location")])
+
+
+def test_columns_of_many_chunks_decide_as_plain_lists_would() -> None:
+    """Past one chunk of rows (TextColumn): a reload reads only the chunks it needs, and
+    rows formed, reinforced or formed again across chunk boundaries keep the decisions."""
+    principal = PrincipalMemory(tenant="default", principal="ana")
+    for n in range(2500):
+        ev = incoming(f"user owns car {n % 700}", f"car {n % 300}", session_id=f"s{n % 5}")
+        apply(principal, ("form", ev, n % 3 == 0))
+    for op in [("reinforce", 1500, ["t9"]), ("supersede", 2049, ["t1"]), ("reject", 3, ["t1"])]:
+        apply(principal, op)
+    restored = reloaded(principal)
+    asked = [incoming("user owns car 5", "car 5"), incoming("user owns car 699", "car 99")]
+    # A statement and subject no belief has: the bisections read, no candidate row does.
+    assert restored.candidates(incoming("user owns a boat", "boat")) == []
+    assert all(isinstance(c, str) for c in restored.belief_valid_from._chunks)
+    assert len(restored.belief_valid_from._chunks) == 3
+    assert_same_decisions(restored, asked)
+    apply(restored, ("reform", (1024, incoming("user owns car 1", "car 7")), False))
+    apply(restored, ("form", incoming("user owns car 5", "car 6"), False))
+    assert_same_decisions(restored, asked)
+    again = reloaded(restored)
+    assert again.beliefs == restored.beliefs
+    assert len(again.belief_ids) == 2501 and again.belief_ids[-1] == "b2500"
+
+
+def test_an_aggregate_loaded_from_an_older_snapshot_is_snapshotted_on_its_next_save() -> None:
+    app = MemoryApplication(env=POPO)
+    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
+    assert isinstance(principal, PrincipalMemory)
+    assert vars(principal)[OUTDATED] is True
+    principal.reject_belief(belief_id="b4", at="2026-03-07T09:00:00Z", policy="p")
+    app.save(principal)  # version 10: no interval reached, but the snapshot is outdated
+    assert app.snapshots is not None
+    stored = app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0]
+    assert stored.originator_version == 10
+    assert stored.topic == "memory_es.domain.principal:PrincipalMemory.Snapshot"
+    assert OUTDATED not in vars(principal)
+    snapshot = app.mapper.to_domain_event(stored)
+    assert isinstance(snapshot, Snapshot)
+    assert snapshot.state["class_version"] == 5 and OUTDATED not in snapshot.state
+    principal.reinforce_belief(
+        belief_id="b2", source_event_ids=["t31"], source_session_id="s5", at="x", policy="p"
+    )
+    app.save(principal)  # version 11: nothing outdated, no interval: no snapshot
+    assert app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0] == stored
+    cold = MemoryApplication(env=POPO)
+    assert cold.snapshots is not None
+    cold.snapshots.recorder.insert_events([stored])
+    assert cold.repository.get(principal.id).beliefs["b4"]["status"] == "rejected"
+
+
+def test_integer_columns_pack_in_the_smallest_array_that_holds_them() -> None:
+    from memory_es.domain.principal import _pack_ints, _unpack_ints
+
+    cases = {(): "B", (True, False): "B", (0, 255): "B", (256,): "H", (70000,): "I"}
+    cases |= {(2**32,): "q", (-1, 5): "q"}
+    for values, typecode in cases.items():
+        packed = _pack_ints(list(values))
+        assert packed["type"] == typecode
+        assert _unpack_ints(packed) == [int(v) for v in values]

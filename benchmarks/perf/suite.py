@@ -307,6 +307,32 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+# The rebuild section's rows, per log ({log}: its name).
+REBUILD_ROWS: tuple[tuple[str, str], ...] = (
+    ("{log}: rebuild (events/s)", "rebuild_events_per_s"),
+    ("{log}: raw scan (events/s)", "raw_scan_events_per_s"),
+    ("  rebuild_ratio", "rebuild_ratio"),
+    ("  events replayed", "rebuild_events"),
+    ("  read-model rows written", "read_model_rows"),
+    ("  physical floor (scan + raw row writes) / rebuild", "physical_floor_ratio"),
+    ("  ceiling: scan / (scan + raw writes + tokenizing)", "ceiling_ratio"),
+    ("  rebuild CPU s (1 worker)", "rebuild_cpu_s"),
+    ("  2 workers: rebuild (events/s)", "rebuild_2_workers_events_per_s"),
+    ("  2 workers: rebuild_ratio", "rebuild_2_workers_ratio"),
+    ("  2 workers: CPU s (both processes)", "rebuild_2_workers_cpu_s"),
+    ("  rebuild_of_ceiling, 1 worker", "rebuild_of_ceiling_1_worker"),
+    ("  rebuild_of_ceiling, 2 workers", "rebuild_of_ceiling_2_workers"),
+    ("  rebuild_of_ceiling (the better)", "rebuild_of_ceiling"),
+    ("  ceiling, tokenizer cold", "ceiling_ratio_cold_tokenizer"),
+    ("  rebuild_of_ceiling, tokenizer cold", "rebuild_of_ceiling_cold_tokenizer"),
+    ("  projector only, no writes (events/s)", "projector_only_events_per_s"),
+    ("  projector_only_ratio", "projector_only_ratio"),
+    ("    its page reads + decoding s", "projector_only_read_s"),
+    ("    its projector handling (tokenizing incl.) s", "projector_only_project_s"),
+    ("    page reads alone / raw scan", "projector_only_read_ratio"),
+)
+
+
 def render_table(report: dict[str, Any]) -> str:
     stores = report["stores"]
     kinds = [k for k in ("sqlite", "postgres") if k in stores]
@@ -384,56 +410,11 @@ def render_table(report: dict[str, Any]) -> str:
             "snapshot_kb_per_1k_beliefs",
         )
     section("projection rebuild vs a raw scan + decode of the same log")
-    line("conversation log: rebuild (events/s)", "rebuild_events_per_s")
-    line("conversation log: raw scan (events/s)", "raw_scan_events_per_s")
-    line("  rebuild_ratio", "rebuild_ratio")
-    line("  events replayed", "rebuild_events")
-    line("  read-model rows written", "read_model_rows")
-    line("  physical floor (scan + raw row writes) / rebuild", "physical_floor_ratio")
-    line("  ceiling: scan / (scan + raw writes + tokenizing)", "ceiling_ratio")
-    line("  rebuild CPU s (1 worker)", "rebuild_cpu_s")
-    line("  2 workers: rebuild (events/s)", "rebuild_2_workers_events_per_s")
-    line("  2 workers: rebuild_ratio", "rebuild_2_workers_ratio")
-    line("  2 workers: CPU s (both processes)", "rebuild_2_workers_cpu_s")
-    line("  rebuild_of_ceiling, 1 worker", "rebuild_of_ceiling_1_worker")
-    line("  rebuild_of_ceiling, 2 workers", "rebuild_of_ceiling_2_workers")
-    line("  rebuild_of_ceiling (the better)", "rebuild_of_ceiling")
-    line("  ceiling, tokenizer cold", "ceiling_ratio_cold_tokenizer")
-    line("  rebuild_of_ceiling, tokenizer cold", "rebuild_of_ceiling_cold_tokenizer")
-    line("  projector only, no writes (events/s)", "projector_only_events_per_s")
-    line("  projector_only_ratio", "projector_only_ratio")
-    line("    its page reads + decoding s", "projector_only_read_s")
-    line("    its projector handling (tokenizing incl.) s", "projector_only_project_s")
-    line("    page reads alone / raw scan", "projector_only_read_ratio")
-    line("belief-heavy log: rebuild (events/s)", "belief_heavy", "rebuild_events_per_s")
-    line("belief-heavy log: raw scan (events/s)", "belief_heavy", "raw_scan_events_per_s")
-    line("  rebuild_ratio", "belief_heavy", "rebuild_ratio")
-    line("  events replayed", "belief_heavy", "rebuild_events")
-    line("  read-model rows written", "belief_heavy", "read_model_rows")
-    line(
-        "  physical floor (scan + raw row writes) / rebuild", "belief_heavy", "physical_floor_ratio"
-    )
-    line("  ceiling: scan / (scan + raw writes + tokenizing)", "belief_heavy", "ceiling_ratio")
-    line("  rebuild CPU s (1 worker)", "belief_heavy", "rebuild_cpu_s")
-    line("  2 workers: rebuild (events/s)", "belief_heavy", "rebuild_2_workers_events_per_s")
-    line("  2 workers: rebuild_ratio", "belief_heavy", "rebuild_2_workers_ratio")
-    line("  2 workers: CPU s (both processes)", "belief_heavy", "rebuild_2_workers_cpu_s")
-    line("  rebuild_of_ceiling, 1 worker", "belief_heavy", "rebuild_of_ceiling_1_worker")
-    line("  rebuild_of_ceiling, 2 workers", "belief_heavy", "rebuild_of_ceiling_2_workers")
-    line("  rebuild_of_ceiling (the better)", "belief_heavy", "rebuild_of_ceiling")
-    line("  ceiling, tokenizer cold", "belief_heavy", "ceiling_ratio_cold_tokenizer")
-    line(
-        "  rebuild_of_ceiling, tokenizer cold", "belief_heavy", "rebuild_of_ceiling_cold_tokenizer"
-    )
-    line("  projector only, no writes (events/s)", "belief_heavy", "projector_only_events_per_s")
-    line("  projector_only_ratio", "belief_heavy", "projector_only_ratio")
-    line("    its page reads + decoding s", "belief_heavy", "projector_only_read_s")
-    line(
-        "    its projector handling (tokenizing incl.) s",
-        "belief_heavy",
-        "projector_only_project_s",
-    )
-    line("    page reads alone / raw scan", "belief_heavy", "projector_only_read_ratio")
+    # The same rows for each log: the conversation log's figures sit at the store's top
+    # level, the belief-heavy log's under "belief_heavy".
+    for log, prefix in (("conversation log", ()), ("belief-heavy log", ("belief_heavy",))):
+        for label, key in REBUILD_ROWS:
+            line(label.format(log=log), *prefix, key)
     section("commands on a principal with a long history (cache + snapshots)")
     history = sorted({int(s) for k in kinds for s in (get(k, "commands") or {})})
     for h in history:

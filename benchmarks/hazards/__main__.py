@@ -16,6 +16,7 @@ from pathlib import Path
 import orjson
 
 import memory_es
+from memory_es.benchmarks.hazards import public_sets
 from memory_es.benchmarks.hazards.corpus import (
     BENIGN,
     INJECTIONS,
@@ -81,7 +82,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m memory_es.benchmarks.hazards")
     parser.add_argument("--locomo", type=Path, help="path to locomo10.json (local only)")
     parser.add_argument("--show", type=int, default=0, help="print N flagged LoCoMo turns")
+    parser.add_argument(
+        "--public-sets",
+        type=Path,
+        help="folder holding the public prompt-injection sets (s-labs/, neuralchemy/, "
+        "yanismiraoui/: benchmarks/hazards/public_sets.py); prints their figures only",
+    )
+    parser.add_argument(
+        "--sets",
+        default=",".join(public_sets.REPORTED),
+        help="with --public-sets: comma-separated set names (default: the test splits and "
+        "yanismiraoui)",
+    )
+    parser.add_argument(
+        "--formed-sample",
+        type=int,
+        default=300,
+        help="with --public-sets: how many injections of each set are said and closed to "
+        "count the ones that form a belief (0: all of them)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the formed sample's seed")
     args = parser.parse_args()
+    if args.public_sets:
+        sample = args.formed_sample or None
+        names = [n.strip() for n in args.sets.split(",") if n.strip()]
+        figures_by_set = public_sets.report(
+            args.public_sets, names, formed_sample=sample, seed=args.seed, show=args.show
+        )
+        print(orjson.dumps(figures_by_set, option=orjson.OPT_INDENT_2).decode())
+        return
     figures: dict[str, int] = secrets_figures()
     figures["injections"] = len(INJECTIONS)
     figures["injections_flagged"] = sum(map(is_injection, INJECTIONS))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memory_es.errors import InvalidInput
-from memory_es.formation.hazards.injection import is_injection, is_instruction
+from memory_es.formation.hazards.injection import is_injection, is_instruction, untranslated
 from memory_es.formation.hazards.secrets import has_high_entropy_token, redact
 
 __all__ = [
@@ -64,11 +64,15 @@ def candidate_hazard(statement: str) -> str | None:
     """Why a candidate belief built from this statement must not form, or None.
 
     A belief is information about the user: never a key-like token (the redaction may
-    have missed it, and a belief renders everywhere) and never an instruction to the
-    assistant. Formation calls this on every statement it builds from sentence text.
+    have missed it, and a belief renders everywhere), never an instruction to the
+    assistant, and never a sentence in a language the English extractor cannot read
+    (what it would keep is a misreading, or an order it could not see). Formation
+    calls this on every statement it builds from sentence text.
     """
     if "[redacted:" in statement or has_high_entropy_token(statement):
         return "secret"
     if is_instruction(statement):
         return "instruction"
+    if untranslated(statement):
+        return "untranslated"
     return None

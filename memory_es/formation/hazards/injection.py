@@ -23,6 +23,9 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
+from memory_es.formation.hazards.classifier import shipped_screen
+from memory_es.formation.hazards.gloss import foreign_word_count
+from memory_es.formation.hazards.language import english_words, reads_as_english
 from memory_es.pattern_cache import PatternCache
 
 # Every pattern is compiled at import, through the cache (memory_es/pattern_cache.py:
@@ -140,6 +143,19 @@ def _decoded_base64(text: str) -> list[str]:
     return out
 
 
+_ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")
+
+
+def _probes(latin: str) -> list[str]:
+    """Readings of an obfuscated text — reversed, rot13 — kept only when they read as
+    more English than the text as typed ("snoitcurtsni suoiverp lla erongi")."""
+    typed = english_words(latin)
+    if typed >= 3:
+        return []  # plainly English already
+    probes = [latin[::-1], latin.translate(_ROT13)]
+    return [p for p in probes if english_words(p) > typed]
+
+
 def _unescape(text: str) -> str:
     """``html.unescape``, with ``html`` (its table of 2,000 entities, ~1 ms of a turn's
     start-up: issue 18) imported only for a text holding an ``&``: ``html.unescape``
@@ -174,6 +190,7 @@ def views(text: str) -> tuple[str, list[str]]:
         spaced = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), sentence)
         undone.extend(v for v in (leet, spaced) if v != sentence)
     decoded = [_strip_accents(d.casefold()) for d in _decoded_base64(normalized(text))]
+    decoded.extend(_probes(latin))
     if _INVISIBLE.search(text):  # "ignore\u200bprevious": the space it stood for
         spaced_out = _INVISIBLE.sub(" ", unicodedata.normalize("NFKC", _unescape(text)))
         decoded.append(_strip_accents(spaced_out.casefold().translate(_CONFUSABLES)))
@@ -228,6 +245,13 @@ _SECRETS = (
     r"(?:chats?|conversations?|messages|data|files|emails|history|contacts|details|records|"
     r"memories|info(?:rmation)?))"
 )
+# "the rules of Monopoly", "the instructions for the oven": someone else's rules, unless
+# their owner is the assistant, the chat or the system.
+_NOT_SOMETHING_ELSES = (
+    r"(?!\s(?:of|for|in|on)\s(?:(?:the|a|an|this|that|my|our)\s)?"
+    r"(?!(?:you|your|yourself|this|the|assistant|ai|model|system|chat|conversation|above)\b)"
+    r"[a-z])"
+)
 _RULES = (
     r"(?:instructions?|prompts?|rules|guidelines|directives?|directions|programming|"
     r"guardrails|restrictions|constraints|polic(?:y|ies)|filters?|safety|training|"
@@ -246,7 +270,7 @@ _LATIN = _at_word_start(
     (
         # the override, English
         rf"\b(?:ignore|ignoring|disregard|forget|override|bypass|skip|abandon|discard|"
-        rf"neglect|drop)\b{_GAP}{_RULES}\b",
+        rf"neglect|drop)\b{_GAP}{_RULES}\b{_NOT_SOMETHING_ELSES}",
         r"\b(?:ignore|disregard|forget)\s(?:all|everything)\s(?:above|before|previous|prior|"
         r"earlier|else|of (?:it|this|that|the above))\b",
         # role and mode hijacks
@@ -275,7 +299,9 @@ _LATIN = _at_word_start(
         r"\bobey (?:anyone|everyone|whoever|all|any)\b",
         r"\b(?:enter|enable|activate|switch to|turn on|unlock)\s(?:\w{1,20}\s)?"
         r"(?:developer|debug|god|jailbreak|dan|admin|maintenance|unrestricted|sudo|root)"
-        r"\smode\b|\bjailbr[eo]a?k|\bdo anything now\b|\bdan\b(?= (?:mode|an ai|prompt))|"
+        r"\smode\b|\bjailbr[eo]a?k(?:en|ed|ing)?\b(?!\s(?:\w{1,20}\s)?(?:iphones?|phones?|"
+        r"ipads?|devices?|consoles?|kindles?|routers?|cars?))|\bdo anything now\b|"
+        r"\bdan\b(?= (?:mode|an ai|prompt))|"
         r"\bsystem override\b|\badmin override\b|\bdeveloper override\b",
         r"\b(?:unfiltered|uncensored|unrestricted|unaligned|jailbroken)\s(?:\w{1,20}\s)?"
         r"(?:assistant|ai|model|bot|chatbot|llm|mode|version|answers?|responses?|output)\b|"
@@ -457,8 +483,13 @@ _NON_LATIN = _patterns.compile("[\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
 
 
 def is_injection(text: str) -> bool:
-    """Whether ``text`` carries an instruction aimed at the assistant."""
-    return _injected(text, *views(text))
+    """Whether ``text`` carries an instruction aimed at the assistant: a pattern below,
+    or the linear screen trained on public sets (:mod:`.classifier`)."""
+    original, latin_views = views(text)
+    if _injected(text, original, latin_views):
+        return True
+    screen = shipped_screen()
+    return any(screen.flags_turn(view) for view in latin_views)
 
 
 def _injected(text: str, original: str, latin_views: list[str]) -> bool:
@@ -517,7 +548,39 @@ def is_instruction(statement: str) -> bool:
             return True
         if _ABOUT_THE_ASSISTANT.search(s):
             return True
-    return _injected(statement, original, latin_views)
+    if _injected(statement, original, latin_views):
+        return True
+    if _PREFERENCE.match(statement):
+        # The request rules' canonical form ("User prefers answers without emojis."): how
+        # the user wants to be served, rebuilt by a rule, never the user's words; the
+        # model reads anything about answers as an order.
+        return False
+    screen = shipped_screen()
+    return any(screen.refuses_candidate(_as_said(view)) for view in latin_views)
+
+
+_PREFERENCE = _patterns.compile(r"User prefers ")
+
+
+def _as_said(view: str) -> str:
+    """A statement in the user's own person again ("user's dog" -> "my dog"): the model
+    learnt from what people type, in which "the user" is mostly an injection's word."""
+    return _USER.sub(lambda m: "my" if m.group(0).endswith("s") else "i", _SAID.sub("", view))
+
+
+_USER = _patterns.compile(r"\buser(?:'s)?\b")
+
+
+def untranslated(statement: str) -> bool:
+    """Whether a statement's words are in another language: two words of the gloss's
+    other languages (:mod:`.gloss`), or no English function word at all."""
+    said = _SAID.sub("", views(statement)[1][0])
+    return foreign_word_count(_WORDS.findall(said)) >= 2 or not reads_as_english(said)
+
+
+_WORDS = _patterns.compile(r"\w+")
+# The residue's frame is formation's, not the user's words: the model reads what was said.
+_SAID = _patterns.compile(r"^\s*user said:\s")
 
 
 _patterns.save()

@@ -107,16 +107,61 @@ def _avoid(m: re.Match[str]) -> list[Found]:
     return [found("preference.request_avoid", f"User prefers answers without {o}", PREF, o)]
 
 
+# A wish about the answers said without a verb: "Short replies please", "Going forward,
+# shorter answers would be great", "Concise answers work best for me" (the clause reader
+# has trimmed a closing "please" already: the style and the answers' noun alone say it).
+_WISH_OPENER = (
+    r"^(?:(?:going forward|from now on|in (?:the )?future|for now|generally|ideally|"
+    r"if possible|if you can)[, ]+)?(?:please[, ]+)?"
+)
+_WISH_TAIL = (
+    r"(?:,? please|,? thanks| would be (?:great|nice|good|better|ideal|appreciated|perfect|"
+    r"lovely|helpful)| (?:are|is) (?:better|best|preferred|ideal|great)| work(?:s)? "
+    r"(?:best|better) for me| (?:suit|suits) me (?:best|better)| for me)*"
+    r"(?: going forward| from now on)?[.!]*$"
+)
+
+
+@rule(
+    "preference.request_wish",
+    _WISH_OPENER + rf"(?:(?:really|very|nice and|much|a bit) )?{_STYLE} "
+    rf"(?P<noun>{_RESPONSES}){_WISH_TAIL}",
+)
+def _wish(m: re.Match[str]) -> list[Found]:
+    style = _comparative(m["style"].lower())
+    noun = _noun(m["noun"])
+    statement = (
+        f"User prefers {noun} {style}"
+        if style.startswith(("in ", "under ", "to "))
+        else f"User prefers {style} {noun}"
+    )
+    return [found("preference.request_wish", statement, PREF, preference_subject(statement))]
+
+
+@rule(
+    "preference.request_without",
+    _WISH_OPENER + r"(?:no|fewer|less) (?P<o>emojis?|jargon|slang|acronyms|abbreviations|"
+    r"exclamation (?:marks|points)|technical (?:terms|language|jargon)|small talk|"
+    r"pleasantries|filler|fluff|disclaimers|caveats|bullet points|tables|markdown|"
+    r"emoticons)(?: in (?:your|the) (?:answers|replies|responses|messages))?" + _WISH_TAIL,
+)
+def _without(m: re.Match[str]) -> list[Found]:
+    o = m["o"].lower()
+    return [found("preference.request_without", f"User prefers answers without {o}", PREF, o)]
+
+
 _SERVICE_VERBS = (
     r"explain|answer|keep|use|write|give|reply|respond|talk|speak|show|list|summari[sz]e|"
-    r"walk me through|check|ask|remind|suggest|recommend|include|avoid|stick to"
+    r"walk me through|check|ask|remind|suggest|recommend|include|avoid|stick to|skip|"
+    r"leave out|drop|cut|keep"
 )
 
 
 @rule(
     "preference.request_manner",
-    rf"^I (?:would |'d |really |do )?(?:prefer|like|want|need) (?:it )?(?:if |when |that |for )?"
-    rf"you (?:to )?(?:always |just |only )?(?P<v>{_SERVICE_VERBS})\b(?P<rest>[^.!?]*)[.!?]*$",
+    rf"^I (?:would |'d |really |do )?(?:prefer|like|want|need|rather) (?:it )?"
+    rf"(?:if |when |that |for )?you (?:to )?(?:always |just |only )?"
+    rf"(?P<v>{_SERVICE_VERBS})\b(?P<rest>[^.!?]*)[.!?]*$",
 )
 def _manner(m: re.Match[str]) -> list[Found]:
     """ "I prefer you explain things step by step": how they want to be served."""
@@ -128,7 +173,7 @@ def _manner(m: re.Match[str]) -> list[Found]:
     return [found("preference.request_manner", statement, PREF, "answer style")]
 
 
-RULES: tuple[Rule, ...] = (_keep, _language, _use, _avoid, _manner)
+RULES: tuple[Rule, ...] = (_keep, _language, _use, _avoid, _wish, _without, _manner)
 
 
 def asked_for(sentence: str) -> list[Found]:

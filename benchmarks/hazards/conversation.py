@@ -1,0 +1,53 @@
+"""Real conversation for the hazard screen: LoCoMo's and LongMemEval S's turns, read from
+a local path (never committed), each session's turns in order.
+
+The screen must leave real conversation alone. LoCoMo (CC BY-NC 4.0) is only ever a
+check. LongMemEval S (MIT) is split by a stable hash of each session id: the ``train``
+half's user turns are the benign conversation the injection model learns from (the
+public injection sets' benign rows are one-line requests, not chat), the ``check`` half
+is never trained on and is where its figures are reported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+import orjson
+
+from memory_es.benchmarks.external.jsonstream import iter_json_list
+
+Half = Literal["train", "check"]
+
+
+def longmemeval_half(session_id: str) -> Half:
+    digest = hashlib.sha256(session_id.encode("utf-8")).digest()
+    return "train" if digest[0] % 2 == 0 else "check"
+
+
+def longmemeval_sessions(path: Path, half: Half | None = None) -> Iterator[list[str]]:
+    """Each distinct haystack session's user turns, in order (of one half, or all)."""
+    seen: set[str] = set()
+    for record in iter_json_list(path):
+        ids = record.get("haystack_session_ids") or []
+        for session_id, turns in zip(ids, record.get("haystack_sessions") or [], strict=False):
+            key = str(session_id)
+            if key in seen or (half is not None and longmemeval_half(key) != half):
+                continue
+            seen.add(key)
+            said = [str(t.get("content", "")) for t in turns if t.get("role") == "user"]
+            if said:
+                yield said
+
+
+def locomo_sessions(path: Path) -> Iterator[list[str]]:
+    """Each LoCoMo session's turns, in order (both speakers: each is a user here)."""
+    for sample in orjson.loads(path.read_bytes()):
+        conversation = sample["conversation"]
+        for key, value in conversation.items():
+            if key.startswith("session_") and isinstance(value, list):
+                said = [str(turn.get("text", "")) for turn in value]
+                if said:
+                    yield said

@@ -1,0 +1,194 @@
+"""A linear screen for instructions aimed at an assistant, over character and word n-grams.
+
+The phrase patterns of :mod:`.injection` say what we thought of; this model says what the
+public prompt-injection sets' authors wrote (trained on the train and validation splits
+of S-Labs and neuralchemy's core set, with user turns of LongMemEval S's train half of
+sessions as benign conversation: ``benchmarks/hazards/train_screen.py``; NOTICE holds
+their attribution). It reads the screen's normalized view (entities, compatibility
+forms, invisible characters, confusables and accents undone), glosses the words of six
+European languages to English (:mod:`.gloss`), and scores binary features — character
+3- to 5-grams of the words, glossed words and glossed word pairs — each window of
+:data:`WINDOW` words (half-overlapping, so the work is linear in the text's length).
+
+The sets' benign rows are one-line requests, so alone the model mistakes chat ("don't
+forget to rest up, you got this") for orders. A turn is flagged when a window that names
+what an assistant is made of (:data:`ASSISTANT_WORDS`: its instructions, rules, prompt,
+training, mode, filters; the words glossed first) scores past ``gated``, or any window
+scores past ``confident``; formation refuses a sentence whose window naming the assistant
+scores past the lower ``candidate`` (a refused candidate costs one belief, a flagged turn
+the whole turn).
+
+Pure Python over a weight table loaded once per process (``array`` and one split of a
+text blob): ``session say`` decides the flag and must not pay for numpy.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from itertools import pairwise
+from pathlib import Path
+
+from memory_es.formation.hazards.gloss import GLOSS
+from memory_es.formation.hazards.language import word_set
+
+MODEL_PATH = Path(__file__).parent / "data" / "injection_screen.bin"
+# The file's first line: a format tag, the bias, the three thresholds; then the
+# features, one per line, then (after a NUL) their float32 weights in that order.
+MODEL_FORMAT = "memory_es-injection-screen/3"
+WINDOW = 64  # words scored together; windows overlap by half
+_CHAR_ORDERS = (3, 4, 5)
+_WORD = re.compile(r"\w+")
+# Distinct prefixes keep a word feature from colliding with a character n-gram.
+_UNIGRAM = "\x01"
+_BIGRAM = "\x02"
+
+# What an assistant is made of, in English after the gloss: a
+# window without one of these is about the speakers' lives, not the assistant's rules.
+ASSISTANT_WORDS = word_set(
+    """
+    instruction instructions guideline guidelines directive directives prompt prompts
+    programming programmed protocol protocols parameter parameters restriction
+    restrictions constraints filter filters unfiltered uncensored unrestricted censorship
+    censored safeguards guardrails policy policies jailbreak jailbroken dan ai assistant
+    chatbot llm gpt chatgpt bot pwned persona roleplay developer admin commands orders rules
+    default defaults configuration
+    settings system alignment ethical ethics principles training trained mode limits
+    boundaries confidential operational objective above previous prior responses hidden
+    secret setup initialization params config
+    """
+)
+
+
+def window_features(words: list[str]) -> set[str]:
+    """The binary features of one window of words (already normalized, casefolded)."""
+    glossed = [GLOSS.get(w, w) for w in words]
+    found = {_UNIGRAM + w for w in glossed}
+    found.update(_BIGRAM + a + " " + b for a, b in pairwise(glossed))
+    joined = " " + " ".join(words) + " "
+    size = len(joined)
+    for n in _CHAR_ORDERS:
+        found.update(joined[i : i + n] for i in range(size - n + 1))
+    return found
+
+
+def windows(view: str) -> Iterator[list[str]]:
+    """The text's words in windows of :data:`WINDOW`, each overlapping the last by half."""
+    words = _WORD.findall(view)
+    if len(words) <= WINDOW:
+        yield words
+        return
+    step = WINDOW // 2
+    for start in range(0, len(words) - step, step):
+        yield words[start : start + WINDOW]
+
+
+_DETERMINERS = word_set("the a an this that these those his her their its our")
+_ASSISTANTS_OWN = ASSISTANT_WORDS | word_set("you your yours yourself chat conversation")
+
+
+def names_the_assistant(words: list[str]) -> bool:
+    """Whether a window names what an assistant is made of: one of
+    :data:`ASSISTANT_WORDS`, unless it is something else's ("the rules of Monopoly",
+    "the training for a marathon": the owner after "of"/"for" is no assistant)."""
+    glossed = [GLOSS.get(w, w) for w in words]
+    for i, word in enumerate(glossed):
+        if word not in ASSISTANT_WORDS:
+            continue
+        if i + 1 < len(glossed) and glossed[i + 1] in ("of", "for"):
+            rest = [w for w in glossed[i + 2 : i + 5] if w not in _DETERMINERS]
+            if rest and rest[0] not in _ASSISTANTS_OWN:
+                continue
+        return True
+    return False
+
+
+@dataclass
+class Thresholds:
+    """Log-odds past which a window counts (module docstring)."""
+
+    gated: float = 0.5  # a window naming the assistant's make-up
+    confident: float = 5.0  # any window
+    candidate: float = -0.75  # a candidate belief's sentence naming the assistant
+    candidate_any: float = 1.5  # any candidate belief's sentence
+
+    def dump(self) -> str:
+        return "\t".join(
+            repr(t) for t in (self.gated, self.confident, self.candidate, self.candidate_any)
+        )
+
+
+class LinearScreen:
+    """A logistic model over L2-normalized binary features."""
+
+    def __init__(
+        self, weights: dict[str, float], bias: float, thresholds: Thresholds | None = None
+    ) -> None:
+        self.weights = weights
+        self.bias = bias
+        self.thresholds = thresholds or Thresholds()
+
+    def window_score(self, features: set[str]) -> float:
+        if not features:
+            return self.bias
+        get = self.weights.get
+        total = sum(get(f, 0.0) for f in features)
+        return self.bias + total / math.sqrt(len(features))
+
+    def scores(self, view: str) -> tuple[float, float]:
+        """(the highest window's log-odds that ``view`` instructs an assistant, the same
+        over the windows that name the assistant's make-up)."""
+        best = gated = -math.inf
+        for words in windows(view):
+            score = self.window_score(window_features(words))
+            best = max(best, score)
+            if names_the_assistant(words):
+                gated = max(gated, score)
+        return best, gated
+
+    def score(self, view: str) -> float:
+        return self.scores(view)[0]
+
+    def flags_turn(self, view: str) -> bool:
+        best, gated = self.scores(view)
+        return gated >= self.thresholds.gated or best >= self.thresholds.confident
+
+    def refuses_candidate(self, view: str) -> bool:
+        """A candidate's sentence: past the lower bar where it names the assistant's
+        make-up, past ``candidate_any`` anywhere (short first-person statements, "I am
+        vegetarian", are rare in the training sets and score well above the bias)."""
+        best, gated = self.scores(view)
+        return gated >= self.thresholds.candidate or best >= self.thresholds.candidate_any
+
+    def dump(self) -> bytes:
+        names = list(self.weights)
+        header = f"{MODEL_FORMAT}\t{self.bias!r}\t{self.thresholds.dump()}"
+        text = "\n".join([header, *names]).encode("utf-8")
+        return text + b"\x00" + array("f", (self.weights[n] for n in names)).tobytes()
+
+    @classmethod
+    def load(cls, blob: bytes) -> LinearScreen:
+        text, _, packed = blob.partition(b"\x00")
+        header, *names = text.decode("utf-8").split("\n")
+        tag, bias, *thresholds = header.split("\t")
+        if tag != MODEL_FORMAT:
+            raise ValueError(f"not a {MODEL_FORMAT} model: {tag!r}")
+        weights = array("f")
+        weights.frombytes(packed)
+        if len(weights) != len(names):
+            raise ValueError("the model's weights do not match its features")
+        return cls(
+            dict(zip(names, weights, strict=True)),
+            float(bias),
+            Thresholds(*(float(t) for t in thresholds)),
+        )
+
+
+@cache
+def shipped_screen() -> LinearScreen:
+    """The model the package ships, loaded once per process."""
+    return LinearScreen.load(MODEL_PATH.read_bytes())

@@ -1,0 +1,269 @@
+"""A word-for-word English gloss of the words that carry an instruction to an assistant.
+
+The screen's classifier (:mod:`.classifier`) learns from English-language training sets;
+an order to a model reads the same in Spanish or German once its words are glossed:
+"Ignora tus directrices" is "ignore your guidelines". This is a bilingual lexicon, not a
+list of phrasings: each entry is one word of French, Spanish, German, Portuguese,
+Italian or Dutch (accents stripped, casefolded, as the screen's views read it) mapped to
+the English word of the same concept — who is addressed (second person), who orders
+(first person), what the assistant is made of (rules, instructions, training, prompt,
+mode, limits) and what is done to it (ignore, override, reveal, obey, act as).
+"""
+
+from __future__ import annotations
+
+from memory_es.formation.hazards.language import word_set
+
+
+def _entries(english: str, words: str) -> dict[str, str]:
+    return {word: english for word in words.split()}
+
+
+# One entry an English concept: who is addressed, who orders, what the assistant is made
+# of, and what is done to it.
+GLOSS: dict[str, str] = {
+    **_entries(
+        "you", "tu vos usted ustedes vosotros te ti contigo vous toi du dich dir voce voces jij jou"
+    ),
+    **_entries(
+        "your",
+        "tus tuyo tuya tuyos tuyas su sus vuestro vuestra vuestros vuestras tes votre "
+        "dein deine deinen deinem deiner deines ihr ihre ihren ihrem ihrer euer eure seu "
+        "sua seus suas teu tua teus tuas tuo tue tuoi vostro vostra vostri vostre jouw uw",
+    ),
+    **_entries(
+        "my",
+        "mi mis mio mia mios mias mon ma mes mein meine meinen meinem meiner meines meu "
+        "minha meus minhas miei mie mijn",
+    ),
+    **_entries("me", "moi mich mir mim mij"),
+    **_entries(
+        "instructions",
+        "instruccion instrucciones instruction instructions consigne consignes anweisung "
+        "anweisungen instruktion instruktionen anleitung instrucao instrucoes istruzione "
+        "istruzioni instructie instructies aanwijzing aanwijzingen",
+    ),
+    **_entries(
+        "rules",
+        "regla reglas norma normas regle regles regel regeln regra regras regola regole regels",
+    ),
+    **_entries(
+        "guidelines",
+        "directriz directrices pauta pautas lineamientos ligne lignes directrice "
+        "richtlinie richtlinien leitlinien diretriz diretrizes orientacao orientacoes "
+        "linee guida direttiva direttive richtlijn richtlijnen",
+    ),
+    **_entries(
+        "directives",
+        "directiva directivas directive directives direktive direktiven vorgabe vorgaben "
+        "diretiva diretivas",
+    ),
+    **_entries(
+        "commands",
+        "orden ordenes comando comandos mandato mandatos ordre ordres commande commandes "
+        "befehl befehle kommando kommandos ordem ordens comandi ordine ordini opdracht "
+        "opdrachten bevel bevelen",
+    ),
+    **_entries(
+        "requests",
+        "peticion peticiones solicitud solicitudes pedido pedidos demande demandes "
+        "requete requetes anfrage anfragen wunsch wunsche solicitacao solicitacoes "
+        "richiesta richieste verzoek verzoeken",
+    ),
+    **_entries(
+        "restrictions",
+        "restriccion restricciones limitacion limitaciones restriction restrictions "
+        "limitation limitations einschrankung einschrankungen beschrankung beschrankungen "
+        "restricao restricoes limitacao limitacoes restrizione restrizioni limitazione "
+        "limitazioni beperking beperkingen",
+    ),
+    **_entries(
+        "limits", "limite limites limiti grenze grenzen schranke schranken limiet limieten grens"
+    ),
+    **_entries("boundaries", "frontera fronteras frontiere frontiera confini"),
+    **_entries(
+        "programming",
+        "programacion programmation programmierung programacao programmazione "
+        "programmering programado programada programados programadas programmiert "
+        "programmierte programmato programmata programmati geprogrammeerd",
+    ),
+    **_entries(
+        "training",
+        "entrenamiento formacion entrainement ausbildung trainingsdaten treinamento "
+        "formacao addestramento formazione",
+    ),
+    **_entries(
+        "protocol",
+        "protocolo protocolos protocole protocoles protokoll protokolle protocollo "
+        "protocolli protocol protocollen",
+    ),
+    **_entries("parameters", "parametro parametros parametre parametres parameter parametri"),
+    **_entries(
+        "principles",
+        "principio principios principe principes prinzip prinzipien grundsatz grundsatze "
+        "principi beginsel beginselen",
+    ),
+    **_entries("ethics", "etica ethique ethik etiche etico ethiek ethisch ethische"),
+    **_entries("ethical", "eticas eticos ethiques etici"),
+    **_entries(
+        "filters", "filtro filtros filtre filtres filter filtri filters censura censure zensur"
+    ),
+    **_entries(
+        "settings",
+        "configuracion ajustes parametrage reglages einstellung einstellungen "
+        "konfiguration configuracao configurazione impostazioni instellingen",
+    ),
+    **_entries("mode", "modo mode modus modalita"),
+    **_entries(
+        "default",
+        "predeterminado predeterminada predeterminados defecto defaut padrao predefinito "
+        "predefinita",
+    ),
+    **_entries("prompt", "indicacion indicaciones eingabeaufforderung"),
+    **_entries("system", "sistema systeme systeem"),
+    **_entries(
+        "functions",
+        "funcion funciones fonction fonctions funktion funktionen funcao funcoes funzione "
+        "funzioni functie functies",
+    ),
+    **_entries(
+        "responses",
+        "respuesta respuestas reponse reponses antwort antworten resposta respostas "
+        "risposta risposte antwoord antwoorden",
+    ),
+    **_entries(
+        "secret",
+        "secreto secretos secret secrets geheimnis geheim segredo segredos segreto segreti geheime",
+    ),
+    **_entries(
+        "hidden",
+        "oculto oculta ocultos ocultas cachee verborgen versteckt versteckte escondido "
+        "escondida nascosto nascosta nascosti",
+    ),
+    **_entries(
+        "password", "contrasena contrasenas clave passe passwort kennwort senha senhas wachtwoord"
+    ),
+    **_entries(
+        "ignore",
+        "ignora ignore ignorar ignoren ignorez ignorer ignoriere ignorier ignorieren "
+        "ignoreer ignoreren negeer negeren ignorare ignori",
+    ),
+    **_entries(
+        "forget",
+        "olvida olvidar olvide olvidate oublie oubliez oublier vergiss vergessen esqueca "
+        "esquece esquecer dimentica dimenticare dimentichi vergeet vergeten",
+    ),
+    **_entries(
+        "disregard",
+        "desestima descarta descartar omite omitir desconsidera desconsidere "
+        "desconsiderar neglige negligez negliger missachte missachten trascura trascurare "
+        "tralascia",
+    ),
+    **_entries(
+        "override",
+        "anula anular sobrescribe sobrepasa sobrepasar anule outrepasse outrepasser "
+        "contourne contourner uberschreibe uberschreiben umgehe umgehen hebe aufheben "
+        "sobrepoe sobrepor contorne contornar annulla annullare scavalca scavalcare "
+        "aggira aggirare omzeil omzeilen",
+    ),
+    **_entries(
+        "bypass",
+        "evita evitar elude eludir esquiva esquivar evite eviter umgeh vermeide contorna "
+        "evade evitare eludere",
+    ),
+    **_entries(
+        "abandon",
+        "abandona abandonar deja dejar abandonne abandonner laisse verlasse verlassen "
+        "abandone deixa deixar abbandona abbandonare lascia verlaat",
+    ),
+    **_entries(
+        "violate",
+        "violar transgrede quebranta infringe viole violer enfreins enfreindre verletze "
+        "verletzen brich brechen violare infrangi infrangere overtreed",
+    ),
+    **_entries(
+        "deviate",
+        "desvia desviate desviarse ecarte abweichen desvie desviar devia deviare afwijken",
+    ),
+    **_entries(
+        "reveal",
+        "revela revelar revele revelez reveler enthulle enthullen verrate verraten rivela "
+        "rivelare divulga divulgar divulgue divulguer divulgare onthul onthullen",
+    ),
+    **_entries(
+        "show",
+        "muestra mostrar muestrame montre montrez montrer zeige zeig zeigen mostre mostra "
+        "mostrare tonen",
+    ),
+    **_entries("tell", "dime decir dinos dites sagen diga dizer dimmi vertel vertellen"),
+    **_entries("give", "dame dar donne donnez donner gib geben dai dammi geef geven"),
+    **_entries(
+        "share",
+        "comparte compartir partage partagez partager teile teilen compartilhe "
+        "compartilhar condividi condividere deel delen",
+    ),
+    **_entries(
+        "follow",
+        "sigue seguir siga suivez suivre folge folgen befolge befolgen segue seguire "
+        "segui volg volgen",
+    ),
+    **_entries(
+        "obey",
+        "obedece obedecer obeis obeissez obeir gehorche gehorchen obedeca obbedisci "
+        "obbedire gehoorzaam gehoorzamen",
+    ),
+    **_entries("act", "actua actuar actue agis agissez agir handeln aja atue atuar agisci agire"),
+    **_entries("pretend", "finge fingir finja semblant fingi fingere alsof"),
+    **_entries(
+        "behave",
+        "comportate comportarse comporte comportez comporter verhalte verhalten comporte- "
+        "se comportati comportarsi gedraag gedragen",
+    ),
+    **_entries("operate", "operar opere operez operer funcione funcionar operare opereer"),
+    **_entries(
+        "switch",
+        "cambia cambiar pasa changez changer wechsle wechseln mude mudar troca trocar "
+        "passa passare wissel",
+    ),
+    **_entries(
+        "enable",
+        "activa activar habilita habilitar activez activer aktiviere aktivieren ative "
+        "ativar habilite attiva attivare abilita abilitare activeer",
+    ),
+    **_entries(
+        "disable",
+        "desactiva desactivar desactive desactivez desactiver deaktiviere deaktivieren "
+        "desative desativar disattiva disattivare disabilita",
+    ),
+    **_entries(
+        "exceed",
+        "supera superar excede exceder depasse depasser uberschreite ubersteige "
+        "ultrapasse ultrapassar exceda superare oltrepassa overschrijd",
+    ),
+    **_entries("beyond", "jenseits ausserhalb alem oltre voorbij buiten"),
+    **_entries("without", "sans ohne sem senza zonder"),
+    **_entries(
+        "only",
+        "solamente unicamente exclusivamente seulement uniquement exclusivement nur "
+        "ausschliesslich somente apenas esclusivamente soltanto alleen uitsluitend",
+    ),
+    **_entries("now", "ahora maintenant desormais jetzt agora adesso"),
+    **_entries("henceforth", "dorenavant"),
+}
+
+# Keys that are English words too ("instructions", "mode", "evade"): they say nothing of
+# the language a sentence is in.
+_ALSO_ENGLISH = word_set(
+    """
+    instruction instructions restriction restrictions limitation limitations directive
+    directives filter filters parameter protocol mode secret secrets ignore censure evade
+    elude infringe dame deja evite segue limite limites principe principes regle
+    """
+)
+FOREIGN_WORDS = frozenset(k for k, v in GLOSS.items() if k != v and k not in _ALSO_ENGLISH)
+
+
+def foreign_word_count(words: list[str]) -> int:
+    """How many of ``words`` (casefolded, accents stripped) are this lexicon's
+    non-English words: two or more, and the sentence is not English."""
+    return sum(1 for w in words if w in FOREIGN_WORDS)

@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 
 import memory_es
-from memory_es.benchmarks.hazards import public_sets
+from memory_es.benchmarks.hazards import conversation, public_sets
 from memory_es.benchmarks.hazards.corpus import (
     BENIGN,
     INJECTIONS,
@@ -102,6 +102,12 @@ def main() -> None:
         "count the ones that form a belief (0: all of them)",
     )
     parser.add_argument("--seed", type=int, default=0, help="the formed sample's seed")
+    parser.add_argument(
+        "--longmemeval",
+        type=Path,
+        help="longmemeval_s.json: its check half's user turns said session by session "
+        "(turns flagged or redacted; the train half is the injection model's)",
+    )
     args = parser.parse_args()
     if args.public_sets:
         sample = args.formed_sample or None
@@ -111,7 +117,7 @@ def main() -> None:
         )
         print(orjson.dumps(figures_by_set, option=orjson.OPT_INDENT_2).decode())
         return
-    figures: dict[str, int] = secrets_figures()
+    figures: dict[str, float | int] = dict(secrets_figures())
     figures["injections"] = len(INJECTIONS)
     figures["injections_flagged"] = sum(map(is_injection, INJECTIONS))
     figures["injections_formed"] = forms(INJECTIONS)
@@ -126,6 +132,12 @@ def main() -> None:
     figures["probed_benign_flagged"] = sum(map(is_injection, PROBED_BENIGN))
     if args.locomo:
         figures.update(locomo(args.locomo, args.show))
+        figures.update(
+            conversation.screened_figures(conversation.locomo_sessions(args.locomo), "locomo")
+        )
+    if args.longmemeval:
+        sessions = conversation.longmemeval_sessions(args.longmemeval, "check")
+        figures.update(conversation.screened_figures(sessions, "longmemeval_check"))
     print(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())
 
 

@@ -51,3 +51,30 @@ def locomo_sessions(path: Path) -> Iterator[list[str]]:
                 said = [str(turn.get("text", "")) for turn in value]
                 if said:
                     yield said
+
+
+def screened_figures(sessions: Iterator[list[str]], name: str) -> dict[str, float | int]:
+    """Each session said turn by turn through ``Memory.say`` (so whatever the screen
+    carries from one turn to the next is in force): turns flagged (``trusted=False``),
+    redacted, and either, with the share of turns."""
+    import memory_es
+
+    turns = flagged = redacted = either = 0
+    with memory_es.open("memory://") as memory:
+        for n, said in enumerate(sessions):
+            session = memory.open_session(f"{name}-{n}")
+            for text in said:
+                if not text.strip():
+                    continue
+                receipt = memory.say(session, text)
+                turns += 1
+                flagged += not receipt.trusted
+                redacted += bool(receipt.redactions)
+                either += (not receipt.trusted) or bool(receipt.redactions)
+    return {
+        f"{name}_turns": turns,
+        f"{name}_flagged": flagged,
+        f"{name}_redacted": redacted,
+        f"{name}_flagged_or_redacted": either,
+        f"{name}_flagged_or_redacted_rate": round(either / turns, 5) if turns else 0.0,
+    }

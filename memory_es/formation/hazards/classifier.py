@@ -107,6 +107,22 @@ def names_the_assistant(words: list[str]) -> bool:
     return False
 
 
+_SENTENCE = re.compile(r"[^.!?\n]+")
+_FIRST_PERSON = re.compile(r"\s*(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|our)\b")
+
+
+def speaks_of_oneself(view: str) -> bool:
+    """Whether every sentence is the speaker's own declarative ("I used to work as a
+    system admin", "My kids play with no rules") and nothing addresses a listener: no
+    second person, no sentence opening on a verb. Such a text tells, it does not order,
+    however many of the assistant's words it holds."""
+    words = _WORD.findall(view)
+    if any(GLOSS.get(w, w) in ("you", "your") for w in words):
+        return False
+    sentences = [s for s in _SENTENCE.findall(view) if s.strip()]
+    return bool(sentences) and all(_FIRST_PERSON.match(s) for s in sentences)
+
+
 @dataclass
 class Thresholds:
     """Log-odds past which a window counts (module docstring)."""
@@ -143,10 +159,11 @@ class LinearScreen:
         """(the highest window's log-odds that ``view`` instructs an assistant, the same
         over the windows that name the assistant's make-up)."""
         best = gated = -math.inf
+        about_oneself = speaks_of_oneself(view)
         for words in windows(view):
             score = self.window_score(window_features(words))
             best = max(best, score)
-            if names_the_assistant(words):
+            if not about_oneself and names_the_assistant(words):
                 gated = max(gated, score)
         return best, gated
 

@@ -573,9 +573,14 @@ _USER = _patterns.compile(r"\buser(?:'s)?\b")
 
 def untranslated(statement: str) -> bool:
     """Whether a statement's words are in another language: two words of the gloss's
-    other languages (:mod:`.gloss`), or no English function word at all."""
-    said = _SAID.sub("", views(statement)[1][0])
-    return foreign_word_count(_WORDS.findall(said)) >= 2 or not reads_as_english(said)
+    other languages (:mod:`.gloss`), or a residue line with no English function word."""
+    view = views(statement)[1][0]
+    said = _SAID.sub("", view)
+    if foreign_word_count(_WORDS.findall(said)) >= 2:
+        return True
+    # What the user said word for word (the residue) must read as English; a rule's
+    # statement is English by construction ("User prefers short replies.").
+    return said != view and not reads_as_english(said)
 
 
 _WORDS = _patterns.compile(r"\w+")

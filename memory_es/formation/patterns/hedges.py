@@ -19,8 +19,9 @@ from memory_es.formation.patterns.rule import Found, Rule, rule
     r"had no idea|had a question|did not|have been thinking|have been wondering|"
     r"have been meaning|have been trying|have been asking|have been looking for|"
     r"am going to try|am going to check|am going to need|am going to ask|"
-    r"could|should|must|can(?! not stand| not bear)|will|would like|would love|"
-    r"would rather|would be|would not|"
+    r"could|should|must|can(?! not stand| not bear)|will|would like(?! (?:it if )?you\b)|"
+    # "I would rather you skip the pleasantries": how to be served (the request family)
+    r"would love|would rather(?! (?:if |that )?you\b)|would be|would not|"
     r"hope|wish|mean|meant|said|told|asked|forgot|forget|believe|suppose|bet|doubt|"
     r"imagine|assume|agree|disagree|see|understand|know|(?:get|got) it(?=\W*$)|"
     r"appreciate|apologize|apologise|promise|try|"

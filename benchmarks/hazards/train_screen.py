@@ -19,8 +19,8 @@ only this trainer fits; the screen scores in pure Python.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -138,7 +138,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--c", type=float, default=4.0, help="inverse regularization strength")
     parser.add_argument("--min-count", type=int, default=2)
-    parser.add_argument("--features", type=int, default=60_000)
+    parser.add_argument("--features", type=int, default=25_000)
     defaults = Thresholds()
     parser.add_argument("--gated", type=float, default=defaults.gated)
     parser.add_argument("--confident", type=float, default=defaults.confident)

@@ -8,7 +8,7 @@ their attribution). It reads the screen's normalized view (entities, compatibili
 forms, invisible characters, confusables and accents undone), glosses the words of six
 European languages to English (:mod:`.gloss`), and scores binary features — character
 3- to 5-grams of the words, glossed words and glossed word pairs — each window of
-:data:`WINDOW` words (half-overlapping, so the work is linear in the text's length).
+:data:`WINDOW` words (consecutive, so the work is linear in the text's length).
 
 The sets' benign rows are one-line requests, so alone the model mistakes chat ("don't
 forget to rest up, you got this") for orders. A turn is flagged when a window that names
@@ -40,7 +40,7 @@ MODEL_PATH = Path(__file__).parent / "data" / "injection_screen.bin"
 # The file's first line: a format tag, the bias, the three thresholds; then the
 # features, one per line, then (after a NUL) their float32 weights in that order.
 MODEL_FORMAT = "memory_es-injection-screen/3"
-WINDOW = 64  # words scored together; windows overlap by half
+WINDOW = 64  # words scored together
 _CHAR_ORDERS = (3, 4, 5)
 _WORD = re.compile(r"\w+")
 # Distinct prefixes keep a word feature from colliding with a character n-gram.
@@ -77,13 +77,13 @@ def window_features(words: list[str]) -> set[str]:
 
 
 def windows(view: str) -> Iterator[list[str]]:
-    """The text's words in windows of :data:`WINDOW`, each overlapping the last by half."""
+    """The text's words in consecutive windows of :data:`WINDOW` (a long turn costs what
+    its words cost, once)."""
     words = _WORD.findall(view)
     if len(words) <= WINDOW:
         yield words
         return
-    step = WINDOW // 2
-    for start in range(0, len(words) - step, step):
+    for start in range(0, len(words), WINDOW):
         yield words[start : start + WINDOW]
 
 

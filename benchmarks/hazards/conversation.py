@@ -58,15 +58,20 @@ def screened_figures(sessions: Iterator[list[str]], name: str) -> dict[str, floa
     carries from one turn to the next is in force): turns flagged (``trusted=False``),
     redacted, and either, with the share of turns."""
     import memory_es
+    from memory_es.errors import InvalidInput
 
-    turns = flagged = redacted = either = 0
+    turns = flagged = redacted = either = refused = 0
     with memory_es.open("memory://") as memory:
         for n, said in enumerate(sessions):
             session = memory.open_session(f"{name}-{n}")
             for text in said:
                 if not text.strip():
                     continue
-                receipt = memory.say(session, text)
+                try:
+                    receipt = memory.say(session, text)
+                except InvalidInput:  # what no store may hold: counted, not screened
+                    refused += 1
+                    continue
                 turns += 1
                 flagged += not receipt.trusted
                 redacted += bool(receipt.redactions)
@@ -77,4 +82,5 @@ def screened_figures(sessions: Iterator[list[str]], name: str) -> dict[str, floa
         f"{name}_redacted": redacted,
         f"{name}_flagged_or_redacted": either,
         f"{name}_flagged_or_redacted_rate": round(either / turns, 5) if turns else 0.0,
+        f"{name}_refused_as_input": refused,
     }

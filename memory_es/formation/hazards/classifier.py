@@ -107,6 +107,7 @@ def names_the_assistant(words: list[str]) -> bool:
     return False
 
 
+_SENTENCE_WORDS = 4
 _SENTENCE = re.compile(r"[^.!?\n]+")
 _FIRST_PERSON = re.compile(r"\s*(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|our)\b")
 
@@ -179,7 +180,10 @@ class LinearScreen:
         make-up, past ``candidate_any`` anywhere (short first-person statements, "I am
         vegetarian", are rare in the training sets and score well above the bias)."""
         best, gated = self.scores(view)
-        return gated >= self.thresholds.candidate or best >= self.thresholds.candidate_any
+        if gated >= self.thresholds.candidate:
+            return True
+        # A phrase of a few words is mostly the bias: only a sentence is judged anywhere.
+        return len(_WORD.findall(view)) >= _SENTENCE_WORDS and best >= self.thresholds.candidate_any
 
     def dump(self) -> bytes:
         names = list(self.weights)

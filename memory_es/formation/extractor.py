@@ -104,6 +104,7 @@ class ClauseExtractor:
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
         from memory_es.formation.hazards import candidate_hazard
+        from memory_es.formation.segments import own_speech
 
         proposals: list[Proposal] = []
         seen: set[tuple[str, str]] = set()
@@ -111,7 +112,9 @@ class ClauseExtractor:
             if not turn.trusted or turn.role != "user":
                 continue
             turn_words: tuple[tuple[str, str], ...] | None = None  # read once, if needed
-            for found in extract_clauses(turn.text, residue=self.residue):
+            # Only the user's own speech forms: what they pasted is someone else's words
+            # (memory_es/formation/segments.py).
+            for found in extract_clauses(own_speech(turn.text), residue=self.residue):
                 # A belief is information about the user: never a key-like token, never
                 # an order to the assistant (memory_es/formation/hazards).
                 if candidate_hazard(found.statement) is not None:

@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 from uuid import UUID
 
+from eventsourcing.application import ProcessingEvent
+from eventsourcing.persistence import Mapper, Recording
+
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role, normalize_name
 from memory_es.errors import (
     InvalidInput,
@@ -54,6 +57,7 @@ if TYPE_CHECKING:
     from memory_es.formation.extractor import Extractor, SourceTurn
     from memory_es.history import BeliefEvent
     from memory_es.ingest import IngestReport
+    from memory_es.keys import KeyRing, KeySource
     from memory_es.lifecycle.conflicts import PendingConflict
     from memory_es.lifecycle.usage import UsageReceipt
     from memory_es.logio import LogTransfer
@@ -87,6 +91,28 @@ class MemoryApplication(SnapshotsFromMemory):
         # The json module's stored format, parsed and written by orjson (transcoder.py).
         "TRANSCODER_TOPIC": "memory_es.transcoder:OrjsonTranscoder",
     }
+
+    def __init__(self, env: dict[str, str] | None = None, *, keys: KeyRing | None = None) -> None:
+        # Set before the library builds the mapper (construct_mapper) in its __init__.
+        self.keys = keys
+        super().__init__(env=env)
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        """With a key ring, the sealing mapper: user-derived text is encrypted under keys
+        kept outside the log (memory_es/sealing.py); without one, the library's."""
+        if self.keys is None:
+            return super().construct_mapper()
+        from memory_es.sealing import SealingMapper
+
+        return SealingMapper(transcoder=self.construct_transcoder(), keys=self.keys)
+
+    def _record(self, processing_event: ProcessingEvent[UUID]) -> list[Recording[UUID]]:
+        """The library's record, after the sealing mapper has created the keys this
+        save's events are sealed under (one key-store write per save)."""
+        prepare = getattr(self.mapper, "prepare", None)
+        if prepare is not None:
+            prepare(processing_event.events, processing_event.aggregates)
+        return super()._record(processing_event)
 
 
 @dataclass(frozen=True)
@@ -233,6 +259,8 @@ class Memory:
                 self.index.close()
             finally:
                 self.app.close()
+                if self.app.keys is not None:
+                    self.app.keys.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -681,6 +709,8 @@ def open(
     profile: MemoryProfile | str | Path | None = None,
     embedder: Embedder | None = None,
     check_formation: bool = True,
+    sealing: bool = True,
+    key_source: KeySource | None = None,
 ) -> Memory:
     """Open a store: create its tables, apply migrations, catch the read model up.
 
@@ -692,6 +722,10 @@ def open(
     With ``check_formation`` a store whose sessions were formed under another formation
     policy (version or extractor) warns (``StaleFormationWarning``) and sets
     ``Memory.formation_staleness``; the fix is ``memory-es memory rederive --all``.
+    With ``sealing`` (the default) user-derived text in new events is encrypted under
+    keys in the store's key table, from ``key_source`` (default: the system's random
+    source), so that ``Memory.forget`` can shred it (memory_es/sealing.py); events
+    written without sealing read as before either way.
     """
     spec = parse_store_url(url)
     resolved: MemoryProfile | None = None  # the shipped profile, validated on first use
@@ -710,8 +744,9 @@ def open(
         embedder = None
     try:
         index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
+        keys = _make_key_ring(spec, key_source) if sealing else None
         with index.setup_lock():
-            app = MemoryApplication(env=spec.env)
+            app = MemoryApplication(env=spec.env, keys=keys)
     except Exception as error:
         # driver_errors() after the fact: psycopg is imported only for a PostgreSQL store.
         if not isinstance(error, (*driver_errors(), OSError, StoreUnavailable)):
@@ -769,6 +804,17 @@ def _extractor(profile: MemoryProfile) -> Extractor:
     from memory_es.formation.extractor import make_extractor
 
     return make_extractor(profile.formation)
+
+
+def _make_key_ring(spec: StoreSpec, source: KeySource | None) -> KeyRing:
+    """The key ring over the store's own key table (memory_es/keys.py)."""
+    from memory_es.keys import KeyRing, MemoryKeyTable, PostgresKeyTable, SqliteKeyTable
+
+    if spec.kind == "sqlite":
+        return KeyRing(SqliteKeyTable(spec.sqlite_path), source)
+    if spec.kind == "postgres":
+        return KeyRing(PostgresKeyTable(spec.pg_connect, spec.pg_schema), source)
+    return KeyRing(MemoryKeyTable(), source)
 
 
 def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> RecallIndex:

@@ -204,6 +204,10 @@ def lean_page_reader(
     if mapper.cipher is not None or mapper.compressor is not None:
         return None
     decode = mapper.transcoder.decode
+    # The sealing mapper's (memory_es/sealing.py): a sealed state's text, opened.
+    unseal: Callable[[str, str, int, dict[str, Any]], None] | None = getattr(
+        mapper, "unseal", None
+    )
     new = object.__new__
     set_dict = object.__setattr__
 
@@ -212,6 +216,8 @@ def lean_page_reader(
         for position, stored_id, version, topic, state in rows:
             originator_id = convert_id(stored_id)
             fields = decode(state if type(state) is bytes else bytes(state))
+            if unseal is not None and "_sealed_" in fields:
+                unseal(topic, str(originator_id), version, fields)
             # Upcast as the library's mapper does (Mapper.to_domain_event).
             cls = classes[topic]
             from_version = fields.pop("class_version", 1)

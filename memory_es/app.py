@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from memory_es.formation.established import EstablishedFact
     from memory_es.formation.extractor import Extractor, SourceTurn
     from memory_es.history import BeliefEvent
+    from memory_es.forgetting import ForgetReport
     from memory_es.ingest import IngestReport
     from memory_es.keys import KeyRing, KeySource
     from memory_es.lifecycle.conflicts import PendingConflict
@@ -510,6 +511,32 @@ class Memory:
         from memory_es.history import belief_history
 
         return belief_history(self, belief_id)
+
+    # -- forgetting (memory_es/forgetting.py) ------------------------------------------------
+
+    def forget(
+        self,
+        *,
+        turn: str | None = None,
+        session: str | None = None,
+        principal: str | None = None,
+        tenant: str = DEFAULT_TENANT,
+        confirm: bool = False,
+        reason: str = "",
+    ) -> ForgetReport:
+        """Forget one turn, session or principal by destroying its keys; a dry run
+        (nothing written) unless ``confirm``."""
+        from memory_es.forgetting import forget
+
+        return forget(
+            self,
+            turn=turn,
+            session=session,
+            principal=principal,
+            tenant=tenant,
+            confirm=confirm,
+            reason=reason,
+        )
 
     # -- moving a store (memory_es/logio.py) ------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Every use of eventsourcing's non-public API, in one place, checked against its version.
 
-memory_es takes five shortcuts through eventsourcing 9.5's internals, each because the
+memory_es takes six shortcuts through eventsourcing 9.5's internals, each because the
 public path measured slower for the same result. They live here and nowhere else (a
 test greps the package for the names), and each has a test against the pinned version
 (``tests/test_es_internals.py``):
@@ -14,6 +14,9 @@ test greps the package for the names), and each has a test against the pinned ve
 - ``lean_page_reader``: the projector's log read, one query on the recorder's own table
   (``events_table_name``, ``datastore``), each event built from its decoded state as the
   library's mapper builds it.
+- ``delete_snapshots``: remove an aggregate's snapshot rows (forgetting: a snapshot is a
+  cache of state that may hold forgotten text), on the snapshot recorder's own table, or
+  the in-memory recorder's list and index.
 - ``ImmediateSQLiteFactory``: the SQLite persistence module with write transactions
   opened by ``BEGIN IMMEDIATE`` (the library sends a deferred ``BEGIN``): a writer takes
   the database's write lock first, waiting up to the busy timeout, instead of failing
@@ -177,6 +180,42 @@ def evict_cache(app: Application[UUID]) -> None:
     """Forget every cached aggregate (the library has no public call for it)."""
     if app.repository.cache is not None:
         app._repository = app.construct_repository()
+
+
+def delete_snapshots(app: Application[UUID], originator_ids: Collection[UUID]) -> None:
+    """Delete every stored snapshot of the aggregates (the library has no call for it):
+    a snapshot is not an event, and the next load replays the aggregate's events."""
+    if app.snapshots is None or not originator_ids:
+        return
+    recorder: Any = app.snapshots.recorder
+    ids = list(originator_ids)
+    if isinstance(recorder, SQLiteApplicationRecorder) or hasattr(recorder, "datastore"):
+        table = recorder.events_table_name
+        datastore = recorder.datastore
+        if type(datastore).__module__.startswith("eventsourcing.sqlite"):
+            with datastore.transaction(commit=True) as cursor:
+                cursor.executemany(
+                    f"DELETE FROM {table} WHERE originator_id = ?", [(i.hex,) for i in ids]
+                )
+            return
+        from psycopg.sql import SQL, Identifier
+
+        statement = SQL("DELETE FROM {schema}.{table} WHERE originator_id = ANY(%s)").format(
+            schema=Identifier(datastore.schema), table=Identifier(table)
+        )
+        with datastore.transaction(commit=True) as cursor:
+            cursor.execute(statement, [ids])
+        return
+    # The in-memory recorder: its list of stored events and the index into it.
+    with recorder._database_lock:
+        gone = {str(i) for i in ids}
+        kept = [e for e in recorder._stored_events if str(e.originator_id) not in gone]
+        recorder._stored_events[:] = kept
+        recorder._stored_events_index.clear()
+        for position, stored in enumerate(kept):
+            recorder._stored_events_index[str(stored.originator_id)][
+                stored.originator_version
+            ] = position
 
 
 def events_table_name(recorder: ApplicationRecorder) -> str | None:

@@ -24,6 +24,7 @@ from memory_es.errors import (
     StaleReadModel,
     StoreUnavailable,
     UnknownSession,
+    UsageError,
 )
 from memory_es.es_internals import IntervalsByTopic, SnapshotsFromMemory
 from memory_es.ports import (
@@ -52,11 +53,11 @@ if TYPE_CHECKING:
     from memory_es.context.episodes import EpisodeSearch
     from memory_es.context.pack import ContextPack
     from memory_es.domain.session import Session
+    from memory_es.forgetting import ForgetReport
     from memory_es.formation.consolidation import ConsolidationResult
     from memory_es.formation.established import EstablishedFact
     from memory_es.formation.extractor import Extractor, SourceTurn
     from memory_es.history import BeliefEvent
-    from memory_es.forgetting import ForgetReport
     from memory_es.ingest import IngestReport
     from memory_es.keys import KeyRing, KeySource
     from memory_es.lifecycle.conflicts import PendingConflict
@@ -541,12 +542,37 @@ class Memory:
     # -- moving a store (memory_es/logio.py) ------------------------------------------------
 
     def export_log(
-        self, path: Path, *, until: int | None = None, progress: Progress | None = None
+        self,
+        path: Path,
+        *,
+        until: int | None = None,
+        progress: Progress | None = None,
+        decrypted: bool = False,
     ) -> LogTransfer:
-        """Write the whole log (up to position ``until``) to a JSON-Lines file."""
+        """Write the whole log (up to position ``until``) to a JSON-Lines file: sealed
+        text as ciphertext, or with ``decrypted`` opened by this store's keys."""
         from memory_es.logio import export_log
 
-        return export_log(self, path, until=until, progress=progress)
+        return export_log(self, path, until=until, progress=progress, decrypted=decrypted)
+
+    def export_keys(self, path: Path) -> int:
+        """Write every key of the store to ``path`` (``keys export``); returns the count."""
+        from memory_es.keys import write_key_file
+
+        return write_key_file(path, self._key_ring().export_rows())
+
+    def import_keys(self, path: Path) -> int:
+        """Add the keys of a ``keys export`` file to this store (existing ids keep theirs)."""
+        from memory_es.keys import read_key_file
+
+        rows = read_key_file(path)
+        self._key_ring().import_rows(rows)
+        return len(rows)
+
+    def _key_ring(self) -> KeyRing:
+        if self.app.keys is None:
+            raise UsageError("this store was opened without sealing: it has no key store")
+        return self.app.keys
 
     def import_log(
         self,

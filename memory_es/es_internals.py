@@ -213,9 +213,9 @@ def delete_snapshots(app: Application[UUID], originator_ids: Collection[UUID]) -
         recorder._stored_events[:] = kept
         recorder._stored_events_index.clear()
         for position, stored in enumerate(kept):
-            recorder._stored_events_index[str(stored.originator_id)][
-                stored.originator_version
-            ] = position
+            recorder._stored_events_index[str(stored.originator_id)][stored.originator_version] = (
+                position
+            )
 
 
 def events_table_name(recorder: ApplicationRecorder) -> str | None:
@@ -244,9 +244,7 @@ def lean_page_reader(
         return None
     decode = mapper.transcoder.decode
     # The sealing mapper's (memory_es/sealing.py): a sealed state's text, opened.
-    unseal: Callable[[str, str, int, dict[str, Any]], None] | None = getattr(
-        mapper, "unseal", None
-    )
+    unseal: Callable[[str, str, int, dict[str, Any]], None] | None = getattr(mapper, "unseal", None)
     new = object.__new__
     set_dict = object.__setattr__
 

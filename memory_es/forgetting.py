@@ -219,7 +219,9 @@ def _execute(memory: Memory, plan: _Plan, scope: str, target: str, reason: str) 
         aggregate: Any = app.repository.get(principal_aggregate_id(plan.principal, plan.tenant))
         if not isinstance(aggregate, PrincipalMemory):
             raise InvalidInput(f"no memory for principal {plan.principal!r}")
-        records = {r.belief_id: r for r in memory.index.beliefs(principal_key(plan.tenant, plan.principal))}
+        records = {
+            r.belief_id: r for r in memory.index.beliefs(principal_key(plan.tenant, plan.principal))
+        }
         for belief_id in plan.live_retracted:
             aggregate.retire_belief(
                 belief_id=belief_id,

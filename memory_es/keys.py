@@ -20,14 +20,17 @@ Keys never reach an event, an export of the log, a trace or a log line: ``keys e
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
+import orjson
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 KEY_BYTES = 32  # AES-256
@@ -341,11 +344,11 @@ class KeyRing:
         """The owner's key encryption key if stored (None: none yet)."""
         kek_id = KEK_PREFIX + owner
         if kek_id not in self._keys and kek_id not in self._wrapped:
-            for row in self.table.select([kek_id]):
-                self._wrapped[row.key_id] = row
-        row = self._wrapped.pop(kek_id, None)
-        if row is not None:
-            self._keys[kek_id] = row.material
+            for stored in self.table.select([kek_id]):
+                self._wrapped[stored.key_id] = stored
+        found = self._wrapped.pop(kek_id, None)
+        if found is not None:
+            self._keys[kek_id] = found.material
         return self._keys.get(kek_id)
 
     def key(self, key_id: str, owner: str) -> bytes | None:
@@ -405,3 +408,46 @@ class KeyRing:
 
     def close(self) -> None:
         self.table.close()
+
+
+KEY_FILE_FORMAT = "memory-es-keys"
+
+
+def write_key_file(path: Path, rows: Sequence[KeyRow]) -> int:
+    """``keys export``: a header line, then one row a line (material in base64, data keys
+    still wrapped by their owner's key encryption key, which is in the file too)."""
+    from memory_es.errors import UsageError
+
+    try:
+        out = path.open("wb")
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror}") from None
+    with out:
+        out.write(orjson.dumps({"format": KEY_FILE_FORMAT, "version": 1}) + b"\n")
+        for row in rows:
+            line = {"key_id": row.key_id, "owner": row.owner, "material": _b64(row.material)}
+            out.write(orjson.dumps(line) + b"\n")
+    return len(rows)
+
+
+def read_key_file(path: Path) -> list[KeyRow]:
+    from memory_es.errors import InvalidInput, UsageError
+
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        header = orjson.loads(lines[0]) if lines else {}
+        if header.get("format") != KEY_FILE_FORMAT:
+            raise InvalidInput(f"{path}: not a memory-es key export")
+        return [
+            KeyRow(v["key_id"], v["owner"], base64.b64decode(v["material"], validate=True))
+            for v in map(orjson.loads, filter(bytes.strip, lines[1:]))
+        ]
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+        raise InvalidInput(f"{path}: a malformed key export ({error})") from None
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")

@@ -62,10 +62,19 @@ class LogTransfer:
 
 
 def export_log(
-    memory: Memory, path: Path, *, until: int | None = None, progress: Progress | None = None
+    memory: Memory,
+    path: Path,
+    *,
+    until: int | None = None,
+    progress: Progress | None = None,
+    decrypted: bool = False,
 ) -> LogTransfer:
-    """Write the store's log (up to position ``until``, default its head) to ``path``."""
+    """Write the store's log (up to position ``until``, default its head) to ``path``:
+    sealed text stays ciphertext (the keys move only by ``keys export``), unless
+    ``decrypted`` (an operator's plaintext copy, the events as a store without sealing
+    writes them; a forgotten text is its placeholder)."""
     recorder = memory.app.recorder
+    opened = _opener(memory) if decrypted else None
     with event_store_errors():
         head = recorder.max_notification_id() or 0
         stop = head if until is None else min(until, head)
@@ -91,7 +100,9 @@ def export_log(
                             "originator_id": str(n.originator_id),
                             "originator_version": n.originator_version,
                             "topic": n.topic,
-                            "state": base64.b64encode(bytes(n.state)).decode("ascii"),
+                            "state": base64.b64encode(
+                                bytes(n.state) if opened is None else opened(n)
+                            ).decode("ascii"),
                         },
                     )
                 first = first or page[0].id
@@ -101,6 +112,30 @@ def export_log(
                 if progress:
                     progress(last, stop)
     return LogTransfer(events=written, first_position=first, last_position=last)
+
+
+def _opener(memory: Memory) -> Callable[[Any], bytes]:
+    """The stored state of a notification with its sealed text opened (memory_es/sealing.py)."""
+    mapper = memory.app.mapper
+    unseal = getattr(mapper, "unseal", None)
+    if unseal is None:
+        raise UsageError("this store was opened without sealing: its export is plaintext already")
+    transcoder = mapper.transcoder
+
+    def opened(notification: Any) -> bytes:
+        state = bytes(notification.state)
+        fields = transcoder.decode(state)
+        if "_sealed_" not in fields:
+            return state
+        unseal(
+            notification.topic,
+            str(notification.originator_id),
+            notification.originator_version,
+            fields,
+        )
+        return transcoder.encode(fields)
+
+    return opened
 
 
 def _write(out: IO[bytes], value: dict[str, Any]) -> None:

@@ -140,7 +140,10 @@ class SealingMapper(Mapper[Any]):
         events will be sealed under, in one key-store write."""
         wanted: list[tuple[str, str]] = []
         for aggregate_id, aggregate in aggregates.items():
-            tenant, principal = getattr(aggregate, "tenant", None), getattr(aggregate, "principal", None)
+            tenant, principal = (
+                getattr(aggregate, "tenant", None),
+                getattr(aggregate, "principal", None),
+            )
             if isinstance(tenant, str) and isinstance(principal, str):
                 self._owners[str(aggregate_id)] = principal_identity(tenant, principal)
         for event in events:
@@ -197,8 +200,12 @@ class SealingMapper(Mapper[Any]):
         event = super().to_domain_event(stored_event)
         fields = vars(event)
         if SEALED_KEY in fields:
-            self.unseal(stored_event.topic, str(stored_event.originator_id),
-                        stored_event.originator_version, fields)
+            self.unseal(
+                stored_event.topic,
+                str(stored_event.originator_id),
+                stored_event.originator_version,
+                fields,
+            )
         return event
 
     def unseal(self, topic: str, originator: str, version: int, fields: dict[str, Any]) -> None:

@@ -17,6 +17,12 @@ def register(commands: Subparsers) -> None:
     export.add_argument(
         "--until", type=int, default=None, metavar="N", help="only up to position N"
     )
+    export.add_argument(
+        "--decrypted",
+        action="store_true",
+        help="write sealed text opened with this store's keys (an operator's plaintext"
+        " copy; a forgotten text stays its placeholder)",
+    )
     export.add_argument("--json", action="store_true")
     export.set_defaults(handler=_export)
     load = actions.add_parser(
@@ -29,7 +35,9 @@ def register(commands: Subparsers) -> None:
 
 def _export(args: argparse.Namespace) -> int:
     with open_store(args, on_stale="ignore") as memory, position_bar(0) as progress:
-        done = memory.export_log(args.file, until=args.until, progress=progress)
+        done = memory.export_log(
+            args.file, until=args.until, progress=progress, decrypted=args.decrypted
+        )
     if args.json:
         print_json(done.as_dict())
     else:

@@ -92,7 +92,8 @@ SEALED: dict[str, SealedTopic] = {
     _SESSION + "SessionSnapshotTaken": SealedTopic(
         ("lines", "prefix"),
         lambda _state, originator, _v: session_snapshot_key(originator),
-        lambda _state, _id: {"lines": [], "prefix": ""},
+        # The snapshot's ids go with its lines: a shredded rendering shows nothing.
+        lambda _state, _id: {"lines": [], "prefix": "", "belief_ids": []},
     ),
     _PRINCIPAL + "BeliefFormed": SealedTopic(
         ("statement", "normalized", "context", "subjects", "subject_key"),

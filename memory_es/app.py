@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 from uuid import UUID
 
-from eventsourcing.application import ProcessingEvent
-from eventsourcing.persistence import Mapper, Recording
+from eventsourcing.persistence import Mapper
 
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role, normalize_name
 from memory_es.errors import (
@@ -107,14 +106,6 @@ class MemoryApplication(SnapshotsFromMemory):
         from memory_es.sealing import SealingMapper
 
         return SealingMapper(transcoder=self.construct_transcoder(), keys=self.keys)
-
-    def _record(self, processing_event: ProcessingEvent[UUID]) -> list[Recording[UUID]]:
-        """The library's record, after the sealing mapper has created the keys this
-        save's events are sealed under (one key-store write per save)."""
-        prepare = getattr(self.mapper, "prepare", None)
-        if prepare is not None:
-            prepare(processing_event.events, processing_event.aggregates)
-        return super()._record(processing_event)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Every use of eventsourcing's non-public API, in one place, checked against its version.
 
-memory_es takes six shortcuts through eventsourcing 9.5's internals, each because the
+memory_es takes seven shortcuts through eventsourcing 9.5's internals, each because the
 public path measured slower for the same result. They live here and nowhere else (a
 test greps the package for the names), and each has a test against the pinned version
 (``tests/test_es_internals.py``):
@@ -8,6 +8,8 @@ test greps the package for the names), and each has a test against the pinned ve
 - ``SnapshotsFromMemory._take_snapshots``: snapshot a saved aggregate from memory, at
   the version the save left it at, instead of the library's cold reload of the
   interval's version.
+- ``SnapshotsFromMemory._record``: the library's record, after the mapper's ``prepare``
+  (the sealing mapper creates a save's keys in one key-store write: memory_es/sealing.py).
 - ``save_collected``: ``Application.save`` for events collected in order (the bulk
   path), through ``_record``, ``_take_snapshots`` and ``_notify``.
 - ``evict_cache``: forget every cached aggregate by building a fresh ``_repository``.
@@ -37,7 +39,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application, ProcessingEvent
-from eventsourcing.persistence import ApplicationRecorder, Mapper
+from eventsourcing.persistence import ApplicationRecorder, Mapper, Recording
 from eventsourcing.sqlite import (
     SQLiteApplicationRecorder,
     SQLiteConnection,
@@ -118,6 +120,15 @@ class IntervalsByTopic(dict[type[Any], int]):
 
 class SnapshotsFromMemory(Application[UUID]):
     """An Application that snapshots from the saved aggregate when it can."""
+
+    def _record(self, processing_event: ProcessingEvent[UUID]) -> list[Recording[UUID]]:
+        """The library's record, after a mapper with a ``prepare`` step (the sealing
+        mapper) has seen the save's events and aggregates: it creates the keys they are
+        sealed under in one key-store write, before the events' transaction."""
+        prepare = getattr(self.mapper, "prepare", None)
+        if prepare is not None:
+            prepare(processing_event.events, processing_event.aggregates)
+        return super()._record(processing_event)
 
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
         """Snapshot a saved aggregate from memory, at the version the save left it at,

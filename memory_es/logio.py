@@ -249,3 +249,50 @@ def import_log(
                 progress(written, count)
     memory.rebuild_projections(progress=rebuild_progress)
     return LogTransfer(events=written, first_position=first, last_position=last)
+
+
+def compact_log(source: Memory, target: Memory, *, progress: Progress | None = None) -> LogTransfer:
+    """``log compact``: write the source's log into the empty ``target`` (opened with
+    sealing), each event read through the source's keys and sealed again under the
+    target's — a store written before sealing comes out sealed, a forgotten payload as
+    its placeholder only — then rebuild the target's read model and check it equals the
+    source's, row for row (``InvalidInput`` if not). Offline: nothing may write either."""
+    from memory_es.domain.values import principal_identity
+
+    mapper = target.app.mapper
+    note_owner = getattr(mapper, "note_owner", None)
+    if note_owner is None:
+        raise UsageError("log compact writes a sealed store: open the target with sealing")
+    recorder = source.app.recorder
+    with event_store_errors():
+        if target.app.recorder.max_notification_id():
+            raise UsageError(f"the target store {target.spec.display} already holds events")
+        head = recorder.max_notification_id() or 0
+        after, written, first = 0, 0, 0
+        while after < head:
+            page = recorder.select_notifications(
+                start=after, limit=IMPORT_BATCH, stop=head, inclusive_of_start=False
+            )
+            if not page:
+                break
+            batch: list[StoredEvent] = []
+            for n in page:
+                event = source.app.mapper.to_domain_event(n)
+                tenant, principal = (
+                    getattr(event, "tenant", None),
+                    getattr(event, "principal", None),
+                )
+                if isinstance(tenant, str) and isinstance(principal, str):
+                    note_owner(str(n.originator_id), principal_identity(tenant, principal))
+                batch.append(mapper.to_stored_event(event))
+            target.app.recorder.insert_events(batch)
+            written += len(batch)
+            first = first or page[0].id
+            after = page[-1].id
+            if progress:
+                progress(after, head)
+    target.rebuild_projections()
+    source.catch_up()
+    if target.index.dump() != source.index.dump():
+        raise InvalidInput("the compacted store's read model differs from the source's")
+    return LogTransfer(events=written, first_position=first, last_position=after)

@@ -158,6 +158,10 @@ class SealingMapper(Mapper[Any]):
             wanted.append((sealed.key_id(vars(event), originator, event.originator_version), owner))
         self.keys.ensure(wanted)
 
+    def note_owner(self, originator: str, owner: str) -> None:
+        """Name an aggregate's owner for events sealed outside a save (``log compact``)."""
+        self._owners[originator] = owner
+
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         topic = get_topic(type(domain_event))
         sealed = SEALED.get(topic)

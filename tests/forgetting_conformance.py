@@ -18,9 +18,13 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from uuid import UUID
 
+import pytest
+
 import memory_es
 from memory_es.domain.values import Status
+from memory_es.errors import UsageError
 from memory_es.forgetting import FORGOTTEN_REASON
+from memory_es.logio import compact_log
 from memory_es.sealing import FORGOTTEN
 
 MARKER = "quokkaville"  # what must be forgotten (lower case: lexemes are)
@@ -137,7 +141,9 @@ class ForgettingConformance(abc.ABC):
             assert SHARED in repr(memory.recall("ana", SHARED).lines())
             # The retraction is an event, with the reason; the erasure record has no text.
             (gone,) = report.retracted
-            retirements = [e.fields for e in memory.belief_history(gone) if e.event == "BeliefRetired"]
+            retirements = [
+                e.fields for e in memory.belief_history(gone) if e.event == "BeliefRetired"
+            ]
             assert [f["reason"] for f in retirements] == [FORGOTTEN_REASON]
             # Nothing comes back: a rebuild from 0, a re-derivation, a cold reopen.
             memory.rebuild_projections(resume=False)
@@ -152,7 +158,9 @@ class ForgettingConformance(abc.ABC):
             memory.close_session(a)
             report = memory.forget(turn=secret.turn_id, confirm=True)
             assert report.turn_ids == [secret.turn_id] and report.session_ids == []
-            statements = [b.statement for b in memory.list_beliefs("ana") if b.status == Status.ACTIVE]
+            statements = [
+                b.statement for b in memory.list_beliefs("ana") if b.status == Status.ACTIVE
+            ]
             assert statements == ["User loves durian fruit."]
             # Formation's evidence is the turn that remains; the event reads its placeholder.
             assert [t.text for t in memory.session_turns(a)] == [SHARED_TURN]
@@ -219,3 +227,26 @@ class ForgettingConformance(abc.ABC):
                 memory.say(b, SHARED_TURN)
                 memory.close_session(b)
                 assert SHARED in repr(memory.recall("ana", SHARED).lines())
+
+    def test_log_compact_seals_a_plaintext_store_so_it_can_forget(self, tmp_path: Path) -> None:
+        with self.store_url(tmp_path) as url, memory_es.open(url, sealing=False) as old:
+            a = old.open_session("ana")
+            old.say(a, SECRET_TURN)
+            old.say(a, SHARED_TURN)
+            old.close_session(a)
+            with pytest.raises(UsageError, match="without sealing"):
+                old.forget(session=a, confirm=True)
+            with memory_es.open("memory://") as sealed:
+                done = compact_log(old, sealed)
+                assert done.events == old.runner.log_head()
+                assert sealed.index.dump() == old.index.dump()
+                sealed.forget(turn=memory_es_turn(old, a, SECRET_TURN), confirm=True)
+                assert MARKER.encode() not in raw_store_bytes("memory://", tmp_path, sealed)
+                lines = sealed.recall("ana", f"{MARKER} {SHARED}").lines()
+                assert MARKER not in repr(lines).lower() and SHARED in repr(lines)
+
+
+def memory_es_turn(memory: Any, session: str, text: str) -> str:
+    """The id of the session's turn with this text."""
+    (turn,) = [t.turn_id for t in memory.session_turns(session) if t.text == text]
+    return turn

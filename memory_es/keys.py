@@ -98,8 +98,9 @@ class KeyTable(Protocol):
 
     def select_all(self) -> list[KeyRow]: ...
 
-    def insert(self, rows: Sequence[KeyRow]) -> None:
-        """Insert the rows in one transaction; a key id already stored keeps its row."""
+    def insert(self, rows: Sequence[KeyRow]) -> int:
+        """Insert the rows in one transaction; a key id already stored keeps its row.
+        Returns how many rows were inserted."""
 
     def delete(self, key_ids: Collection[str]) -> int: ...
 
@@ -131,10 +132,12 @@ class MemoryKeyTable:
     def select_all(self) -> list[KeyRow]:
         return list(self._rows.values())
 
-    def insert(self, rows: Sequence[KeyRow]) -> None:
+    def insert(self, rows: Sequence[KeyRow]) -> int:
         with self._lock:
+            before = len(self._rows)
             for row in rows:
                 self._rows.setdefault(row.key_id, row)
+            return len(self._rows) - before
 
     def delete(self, key_ids: Collection[str]) -> int:
         with self._lock:
@@ -194,11 +197,11 @@ class SqliteKeyTable:
     def select_all(self) -> list[KeyRow]:
         return self._rows(f"SELECT {_COLUMNS} FROM {_TABLE} ORDER BY key_id")
 
-    def insert(self, rows: Sequence[KeyRow]) -> None:
+    def insert(self, rows: Sequence[KeyRow]) -> int:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.executemany(
+                cursor = self._db.executemany(
                     f"INSERT OR IGNORE INTO {_TABLE} ({_COLUMNS}) VALUES (?, ?, ?)",
                     [(r.key_id, r.owner, r.material) for r in rows],
                 )
@@ -206,6 +209,7 @@ class SqliteKeyTable:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+            return cursor.rowcount
 
     def delete(self, key_ids: Collection[str]) -> int:
         with self._lock:
@@ -265,12 +269,13 @@ class PostgresKeyTable:
     def select_all(self) -> list[KeyRow]:
         return self._rows("ORDER BY key_id", [])
 
-    def insert(self, rows: Sequence[KeyRow]) -> None:
+    def insert(self, rows: Sequence[KeyRow]) -> int:
         statement = self._sql.SQL(
             f"INSERT INTO {{}} ({_COLUMNS}) VALUES (%s, %s, %s) ON CONFLICT (key_id) DO NOTHING"
         ).format(self._table)
         with self._lock, self._db.transaction(), self._db.cursor() as cursor:
             cursor.executemany(statement, [(r.key_id, r.owner, r.material) for r in rows])
+            return cursor.rowcount
 
     def delete(self, key_ids: Collection[str]) -> int:
         statement = self._sql.SQL("DELETE FROM {} WHERE key_id = ANY(%s)").format(self._table)
@@ -310,14 +315,11 @@ class KeyRing:
 
     def ensure(self, wanted: Iterable[tuple[str, str]]) -> None:
         """Make each (key id, owner) exist, creating the missing ones (and their owners'
-        key encryption keys) in one insert; cached for the sealing that follows."""
+        key encryption keys) in one insert; cached for the sealing that follows. Most
+        keys are new by construction (a turn's, a belief's): they are inserted without
+        a look first, and only when some id was stored already are the rows read back."""
         with self._lock:
-            missing = {k: o for k, o in wanted if k not in self._keys}
-            if not missing:
-                return
-            for row in self.table.select(list(missing)):
-                self._wrapped[row.key_id] = row
-                missing.pop(row.key_id, None)
+            missing = {k: o for k, o in wanted if k not in self._keys and k not in self._wrapped}
             if not missing:
                 return
             keks: dict[str, bytes] = {}
@@ -328,14 +330,17 @@ class KeyRing:
                     kek = self.source.new_key()
                     rows.append(KeyRow(KEK_PREFIX + owner, owner, kek))
                 keks[owner] = kek
-            created: list[str] = []
+            created: dict[str, bytes] = {}
             for key_id, owner in missing.items():
-                nonce = self.source.new_nonce()
-                wrapped = AESGCM(keks[owner]).encrypt(nonce, self.source.new_key(), key_id.encode())
+                key, nonce = self.source.new_key(), self.source.new_nonce()
+                wrapped = AESGCM(keks[owner]).encrypt(nonce, key, key_id.encode())
                 rows.append(KeyRow(key_id, owner, nonce + wrapped))
-                created.append(key_id)
-            self.table.insert(rows)
-            # Another writer may have created one of these first: the stored row wins.
+                created[key_id] = key
+            if self.table.insert(rows) == len(rows):
+                self._keys.update(created)
+                self._keys.update((KEK_PREFIX + o, k) for o, k in keks.items())
+                return
+            # Some were stored already (another writer, an earlier run): theirs win.
             for row in self.table.select([*created, *(KEK_PREFIX + o for o in keks)]):
                 self._keys.pop(row.key_id, None)
                 self._wrapped[row.key_id] = row

@@ -243,7 +243,8 @@ def lean_page_reader(
     *,
     topics: Collection[str] | None = None,
 ) -> PageReader | None:
-    """The log read for the projector alone, when nothing but the transcoder shapes the
+    """The log read for the projector alone, when nothing but the transcoder (and the
+    sealing mapper's boxes: only the text the projector reads is opened) shapes the
     stored state: one query for the rows of ``classes``' topics, and each event built from
     its decoded state as the mapper builds it, upcasts included (no notification
     objects). The originator id is kept as its text on SQLite (the projector only uses

@@ -120,6 +120,11 @@ SEALED[PRINCIPAL_SNAPSHOT] = _STATE
 SEALED[LIBRARY_SNAPSHOT] = _STATE
 
 
+# The topics whose sealed text the read model's projector reads (a statement, its
+# subjects and context, which it indexes); it reads no turn, fact or rendering text.
+PROJECTED_TEXT = frozenset({_PRINCIPAL + "BeliefFormed"})
+
+
 class SealingError(MemoryEsError):
     """An event with text to seal whose owner is unknown (saved outside Application.save)."""
 
@@ -212,6 +217,16 @@ class SealingMapper(Mapper[Any]):
                 fields,
             )
         return event
+
+    def unseal_projected(
+        self, topic: str, originator: str, version: int, fields: dict[str, Any]
+    ) -> None:
+        """``unseal`` for the projector's page reader: only the text it reads is opened
+        (PROJECTED_TEXT); any other box is dropped unopened (a rebuild decrypts no turn)."""
+        if topic in PROJECTED_TEXT:
+            self.unseal(topic, originator, version, fields)
+        else:
+            del fields[SEALED_KEY]
 
     def unseal(self, topic: str, originator: str, version: int, fields: dict[str, Any]) -> None:
         """Replace the box in a decoded state by its fields (the placeholder's when the

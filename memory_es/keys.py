@@ -322,14 +322,10 @@ class KeyRing:
             missing = {k: o for k, o in wanted if k not in self._keys and k not in self._wrapped}
             if not missing:
                 return
-            keks: dict[str, bytes] = {}
+            keks = {
+                owner: self._kek(owner) or self._new_kek(owner) for owner in set(missing.values())
+            }
             rows: list[KeyRow] = []
-            for owner in set(missing.values()):
-                kek = self._kek(owner)
-                if kek is None:
-                    kek = self.source.new_key()
-                    rows.append(KeyRow(KEK_PREFIX + owner, owner, kek))
-                keks[owner] = kek
             created: dict[str, bytes] = {}
             for key_id, owner in missing.items():
                 key, nonce = self.source.new_key(), self.source.new_nonce()
@@ -338,12 +334,24 @@ class KeyRing:
                 created[key_id] = key
             if self.table.insert(rows) == len(rows):
                 self._keys.update(created)
-                self._keys.update((KEK_PREFIX + o, k) for o, k in keks.items())
                 return
             # Some were stored already (another writer, an earlier run): theirs win.
-            for row in self.table.select([*created, *(KEK_PREFIX + o for o in keks)]):
+            for row in self.table.select(list(created)):
                 self._keys.pop(row.key_id, None)
                 self._wrapped[row.key_id] = row
+
+    def _new_kek(self, owner: str) -> bytes:
+        """Create the owner's key encryption key, alone in its insert: when another
+        writer created one first, the stored one is used (every data key of an owner
+        must be wrapped by the one key encryption key the table holds)."""
+        kek_id = KEK_PREFIX + owner
+        self.table.insert([KeyRow(kek_id, owner, self.source.new_key())])
+        self._wrapped.pop(kek_id, None)
+        self._keys.pop(kek_id, None)
+        kek = self._kek(owner)  # read back: ours, or the one another writer stored first
+        if kek is None:  # pragma: no cover - inserted or stored, so it is there
+            raise LookupError(f"no key encryption key for {owner}")
+        return kek
 
     def _kek(self, owner: str) -> bytes | None:
         """The owner's key encryption key if stored (None: none yet)."""

@@ -149,6 +149,8 @@ def forget(
 def _plan(memory: Memory, scope: str, target: str, tenant: str) -> _Plan:
     if scope == "principal":
         sessions = _principal_sessions(memory, tenant, target)
+        if not sessions:
+            raise InvalidInput(f"no sessions of principal {target!r} in this store")
         plan = _Plan(tenant, target, sessions, set())
         for session_id in sessions:
             plan.turns |= {e.turn_id for e in _events(memory, session_id, "TurnRecorded")}

@@ -22,7 +22,7 @@ import pytest
 
 import memory_es
 from memory_es.domain.values import Status
-from memory_es.errors import UsageError
+from memory_es.errors import InvalidInput, UsageError
 from memory_es.forgetting import FORGOTTEN_REASON
 from memory_es.logio import compact_log
 from memory_es.sealing import FORGOTTEN
@@ -198,6 +198,16 @@ class ForgettingConformance(abc.ABC):
             assert MARKER.encode() not in raw and SHARED.encode() not in raw
             assert [b.statement for b in memory.list_beliefs("bo")] == ["User lives in Lisbon."]
             assert memory.app.keys.table.select_owner("default/ana") == []
+
+    def test_an_unknown_target_is_refused_and_changes_nothing(self, tmp_path: Path) -> None:
+        for _, memory in self._store(tmp_path):
+            head = memory.runner.log_head()
+            for unknown in ({"principal": "nobody"}, {"turn": "no-such-turn"}):
+                with pytest.raises(InvalidInput, match="no "):
+                    memory.forget(confirm=True, **unknown)
+            with pytest.raises(UsageError, match="exactly one"):
+                memory.forget(confirm=True)
+            assert memory.runner.log_head() == head
 
     def test_a_log_moved_with_its_keys_recalls_what_the_source_did(self, tmp_path: Path) -> None:
         for _, memory in self._store(tmp_path):

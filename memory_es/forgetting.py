@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -111,8 +111,8 @@ def forget(
     reason: str = "",
 ) -> ForgetReport:
     """Forget one turn, one session or one principal (module doc)."""
-    given = [(k, v) for k, v in (("turn", turn), ("session", session), ("principal", principal))]
-    chosen = [(k, v) for k, v in given if v is not None]
+    named = (("turn", turn), ("session", session), ("principal", principal))
+    chosen = [(kind, value) for kind, value in named if value is not None]
     if len(chosen) != 1:
         raise UsageError("forget exactly one of: a turn, a session, a principal")
     scope, target = chosen[0]
@@ -143,7 +143,7 @@ def forget(
         if not confirm:
             return report
         destroyed = _execute(memory, plan, scope, str(target), reason)
-    return ForgetReport(**{**report.__dict__, "keys_destroyed": destroyed})
+    return replace(report, keys_destroyed=destroyed)
 
 
 def _plan(memory: Memory, scope: str, target: str, tenant: str) -> _Plan:

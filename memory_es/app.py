@@ -788,8 +788,8 @@ def open(
         embedder = None
     try:
         index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
-        keys = _make_key_ring(spec, key_source) if sealing else None
-        with index.setup_lock():
+        with index.setup_lock():  # first opens race to create the tables: one at a time
+            keys = _make_key_ring(spec, key_source) if sealing else None
             app = MemoryApplication(env=spec.env, keys=keys)
     except Exception as error:
         # driver_errors() after the fact: psycopg is imported only for a PostgreSQL store.

@@ -239,6 +239,7 @@ class PostgresKeyTable:
 
         self._sql = sql
         self._table = sql.Identifier(schema, _TABLE)
+        self._connect = connect
         self._db = psycopg.connect(**connect, autocommit=True)
         self._lock = threading.Lock()
         with self._lock:
@@ -254,10 +255,29 @@ class PostgresKeyTable:
                 )
             )
 
+    def _live(self) -> Any:
+        """The connection, opened again if the server dropped it (the read model's pool
+        survives a dropped connection; so does the key table). Called under the lock."""
+        import psycopg
+
+        if self._db.closed or self._db.broken:
+            self._db = psycopg.connect(**self._connect, autocommit=True)
+        return self._db
+
+    def _run(self, statement: Any, params: Sequence[Any]) -> Any:
+        """Execute once, and once more on a fresh connection if this one was dropped."""
+        import psycopg
+
+        try:
+            return self._live().execute(statement, params)
+        except psycopg.OperationalError:
+            self._db.close()
+            return self._live().execute(statement, params)
+
     def _rows(self, where: str, params: Sequence[Any]) -> list[KeyRow]:
         statement = self._sql.SQL(f"SELECT {_COLUMNS} FROM {{}} {where}").format(self._table)
         with self._lock:
-            found = self._db.execute(statement, params).fetchall()
+            found = self._run(statement, params).fetchall()
         return [KeyRow(k, o, bytes(m)) for k, o, m in found]
 
     def select(self, key_ids: Collection[str]) -> list[KeyRow]:
@@ -273,19 +293,32 @@ class PostgresKeyTable:
         statement = self._sql.SQL(
             f"INSERT INTO {{}} ({_COLUMNS}) VALUES (%s, %s, %s) ON CONFLICT (key_id) DO NOTHING"
         ).format(self._table)
-        with self._lock, self._db.transaction(), self._db.cursor() as cursor:
-            cursor.executemany(statement, [(r.key_id, r.owner, r.material) for r in rows])
-            return cursor.rowcount
+        import psycopg
+
+        values = [(r.key_id, r.owner, r.material) for r in rows]
+
+        def attempt() -> int:
+            db = self._live()
+            with db.transaction(), db.cursor() as cursor:
+                cursor.executemany(statement, values)
+                return int(cursor.rowcount)
+
+        with self._lock:
+            try:
+                return attempt()
+            except psycopg.OperationalError:  # dropped: nothing committed, so once more
+                self._db.close()
+                return attempt()
 
     def delete(self, key_ids: Collection[str]) -> int:
         statement = self._sql.SQL("DELETE FROM {} WHERE key_id = ANY(%s)").format(self._table)
         with self._lock:
-            return self._db.execute(statement, [list(key_ids)]).rowcount
+            return int(self._run(statement, [list(key_ids)]).rowcount)
 
     def delete_owner(self, owner: str) -> int:
         statement = self._sql.SQL("DELETE FROM {} WHERE owner = %s").format(self._table)
         with self._lock:
-            return self._db.execute(statement, [owner]).rowcount
+            return int(self._run(statement, [owner]).rowcount)
 
     def size_bytes(self) -> int:
         return _size(self.select_all())

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 from uuid import UUID
 
+from eventsourcing.persistence import Mapper
+
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role, normalize_name
 from memory_es.errors import (
     InvalidInput,
@@ -21,6 +23,7 @@ from memory_es.errors import (
     StaleReadModel,
     StoreUnavailable,
     UnknownSession,
+    UsageError,
 )
 from memory_es.es_internals import IntervalsByTopic, SnapshotsFromMemory
 from memory_es.ports import (
@@ -49,11 +52,13 @@ if TYPE_CHECKING:
     from memory_es.context.episodes import EpisodeSearch
     from memory_es.context.pack import ContextPack
     from memory_es.domain.session import Session
+    from memory_es.forgetting import ForgetReport
     from memory_es.formation.consolidation import ConsolidationResult
     from memory_es.formation.established import EstablishedFact
     from memory_es.formation.extractor import Extractor, SourceTurn
     from memory_es.history import BeliefEvent
     from memory_es.ingest import IngestReport
+    from memory_es.keys import KeyRing, KeySource
     from memory_es.lifecycle.conflicts import PendingConflict
     from memory_es.lifecycle.usage import UsageReceipt
     from memory_es.logio import LogTransfer
@@ -87,6 +92,20 @@ class MemoryApplication(SnapshotsFromMemory):
         # The json module's stored format, parsed and written by orjson (transcoder.py).
         "TRANSCODER_TOPIC": "memory_es.transcoder:OrjsonTranscoder",
     }
+
+    def __init__(self, env: dict[str, str] | None = None, *, keys: KeyRing | None = None) -> None:
+        # Set before the library builds the mapper (construct_mapper) in its __init__.
+        self.keys = keys
+        super().__init__(env=env)
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        """With a key ring, the sealing mapper: user-derived text is encrypted under keys
+        kept outside the log (memory_es/sealing.py); without one, the library's."""
+        if self.keys is None:
+            return super().construct_mapper()
+        from memory_es.sealing import SealingMapper
+
+        return SealingMapper(transcoder=self.construct_transcoder(), keys=self.keys)
 
 
 @dataclass(frozen=True)
@@ -233,6 +252,8 @@ class Memory:
                 self.index.close()
             finally:
                 self.app.close()
+                if self.app.keys is not None:
+                    self.app.keys.close()
 
     def __enter__(self) -> Memory:
         return self
@@ -483,15 +504,66 @@ class Memory:
 
         return belief_history(self, belief_id)
 
+    # -- forgetting (memory_es/forgetting.py) ------------------------------------------------
+
+    def forget(
+        self,
+        *,
+        turn: str | None = None,
+        session: str | None = None,
+        principal: str | None = None,
+        tenant: str = DEFAULT_TENANT,
+        confirm: bool = False,
+        reason: str = "",
+    ) -> ForgetReport:
+        """Forget one turn, session or principal by destroying its keys; a dry run
+        (nothing written) unless ``confirm``."""
+        from memory_es.forgetting import forget
+
+        return forget(
+            self,
+            turn=turn,
+            session=session,
+            principal=principal,
+            tenant=tenant,
+            confirm=confirm,
+            reason=reason,
+        )
+
     # -- moving a store (memory_es/logio.py) ------------------------------------------------
 
     def export_log(
-        self, path: Path, *, until: int | None = None, progress: Progress | None = None
+        self,
+        path: Path,
+        *,
+        until: int | None = None,
+        progress: Progress | None = None,
+        decrypted: bool = False,
     ) -> LogTransfer:
-        """Write the whole log (up to position ``until``) to a JSON-Lines file."""
+        """Write the whole log (up to position ``until``) to a JSON-Lines file: sealed
+        text as ciphertext, or with ``decrypted`` opened by this store's keys."""
         from memory_es.logio import export_log
 
-        return export_log(self, path, until=until, progress=progress)
+        return export_log(self, path, until=until, progress=progress, decrypted=decrypted)
+
+    def export_keys(self, path: Path) -> int:
+        """Write every key of the store to ``path`` (``keys export``); returns the count."""
+        from memory_es.keys import write_key_file
+
+        return write_key_file(path, self._key_ring().export_rows())
+
+    def import_keys(self, path: Path) -> int:
+        """Add the keys of a ``keys export`` file to this store (existing ids keep theirs)."""
+        from memory_es.keys import read_key_file
+
+        rows = read_key_file(path)
+        self._key_ring().import_rows(rows)
+        return len(rows)
+
+    def _key_ring(self) -> KeyRing:
+        if self.app.keys is None:
+            raise UsageError("this store was opened without sealing: it has no key store")
+        return self.app.keys
 
     def import_log(
         self,
@@ -681,6 +753,8 @@ def open(
     profile: MemoryProfile | str | Path | None = None,
     embedder: Embedder | None = None,
     check_formation: bool = True,
+    sealing: bool = True,
+    key_source: KeySource | None = None,
 ) -> Memory:
     """Open a store: create its tables, apply migrations, catch the read model up.
 
@@ -692,6 +766,10 @@ def open(
     With ``check_formation`` a store whose sessions were formed under another formation
     policy (version or extractor) warns (``StaleFormationWarning``) and sets
     ``Memory.formation_staleness``; the fix is ``memory-es memory rederive --all``.
+    With ``sealing`` (the default) user-derived text in new events is encrypted under
+    keys in the store's key table, from ``key_source`` (default: the system's random
+    source), so that ``Memory.forget`` can shred it (memory_es/sealing.py); events
+    written without sealing read as before either way.
     """
     spec = parse_store_url(url)
     resolved: MemoryProfile | None = None  # the shipped profile, validated on first use
@@ -710,8 +788,9 @@ def open(
         embedder = None
     try:
         index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
-        with index.setup_lock():
-            app = MemoryApplication(env=spec.env)
+        with index.setup_lock():  # first opens race to create the tables: one at a time
+            keys = _make_key_ring(spec, key_source) if sealing else None
+            app = MemoryApplication(env=spec.env, keys=keys)
     except Exception as error:
         # driver_errors() after the fact: psycopg is imported only for a PostgreSQL store.
         if not isinstance(error, (*driver_errors(), OSError, StoreUnavailable)):
@@ -769,6 +848,17 @@ def _extractor(profile: MemoryProfile) -> Extractor:
     from memory_es.formation.extractor import make_extractor
 
     return make_extractor(profile.formation)
+
+
+def _make_key_ring(spec: StoreSpec, source: KeySource | None) -> KeyRing:
+    """The key ring over the store's own key table (memory_es/keys.py)."""
+    from memory_es.keys import KeyRing, MemoryKeyTable, PostgresKeyTable, SqliteKeyTable
+
+    if spec.kind == "sqlite":
+        return KeyRing(SqliteKeyTable(spec.sqlite_path), source)
+    if spec.kind == "postgres":
+        return KeyRing(PostgresKeyTable(spec.pg_connect, spec.pg_schema), source)
+    return KeyRing(MemoryKeyTable(), source)
 
 
 def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> RecallIndex:

@@ -1,6 +1,6 @@
 """Every use of eventsourcing's non-public API, in one place, checked against its version.
 
-memory_es takes five shortcuts through eventsourcing 9.5's internals, each because the
+memory_es takes seven shortcuts through eventsourcing 9.5's internals, each because the
 public path measured slower for the same result. They live here and nowhere else (a
 test greps the package for the names), and each has a test against the pinned version
 (``tests/test_es_internals.py``):
@@ -8,12 +8,17 @@ test greps the package for the names), and each has a test against the pinned ve
 - ``SnapshotsFromMemory._take_snapshots``: snapshot a saved aggregate from memory, at
   the version the save left it at, instead of the library's cold reload of the
   interval's version.
+- ``SnapshotsFromMemory._record``: the library's record, after the mapper's ``prepare``
+  (the sealing mapper creates a save's keys in one key-store write: memory_es/sealing.py).
 - ``save_collected``: ``Application.save`` for events collected in order (the bulk
   path), through ``_record``, ``_take_snapshots`` and ``_notify``.
 - ``evict_cache``: forget every cached aggregate by building a fresh ``_repository``.
 - ``lean_page_reader``: the projector's log read, one query on the recorder's own table
   (``events_table_name``, ``datastore``), each event built from its decoded state as the
   library's mapper builds it.
+- ``delete_snapshots``: remove an aggregate's snapshot rows (forgetting: a snapshot is a
+  cache of state that may hold forgotten text), on the snapshot recorder's own table, or
+  the in-memory recorder's list and index.
 - ``ImmediateSQLiteFactory``: the SQLite persistence module with write transactions
   opened by ``BEGIN IMMEDIATE`` (the library sends a deferred ``BEGIN``): a writer takes
   the database's write lock first, waiting up to the busy timeout, instead of failing
@@ -34,7 +39,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application, ProcessingEvent
-from eventsourcing.persistence import ApplicationRecorder, Mapper
+from eventsourcing.persistence import ApplicationRecorder, Mapper, Recording
 from eventsourcing.sqlite import (
     SQLiteApplicationRecorder,
     SQLiteConnection,
@@ -116,6 +121,15 @@ class IntervalsByTopic(dict[type[Any], int]):
 class SnapshotsFromMemory(Application[UUID]):
     """An Application that snapshots from the saved aggregate when it can."""
 
+    def _record(self, processing_event: ProcessingEvent[UUID]) -> list[Recording[UUID]]:
+        """The library's record, after a mapper with a ``prepare`` step (the sealing
+        mapper) has seen the save's events and aggregates: it creates the keys they are
+        sealed under in one key-store write, before the events' transaction."""
+        prepare = getattr(self.mapper, "prepare", None)
+        if prepare is not None:
+            prepare(processing_event.events, processing_event.aggregates)
+        return super()._record(processing_event)
+
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
         """Snapshot a saved aggregate from memory, at the version the save left it at,
         once per save, when one of its saved events reaches its interval (inside the
@@ -179,6 +193,42 @@ def evict_cache(app: Application[UUID]) -> None:
         app._repository = app.construct_repository()
 
 
+def delete_snapshots(app: Application[UUID], originator_ids: Collection[UUID]) -> None:
+    """Delete every stored snapshot of the aggregates (the library has no call for it):
+    a snapshot is not an event, and the next load replays the aggregate's events."""
+    if app.snapshots is None or not originator_ids:
+        return
+    recorder: Any = app.snapshots.recorder
+    ids = list(originator_ids)
+    if isinstance(recorder, SQLiteApplicationRecorder) or hasattr(recorder, "datastore"):
+        table = recorder.events_table_name
+        datastore = recorder.datastore
+        if type(datastore).__module__.startswith("eventsourcing.sqlite"):
+            with datastore.transaction(commit=True) as cursor:
+                cursor.executemany(
+                    f"DELETE FROM {table} WHERE originator_id = ?", [(i.hex,) for i in ids]
+                )
+            return
+        from psycopg.sql import SQL, Identifier
+
+        statement = SQL("DELETE FROM {schema}.{table} WHERE originator_id = ANY(%s)").format(
+            schema=Identifier(datastore.schema), table=Identifier(table)
+        )
+        with datastore.transaction(commit=True) as cursor:
+            cursor.execute(statement, [ids])
+        return
+    # The in-memory recorder: its list of stored events and the index into it.
+    with recorder._database_lock:
+        gone = {str(i) for i in ids}
+        kept = [e for e in recorder._stored_events if str(e.originator_id) not in gone]
+        recorder._stored_events[:] = kept
+        recorder._stored_events_index.clear()
+        for position, stored in enumerate(kept):
+            recorder._stored_events_index[str(stored.originator_id)][stored.originator_version] = (
+                position
+            )
+
+
 def events_table_name(recorder: ApplicationRecorder) -> str | None:
     """The stored-events table of a SQL recorder (None for the in-memory one)."""
     name = getattr(recorder, "events_table_name", None)
@@ -193,7 +243,8 @@ def lean_page_reader(
     *,
     topics: Collection[str] | None = None,
 ) -> PageReader | None:
-    """The log read for the projector alone, when nothing but the transcoder shapes the
+    """The log read for the projector alone, when nothing but the transcoder (and the
+    sealing mapper's boxes: only the text the projector reads is opened) shapes the
     stored state: one query for the rows of ``classes``' topics, and each event built from
     its decoded state as the mapper builds it, upcasts included (no notification
     objects). The originator id is kept as its text on SQLite (the projector only uses
@@ -204,6 +255,8 @@ def lean_page_reader(
     if mapper.cipher is not None or mapper.compressor is not None:
         return None
     decode = mapper.transcoder.decode
+    # The sealing mapper's (memory_es/sealing.py): a sealed state's text, opened.
+    unseal: Callable[[str, str, int, dict[str, Any]], None] | None = getattr(mapper, "unseal", None)
     new = object.__new__
     set_dict = object.__setattr__
 
@@ -212,6 +265,8 @@ def lean_page_reader(
         for position, stored_id, version, topic, state in rows:
             originator_id = convert_id(stored_id)
             fields = decode(state if type(state) is bytes else bytes(state))
+            if unseal is not None and "_sealed_" in fields:
+                unseal(topic, str(originator_id), version, fields)
             # Upcast as the library's mapper does (Mapper.to_domain_event).
             cls = classes[topic]
             from_version = fields.pop("class_version", 1)

@@ -62,10 +62,19 @@ class LogTransfer:
 
 
 def export_log(
-    memory: Memory, path: Path, *, until: int | None = None, progress: Progress | None = None
+    memory: Memory,
+    path: Path,
+    *,
+    until: int | None = None,
+    progress: Progress | None = None,
+    decrypted: bool = False,
 ) -> LogTransfer:
-    """Write the store's log (up to position ``until``, default its head) to ``path``."""
+    """Write the store's log (up to position ``until``, default its head) to ``path``:
+    sealed text stays ciphertext (the keys move only by ``keys export``), unless
+    ``decrypted`` (an operator's plaintext copy, the events as a store without sealing
+    writes them; a forgotten text is its placeholder)."""
     recorder = memory.app.recorder
+    opened = _opener(memory) if decrypted else None
     with event_store_errors():
         head = recorder.max_notification_id() or 0
         stop = head if until is None else min(until, head)
@@ -91,7 +100,9 @@ def export_log(
                             "originator_id": str(n.originator_id),
                             "originator_version": n.originator_version,
                             "topic": n.topic,
-                            "state": base64.b64encode(bytes(n.state)).decode("ascii"),
+                            "state": base64.b64encode(
+                                bytes(n.state) if opened is None else opened(n)
+                            ).decode("ascii"),
                         },
                     )
                 first = first or page[0].id
@@ -101,6 +112,30 @@ def export_log(
                 if progress:
                     progress(last, stop)
     return LogTransfer(events=written, first_position=first, last_position=last)
+
+
+def _opener(memory: Memory) -> Callable[[Any], bytes]:
+    """The stored state of a notification with its sealed text opened (memory_es/sealing.py)."""
+    mapper = memory.app.mapper
+    unseal = getattr(mapper, "unseal", None)
+    if unseal is None:
+        raise UsageError("this store was opened without sealing: its export is plaintext already")
+    transcoder = mapper.transcoder
+
+    def opened(notification: Any) -> bytes:
+        state = bytes(notification.state)
+        fields = transcoder.decode(state)
+        if "_sealed_" not in fields:
+            return state
+        unseal(
+            notification.topic,
+            str(notification.originator_id),
+            notification.originator_version,
+            fields,
+        )
+        return transcoder.encode(fields)
+
+    return opened
 
 
 def _write(out: IO[bytes], value: dict[str, Any]) -> None:
@@ -214,3 +249,50 @@ def import_log(
                 progress(written, count)
     memory.rebuild_projections(progress=rebuild_progress)
     return LogTransfer(events=written, first_position=first, last_position=last)
+
+
+def compact_log(source: Memory, target: Memory, *, progress: Progress | None = None) -> LogTransfer:
+    """``log compact``: write the source's log into the empty ``target`` (opened with
+    sealing), each event read through the source's keys and sealed again under the
+    target's — a store written before sealing comes out sealed, a forgotten payload as
+    its placeholder only — then rebuild the target's read model and check it equals the
+    source's, row for row (``InvalidInput`` if not). Offline: nothing may write either."""
+    from memory_es.domain.values import principal_identity
+
+    mapper = target.app.mapper
+    note_owner = getattr(mapper, "note_owner", None)
+    if note_owner is None:
+        raise UsageError("log compact writes a sealed store: open the target with sealing")
+    recorder = source.app.recorder
+    with event_store_errors():
+        if target.app.recorder.max_notification_id():
+            raise UsageError(f"the target store {target.spec.display} already holds events")
+        head = recorder.max_notification_id() or 0
+        after, written, first = 0, 0, 0
+        while after < head:
+            page = recorder.select_notifications(
+                start=after, limit=IMPORT_BATCH, stop=head, inclusive_of_start=False
+            )
+            if not page:
+                break
+            batch: list[StoredEvent] = []
+            for n in page:
+                event = source.app.mapper.to_domain_event(n)
+                tenant, principal = (
+                    getattr(event, "tenant", None),
+                    getattr(event, "principal", None),
+                )
+                if isinstance(tenant, str) and isinstance(principal, str):
+                    note_owner(str(n.originator_id), principal_identity(tenant, principal))
+                batch.append(mapper.to_stored_event(event))
+            target.app.recorder.insert_events(batch)
+            written += len(batch)
+            first = first or page[0].id
+            after = page[-1].id
+            if progress:
+                progress(after, head)
+    target.rebuild_projections()
+    source.catch_up()
+    if target.index.dump() != source.index.dump():
+        raise InvalidInput("the compacted store's read model differs from the source's")
+    return LogTransfer(events=written, first_position=first, last_position=after)

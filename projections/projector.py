@@ -315,6 +315,21 @@ def _unpinned(event: Any, position: int, writer: IndexWriter) -> None:
     writer.update_belief(event.belief_id, pinned=False)
 
 
+def _forgotten(event: Any, position: int, writer: IndexWriter) -> None:
+    # A kept belief's forgotten sources leave its provenance; quiet (its statement and
+    # status stand: other evidence supports it). The retired ones had their own events.
+    gone = set(event.turn_ids)
+    for belief_id in event.kept:
+        current = _require(writer, belief_id)
+        remaining = tuple(i for i in current.source_event_ids if i not in gone)
+        dropped = len(current.source_event_ids) - len(remaining)
+        writer.update_belief(
+            belief_id,
+            source_event_ids=remaining,
+            evidence_count=max(1, current.evidence_count - dropped),
+        )
+
+
 def _require(writer: IndexWriter, belief_id: str) -> BeliefRecord:
     record = writer.get(belief_id)
     if record is None:
@@ -352,6 +367,7 @@ HANDLERS: dict[str, _Handler] = {
     _SESSION + "TurnRecorded": _turn,
     _SESSION + "Closed": _closed,
     _PRINCIPAL + "ConsolidationRecorded": _consolidated,
+    _PRINCIPAL + "MemoryForgotten": _forgotten,
 }
 PROJECTED_TOPICS: tuple[str, ...] = tuple(sorted(HANDLERS))
 # The event that forms a belief (every other event with a belief_id changes one).

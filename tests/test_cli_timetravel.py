@@ -103,6 +103,9 @@ def test_log_export_then_import_into_an_empty_store_recalls_the_same(
     exported = json.loads(out)
     assert code == 0 and exported["events"] == _status(capsys, url)["log_head"]
     target = f"sqlite:///{tmp_path / 'target.db'}"
+    keys = tmp_path / "keys.jsonl"  # the sealed text's keys move only when asked
+    assert run(capsys, url, "keys", "export", str(keys))[0] == 0
+    assert run(capsys, target, "keys", "import", str(keys))[0] == 0
     code, out, err = run(capsys, target, "log", "import", str(path), "--json")
     assert code == 0 and err == ""
     assert json.loads(out)["tracked_position"] == exported["events"]

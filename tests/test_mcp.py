@@ -33,6 +33,7 @@ TOOLS = {
     "context_pack": ({"session_id", "text"}, {"session_id", "text"}),
     "remember": ({"text"}, {"text"}),
     "reject": ({"belief_id"}, {"belief_id"}),
+    "forget": ({"session_id", "confirm"}, {"session_id"}),
     "record_usage": (
         {"session_id", "run_id", "final_message"},
         {"session_id", "run_id", "final_message"},
@@ -114,6 +115,19 @@ def test_remember_forms_at_affirmed_memory_trust(store: Memory) -> None:
         (short,) = SHORT_ID.findall(formed)
         (belief,) = await resource_json(client, "memory://beliefs")
         assert belief["short_id"] == short and belief["authority"] == int(Authority.AFFIRMED)
+
+    drive(store, scenario, "alice")
+
+
+def test_forget_shreds_a_session_of_the_servers_own_principal(store: Memory) -> None:
+    async def scenario(client: Client) -> None:
+        session, _ = await say_in_session(client, "I live in Quokkaville.")
+        dry = await ok(client, "forget", session_id=session)
+        assert dry.startswith("dry run") and "1 memories retracted" in dry
+        assert "Quokkaville" in await ok(client, "recall", query="where do I live")
+        done = await ok(client, "forget", session_id=session, confirm=True)
+        assert done.startswith("forgotten") and "Quokkaville" not in done
+        assert await ok(client, "recall", query="where do I live") == "no memory matches this query"
 
     drive(store, scenario, "alice")
 

@@ -185,10 +185,13 @@ class TimeTravelConformance:
         memory.remember("alice", "I prefer window seats.")
         head = memory.projection_status().log_head
         queries = ("where do I live", "what do I prefer", "tea", "work wife")
+        keys = tmp_path / "keys.jsonl"  # the sealed text's keys travel explicitly
+        memory.export_keys(keys)
         for position in sorted({*range(0, head + 1, 4), head}):
             path = tmp_path / f"until-{position}.jsonl"
             memory.export_log(path, until=position)
             with memory_es.open("memory://", clock=clock) as truncated:
+                truncated.import_keys(keys)
                 truncated.import_log(path)
                 for principal in ("alice", "bob"):
                     key = principal_key(DEFAULT_TENANT, principal)
@@ -249,6 +252,8 @@ class TimeTravelConformance:
             store_url(target, tmp_path / "target") as url,
             memory_es.open(url, clock=clock) as there,
         ):
+            memory.export_keys(tmp_path / "keys.jsonl")  # keys move only when asked
+            there.import_keys(tmp_path / "keys.jsonl")
             imported = there.import_log(path)
             assert imported.events == head
             assert there.projection_status().tracked_position == head

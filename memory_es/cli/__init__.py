@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "stats": ("lifecycle_cmds",),
     "projections": ("projection_cmds",),
     "log": ("log_cmds",),
+    "keys": ("keys_cmds",),
     "eval": ("eval_cmds", "eval_formation_cmds"),
     "demo": ("demo",),
     "bench": ("bench_cmds",),

@@ -41,6 +41,17 @@ def register(commands: Subparsers) -> None:
         metavar="N,N,...",
         help="belief counts for the recall phase, e.g. 1000,10000,100000",
     )
+    bench.add_argument(
+        "--sealing",
+        type=int,
+        nargs="?",
+        const=10_000,
+        default=None,
+        metavar="N",
+        help="only the cost of sealing (crypto-shredding): append, say, recall p95 and"
+        " rebuild with it off and on, same run, at N beliefs (default 10000), and the"
+        " key store's size per 1k sessions",
+    )
     # Hidden: the test suite runs the machinery at a tiny scale.
     bench.add_argument("--scale", default=None, help=argparse.SUPPRESS)
     bench.set_defaults(handler=_bench)
@@ -49,6 +60,8 @@ def register(commands: Subparsers) -> None:
 def _bench(args: argparse.Namespace) -> int:
     from memory_es.benchmarks.perf import suite
 
+    if args.sealing is not None:
+        return _sealing(args)
     scale = args.scale or os.environ.get(SCALE_ENV) or ("quick" if args.quick else "full")
     if scale not in suite.SCALES:
         raise UsageError(f"unknown bench scale {scale!r}: use one of {', '.join(suite.SCALES)}")
@@ -83,4 +96,19 @@ def _bench(args: argparse.Namespace) -> int:
         print_json(report)
     else:
         print(suite.render_table(report))
+    return 0
+
+
+def _sealing(args: argparse.Namespace) -> int:
+    from memory_es.benchmarks.perf import sealing
+
+    if args.sealing < 100:
+        raise UsageError("--sealing needs at least 100 beliefs")
+    result = sealing.measure(
+        args.sealing, log=lambda m: print(f"bench: {m}", file=sys.stderr, flush=True)
+    )
+    if args.json:
+        print_json(result)
+    else:
+        print(sealing.render(result))
     return 0

@@ -17,6 +17,12 @@ def register(commands: Subparsers) -> None:
     export.add_argument(
         "--until", type=int, default=None, metavar="N", help="only up to position N"
     )
+    export.add_argument(
+        "--decrypted",
+        action="store_true",
+        help="write sealed text opened with this store's keys (an operator's plaintext"
+        " copy; a forgotten text stays its placeholder)",
+    )
     export.add_argument("--json", action="store_true")
     export.set_defaults(handler=_export)
     load = actions.add_parser(
@@ -25,11 +31,21 @@ def register(commands: Subparsers) -> None:
     load.add_argument("file", metavar="FILE.jsonl", type=Path)
     load.add_argument("--json", action="store_true")
     load.set_defaults(handler=_import)
+    compact = actions.add_parser(
+        "compact",
+        help="offline: write this store's log into an empty sealed store TARGET (a store"
+        " written before sealing comes out encrypted; forgotten text stays forgotten)",
+    )
+    compact.add_argument("target", metavar="TARGET_URL")
+    compact.add_argument("--json", action="store_true")
+    compact.set_defaults(handler=_compact)
 
 
 def _export(args: argparse.Namespace) -> int:
     with open_store(args, on_stale="ignore") as memory, position_bar(0) as progress:
-        done = memory.export_log(args.file, until=args.until, progress=progress)
+        done = memory.export_log(
+            args.file, until=args.until, progress=progress, decrypted=args.decrypted
+        )
     if args.json:
         print_json(done.as_dict())
     else:
@@ -52,4 +68,22 @@ def _import(args: argparse.Namespace) -> int:
         print_json({**done.as_dict(), "tracked_position": head})
     else:
         print(f"imported {done.events} events from {args.file}; read model rebuilt to {head}")
+    return 0
+
+
+def _compact(args: argparse.Namespace) -> int:
+    import memory_es
+
+    with (
+        open_store(args, on_stale="ignore") as memory,
+        memory_es.open(args.target, on_stale="ignore", check_formation=False) as target,
+        position_bar(0) as progress,
+    ):
+        from memory_es.logio import compact_log
+
+        done = compact_log(memory, target, progress=progress)
+    if args.json:
+        print_json({**done.as_dict(), "target": args.target, "verified": True})
+    else:
+        print(f"compacted {done.events} events into {args.target}; read models equal")
     return 0

@@ -76,6 +76,19 @@ def register(commands: Subparsers) -> None:
     rederive.add_argument("--json", action="store_true")
     rederive.set_defaults(handler=_rederive)
 
+    forget = actions.add_parser(
+        "forget",
+        help="crypto-shredding: forget a turn, a session or a principal (dry run by default)",
+    )
+    what = forget.add_mutually_exclusive_group(required=True)
+    what.add_argument("--turn", metavar="ID")
+    what.add_argument("--session", metavar="ID")
+    what.add_argument("--principal", metavar="P")
+    forget.add_argument("--confirm", action="store_true", help="destroy the keys: irreversible")
+    forget.add_argument("--reason", default="", metavar="TEXT", help="recorded with the erasure")
+    forget.add_argument("--json", action="store_true")
+    forget.set_defaults(handler=_forget)
+
     lifecycle_cmds.register_memory_actions(actions)
 
 
@@ -253,3 +266,35 @@ def _print_rederivation(report: RederiveReport) -> None:
     )
     tail = "; nothing written: add --confirm to apply it" if report.dry_run else ""
     print(summary + tail)
+
+
+def _forget(args: argparse.Namespace) -> int:
+    with open_store(args, check_formation=False) as memory:
+        report = memory.forget(
+            turn=args.turn,
+            session=args.session,
+            principal=args.principal,
+            confirm=args.confirm,
+            reason=args.reason,
+        )
+    if args.json:
+        print_json(report.as_dict())
+        return 0
+    mode = "forgotten" if report.confirmed else "dry run, nothing written"
+    print(
+        f"forget {report.scope} {report.target} ({mode}): {len(report.turn_ids)} turns,"
+        f" {len(report.session_ids)} whole sessions, principal {report.principal}"
+    )
+    retracted = "retracted" if report.confirmed else "would retract"
+    for belief_id in report.retracted:
+        shown = report.statements.get(belief_id)
+        print(f"  {retracted} {belief_id}" + (f": {shown}" if shown else ""))
+    for belief_id in report.kept:
+        print(f"  kept (other evidence) {belief_id}")
+    for belief_id in report.rejections_kept:
+        print(f"  rejection kept {belief_id}")
+    if report.confirmed:
+        print(f"  {report.keys_destroyed} keys destroyed")
+    else:
+        print("  run again with --confirm to forget (irreversible)")
+    return 0

@@ -308,6 +308,30 @@ class PrincipalMemory(Aggregate):
         belief_id: str
         at: str
 
+    class MemoryForgotten(Aggregate.Event):
+        """The erasure record (``memory forget``): what was forgotten, by id, and why —
+        never its text (whose keys the same command destroys: memory_es/forgetting.py).
+        ``scope`` is turn, session or principal and ``target`` its id. Each belief whose
+        every source was forgotten is retired by its own ``BeliefRetired`` (reason
+        ``forgotten``) before this event; each one in ``kept`` has other evidence and
+        loses only the forgotten turns from its sources."""
+
+        scope: str
+        target: str
+        turn_ids: list[str]
+        session_ids: list[str]
+        retracted: list[str]
+        kept: list[str]
+        reason: str
+        at: str
+
+        def apply(self, aggregate: Any) -> None:
+            gone = set(self.turn_ids)
+            for belief_id in self.kept:
+                row = aggregate._row(belief_id)
+                known = _split_ids(aggregate.belief_sources[row])
+                aggregate.belief_sources[row] = _join_ids([i for i in known if i not in gone])
+
     # Version 2 holds the beliefs in columns; version 1 snapshots held a dict of dicts
     # (belief_id -> compact view) and are upcast on load (upcast_v1_v2). Version 3 adds
     # the lifecycle state: pinned ids, deactivated ids with their prior status, and the
@@ -829,6 +853,30 @@ class PrincipalMemory(Aggregate):
     def reactivate_belief(self, belief_id: str, status: str, at: str, policy: str) -> None:
         self.deactivated.pop(belief_id, None)
         self._revive(belief_id, Status(status))
+
+    def record_forgetting(
+        self,
+        *,
+        scope: str,
+        target: str,
+        turn_ids: list[str],
+        session_ids: list[str],
+        retracted: list[str],
+        kept: list[str],
+        reason: str,
+        at: str,
+    ) -> None:
+        self.trigger_event(
+            self.MemoryForgotten,
+            scope=scope,
+            target=target,
+            turn_ids=turn_ids,
+            session_ids=session_ids,
+            retracted=retracted,
+            kept=kept,
+            reason=reason,
+            at=at,
+        )
 
     @event(BeliefPinned)
     def pin_belief(self, belief_id: str, at: str) -> None:

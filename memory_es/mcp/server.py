@@ -216,6 +216,17 @@ def build_server(
         return run(lambda p: tools.reject(p, belief_id))
 
     @server.tool(
+        structured_output=False,  # text for the model: counts, never the forgotten text
+        description=(
+            "Forget a whole session when the user asks to delete what they said in it: its "
+            "turns are destroyed for good and memories only it supported are retracted. "
+            "Without confirm it only reports what would go. Only when the user asks."
+        ),
+    )
+    def forget(session_id: SessionId, confirm: bool = False) -> str:
+        return run(lambda p: tools.forget(p, session_id, confirm))
+
+    @server.tool(
         structured_output=False,  # text for the model: memory lines, not a JSON envelope
         description=(
             "After a model call, report its final message: the [m:xxxxxxxx] ids it cites "

@@ -104,6 +104,23 @@ class MemoryTools:
 
         return self._serial(call)
 
+    def forget(self, principal: str, session_id: str, confirm: bool = False) -> str:
+        """Forget one of the principal's sessions by crypto-shredding (a dry run unless
+        ``confirm``): ids and counts only, the forgotten text never."""
+
+        def call() -> str:
+            self._own_session(principal, session_id)
+            report = self.memory.forget(session=session_id, tenant=self.tenant, confirm=confirm)
+            counts = (
+                f"{len(report.turn_ids)} turns, {len(report.retracted)} memories retracted,"
+                f" {len(report.kept)} kept (other evidence)"
+            )
+            if not confirm:
+                return f"dry run, nothing forgotten yet: {counts}; call again with confirm"
+            return f"forgotten: {counts}"
+
+        return self._serial(call)
+
     def record_usage(self, principal: str, session_id: str, run_id: str, final_message: str) -> str:
         def call() -> str:
             self._own_session(principal, session_id)

@@ -416,15 +416,17 @@ def rederive_principal(cmd: commands.RederivePrincipal, uow: UnitOfWork) -> Rede
 
 
 def source_turns(events: Iterable[Any]) -> list[SourceTurn]:
-    """The turns among a session's events, as formation reads them."""
+    """The turns among a session's events, as formation reads them; a forgotten turn
+    (its text shredded: memory_es/sealing.py) is no evidence for anything."""
     from memory_es.formation.extractor import SourceTurn
+    from memory_es.sealing import FORGOTTEN
 
     return [
         SourceTurn(
             turn_id=e.turn_id, seq=e.seq, role=e.role, text=e.text, trusted=e.trusted, at=e.at
         )
         for e in events
-        if isinstance(e, Session.TurnRecorded)
+        if isinstance(e, Session.TurnRecorded) and e.text != FORGOTTEN
     ]
 
 

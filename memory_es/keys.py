@@ -1,0 +1,499 @@
+"""The key store of crypto-shredding: data keys outside the log, wrapped per principal.
+
+User-derived text in events is sealed (memory_es/sealing.py) under a *data key*; each
+data key is stored wrapped (AES-GCM, its id as associated data) by its owner's *key
+encryption key* (one per principal). Forgetting destroys keys: a data key's row (a turn,
+a belief), or a principal's every row and its key encryption key. A payload whose key
+is gone can never be read again, from the log, a backup or an export.
+
+Three ports keep the choices an operator's:
+
+- ``KeySource``: where key material and nonces come from (the system's random source in
+  production; a seeded sequence in tests and the deterministic benchmark).
+- ``KeyTable``: where the rows live. By default a table in the same store
+  (``memory_es_keys``: in memory, SQLite, PostgreSQL); a KMS is one more adapter.
+- ``KeyRing``: the one implementation of wrapping, caching and destroying over a table.
+
+Keys never reach an event, an export of the log, a trace or a log line: ``keys export``
+(``KeyRing.export_rows``) is the only way out, and it says so.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+KEY_BYTES = 32  # AES-256
+NONCE_BYTES = 12  # AES-GCM's standard nonce
+KEK_PREFIX = "kek:"  # a principal's key encryption key: kek:<owner>
+
+
+class KeySource(Protocol):
+    """Key material and nonces (a port: random in production, seeded in tests)."""
+
+    def new_key(self) -> bytes: ...
+
+    def new_nonce(self) -> bytes: ...
+
+
+class RandomKeys:
+    """The operating system's random source."""
+
+    def new_key(self) -> bytes:
+        return os.urandom(KEY_BYTES)
+
+    def new_nonce(self) -> bytes:
+        return os.urandom(NONCE_BYTES)
+
+
+class SeededKeys:
+    """A reproducible sequence (tests, the deterministic benchmark): two runs of the same
+    commit write byte-identical stores. Never for production: anyone who knows the seed
+    derives every key."""
+
+    def __init__(self, seed: str = "memory_es") -> None:
+        self._seed = seed.encode()
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def _next(self, kind: bytes, size: int) -> bytes:
+        with self._lock:
+            self._count += 1
+            counter = self._count.to_bytes(8, "big")
+        return hashlib.sha256(self._seed + kind + counter).digest()[:size]
+
+    def new_key(self) -> bytes:
+        return self._next(b"key", KEY_BYTES)
+
+    def new_nonce(self) -> bytes:
+        return self._next(b"nonce", NONCE_BYTES)
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """One stored key: a key encryption key's raw material, or a data key wrapped by
+    its owner's key encryption key (nonce then ciphertext)."""
+
+    key_id: str
+    owner: str  # the principal identity (tenant/principal) whose forgetting destroys it
+    material: bytes
+
+
+class KeyTable(Protocol):
+    """Where key rows live (a port: an operator's KMS adapter implements it)."""
+
+    def select(self, key_ids: Collection[str]) -> list[KeyRow]: ...
+
+    def select_owner(self, owner: str) -> list[KeyRow]: ...
+
+    def select_all(self) -> list[KeyRow]: ...
+
+    def insert(self, rows: Sequence[KeyRow]) -> int:
+        """Insert the rows in one transaction; a key id already stored keeps its row.
+        Returns how many rows were inserted."""
+
+    def delete(self, key_ids: Collection[str]) -> int: ...
+
+    def delete_owner(self, owner: str) -> int: ...
+
+    def size_bytes(self) -> int:
+        """The bytes the rows hold (ids, owners, material): the key store's size."""
+
+    def close(self) -> None: ...
+
+
+def _size(rows: Iterable[KeyRow]) -> int:
+    return sum(len(r.key_id.encode()) + len(r.owner.encode()) + len(r.material) for r in rows)
+
+
+class MemoryKeyTable:
+    """The key table of a ``memory://`` store (one process, like its log)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, KeyRow] = {}
+        self._lock = threading.Lock()
+
+    def select(self, key_ids: Collection[str]) -> list[KeyRow]:
+        return [self._rows[k] for k in key_ids if k in self._rows]
+
+    def select_owner(self, owner: str) -> list[KeyRow]:
+        return [r for r in self._rows.values() if r.owner == owner]
+
+    def select_all(self) -> list[KeyRow]:
+        return list(self._rows.values())
+
+    def insert(self, rows: Sequence[KeyRow]) -> int:
+        with self._lock:
+            before = len(self._rows)
+            for row in rows:
+                self._rows.setdefault(row.key_id, row)
+            return len(self._rows) - before
+
+    def delete(self, key_ids: Collection[str]) -> int:
+        with self._lock:
+            return sum(self._rows.pop(k, None) is not None for k in key_ids)
+
+    def delete_owner(self, owner: str) -> int:
+        return self.delete([r.key_id for r in self.select_owner(owner)])
+
+    def size_bytes(self) -> int:
+        return _size(self._rows.values())
+
+    def close(self) -> None:
+        pass
+
+
+_TABLE = "memory_es_keys"
+_CREATE = (
+    f"CREATE TABLE IF NOT EXISTS {_TABLE} (key_id TEXT PRIMARY KEY, owner TEXT NOT NULL,"
+    " material {blob} NOT NULL)"
+)
+_CREATE_OWNER = f"CREATE INDEX IF NOT EXISTS {_TABLE}_owner ON {_TABLE} (owner)"
+_COLUMNS = "key_id, owner, material"
+
+
+class SqliteKeyTable:
+    """``memory_es_keys`` in the store's SQLite file, on its own connection.
+
+    ``secure_delete`` makes SQLite overwrite a deleted row's bytes with zeros, so a
+    destroyed key does not linger in a free page of the file or its WAL."""
+
+    def __init__(self, path: str) -> None:
+        self._db = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.execute("PRAGMA secure_delete = ON")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute(_CREATE.format(blob="BLOB"))
+            self._db.execute(_CREATE_OWNER)
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[KeyRow]:
+        with self._lock:
+            found = self._db.execute(sql, params).fetchall()
+        return [KeyRow(k, o, bytes(m)) for k, o, m in found]
+
+    def select(self, key_ids: Collection[str]) -> list[KeyRow]:
+        ids = list(key_ids)
+        found: list[KeyRow] = []
+        for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            found += self._rows(f"SELECT {_COLUMNS} FROM {_TABLE} WHERE key_id IN ({marks})", chunk)
+        return found
+
+    def select_owner(self, owner: str) -> list[KeyRow]:
+        return self._rows(f"SELECT {_COLUMNS} FROM {_TABLE} WHERE owner = ?", [owner])
+
+    def select_all(self) -> list[KeyRow]:
+        return self._rows(f"SELECT {_COLUMNS} FROM {_TABLE} ORDER BY key_id")
+
+    def insert(self, rows: Sequence[KeyRow]) -> int:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = self._db.executemany(
+                    f"INSERT OR IGNORE INTO {_TABLE} ({_COLUMNS}) VALUES (?, ?, ?)",
+                    [(r.key_id, r.owner, r.material) for r in rows],
+                )
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+            return cursor.rowcount
+
+    def delete(self, key_ids: Collection[str]) -> int:
+        with self._lock:
+            cursor = self._db.executemany(
+                f"DELETE FROM {_TABLE} WHERE key_id = ?", [(k,) for k in key_ids]
+            )
+            return cursor.rowcount
+
+    def delete_owner(self, owner: str) -> int:
+        with self._lock:
+            return self._db.execute(f"DELETE FROM {_TABLE} WHERE owner = ?", [owner]).rowcount
+
+    def size_bytes(self) -> int:
+        return _size(self.select_all())
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class PostgresKeyTable:
+    """``memory_es_keys`` in the store's PostgreSQL schema."""
+
+    def __init__(self, connect: dict[str, Any], schema: str) -> None:
+        import psycopg
+        from psycopg import sql
+
+        self._sql = sql
+        self._table = sql.Identifier(schema, _TABLE)
+        self._connect = connect
+        self._db = psycopg.connect(**connect, autocommit=True)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {} (key_id TEXT PRIMARY KEY,"
+                    " owner TEXT NOT NULL, material BYTEA NOT NULL)"
+                ).format(self._table)
+            )
+            self._db.execute(
+                sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (owner)").format(
+                    sql.Identifier(f"{_TABLE}_owner"), self._table
+                )
+            )
+
+    def _live(self) -> Any:
+        """The connection, opened again if the server dropped it (the read model's pool
+        survives a dropped connection; so does the key table). Called under the lock."""
+        import psycopg
+
+        if self._db.closed or self._db.broken:
+            self._db = psycopg.connect(**self._connect, autocommit=True)
+        return self._db
+
+    def _run(self, statement: Any, params: Sequence[Any]) -> Any:
+        """Execute once, and once more on a fresh connection if this one was dropped."""
+        import psycopg
+
+        try:
+            return self._live().execute(statement, params)
+        except psycopg.OperationalError:
+            self._db.close()
+            return self._live().execute(statement, params)
+
+    def _rows(self, where: str, params: Sequence[Any]) -> list[KeyRow]:
+        statement = self._sql.SQL(f"SELECT {_COLUMNS} FROM {{}} {where}").format(self._table)
+        with self._lock:
+            found = self._run(statement, params).fetchall()
+        return [KeyRow(k, o, bytes(m)) for k, o, m in found]
+
+    def select(self, key_ids: Collection[str]) -> list[KeyRow]:
+        return self._rows("WHERE key_id = ANY(%s)", [list(key_ids)])
+
+    def select_owner(self, owner: str) -> list[KeyRow]:
+        return self._rows("WHERE owner = %s", [owner])
+
+    def select_all(self) -> list[KeyRow]:
+        return self._rows("ORDER BY key_id", [])
+
+    def insert(self, rows: Sequence[KeyRow]) -> int:
+        statement = self._sql.SQL(
+            f"INSERT INTO {{}} ({_COLUMNS}) VALUES (%s, %s, %s) ON CONFLICT (key_id) DO NOTHING"
+        ).format(self._table)
+        import psycopg
+
+        values = [(r.key_id, r.owner, r.material) for r in rows]
+
+        def attempt() -> int:
+            db = self._live()
+            with db.transaction(), db.cursor() as cursor:
+                cursor.executemany(statement, values)
+                return int(cursor.rowcount)
+
+        with self._lock:
+            try:
+                return attempt()
+            except psycopg.OperationalError:  # dropped: nothing committed, so once more
+                self._db.close()
+                return attempt()
+
+    def delete(self, key_ids: Collection[str]) -> int:
+        statement = self._sql.SQL("DELETE FROM {} WHERE key_id = ANY(%s)").format(self._table)
+        with self._lock:
+            return int(self._run(statement, [list(key_ids)]).rowcount)
+
+    def delete_owner(self, owner: str) -> int:
+        statement = self._sql.SQL("DELETE FROM {} WHERE owner = %s").format(self._table)
+        with self._lock:
+            return int(self._run(statement, [owner]).rowcount)
+
+    def size_bytes(self) -> int:
+        return _size(self.select_all())
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class KeyRing:
+    """Data keys by id over a key table: created wrapped by the owner's key encryption
+    key, cached unwrapped in this process, destroyed on forgetting.
+
+    A key missing from the table (destroyed, or never imported) is ``None``: the sealing
+    mapper then yields its placeholder, so replay never fails on a forgotten payload."""
+
+    def __init__(self, table: KeyTable, source: KeySource | None = None) -> None:
+        self.table = table
+        self.source: KeySource = source or RandomKeys()
+        self._keys: dict[str, bytes] = {}  # unwrapped data keys and raw key encryption keys
+        self._wrapped: dict[str, KeyRow] = {}  # rows read but not yet unwrapped
+        self._loaded_owners: set[str] = set()
+        self._lock = threading.RLock()
+
+    def nonce(self) -> bytes:
+        return self.source.new_nonce()
+
+    def ensure(self, wanted: Iterable[tuple[str, str]]) -> None:
+        """Make each (key id, owner) exist, creating the missing ones (and their owners'
+        key encryption keys) in one insert; cached for the sealing that follows. Most
+        keys are new by construction (a turn's, a belief's): they are inserted without
+        a look first, and only when some id was stored already are the rows read back."""
+        with self._lock:
+            missing = {k: o for k, o in wanted if k not in self._keys and k not in self._wrapped}
+            if not missing:
+                return
+            keks = {
+                owner: self._kek(owner) or self._new_kek(owner) for owner in set(missing.values())
+            }
+            rows: list[KeyRow] = []
+            created: dict[str, bytes] = {}
+            for key_id, owner in missing.items():
+                key, nonce = self.source.new_key(), self.source.new_nonce()
+                wrapped = AESGCM(keks[owner]).encrypt(nonce, key, key_id.encode())
+                rows.append(KeyRow(key_id, owner, nonce + wrapped))
+                created[key_id] = key
+            if self.table.insert(rows) == len(rows):
+                self._keys.update(created)
+                return
+            # Some were stored already (another writer, an earlier run): theirs win.
+            for row in self.table.select(list(created)):
+                self._keys.pop(row.key_id, None)
+                self._wrapped[row.key_id] = row
+
+    def _new_kek(self, owner: str) -> bytes:
+        """Create the owner's key encryption key, alone in its insert: when another
+        writer created one first, the stored one is used (every data key of an owner
+        must be wrapped by the one key encryption key the table holds)."""
+        kek_id = KEK_PREFIX + owner
+        self.table.insert([KeyRow(kek_id, owner, self.source.new_key())])
+        self._wrapped.pop(kek_id, None)
+        self._keys.pop(kek_id, None)
+        kek = self._kek(owner)  # read back: ours, or the one another writer stored first
+        if kek is None:  # pragma: no cover - inserted or stored, so it is there
+            raise LookupError(f"no key encryption key for {owner}")
+        return kek
+
+    def _kek(self, owner: str) -> bytes | None:
+        """The owner's key encryption key if stored (None: none yet)."""
+        kek_id = KEK_PREFIX + owner
+        if kek_id not in self._keys and kek_id not in self._wrapped:
+            for stored in self.table.select([kek_id]):
+                self._wrapped[stored.key_id] = stored
+        found = self._wrapped.pop(kek_id, None)
+        if found is not None:
+            self._keys[kek_id] = found.material
+        return self._keys.get(kek_id)
+
+    def key(self, key_id: str, owner: str) -> bytes | None:
+        """The data key (None: destroyed or never here). The owner's rows are read in
+        one query the first time one of its keys is asked for."""
+        with self._lock:
+            found = self._keys.get(key_id)
+            if found is not None:
+                return found
+            row = self._wrapped.pop(key_id, None)
+            if row is None:
+                if owner not in self._loaded_owners:
+                    self._loaded_owners.add(owner)
+                    for stored in self.table.select_owner(owner):
+                        if stored.key_id not in self._keys:
+                            self._wrapped[stored.key_id] = stored
+                else:
+                    for stored in self.table.select([key_id]):
+                        self._wrapped[stored.key_id] = stored
+                row = self._wrapped.pop(key_id, None)
+            if row is None or row.owner != owner:
+                return None
+            kek = self._kek(owner)
+            if kek is None:
+                return None
+            nonce, wrapped = row.material[:NONCE_BYTES], row.material[NONCE_BYTES:]
+            key = AESGCM(kek).decrypt(nonce, wrapped, key_id.encode())
+            self._keys[key_id] = key
+            return key
+
+    def destroy(self, key_ids: Collection[str]) -> int:
+        """Delete the data keys' rows and forget them in this process."""
+        with self._lock:
+            for key_id in key_ids:
+                self._keys.pop(key_id, None)
+                self._wrapped.pop(key_id, None)
+            return self.table.delete(key_ids) if key_ids else 0
+
+    def destroy_owner(self, owner: str) -> int:
+        """Delete every key of the owner, its key encryption key too."""
+        with self._lock:
+            for row in self.table.select_owner(owner):
+                self._keys.pop(row.key_id, None)
+                self._wrapped.pop(row.key_id, None)
+            self._keys.pop(KEK_PREFIX + owner, None)
+            return self.table.delete_owner(owner)
+
+    def export_rows(self) -> list[KeyRow]:
+        """Every stored row as stored (data keys still wrapped): ``keys export``."""
+        return self.table.select_all()
+
+    def import_rows(self, rows: Sequence[KeyRow]) -> None:
+        """``keys import``: rows another store exported (existing ids keep theirs)."""
+        self.table.insert(rows)
+        with self._lock:
+            self._loaded_owners.clear()
+
+    def close(self) -> None:
+        self.table.close()
+
+
+KEY_FILE_FORMAT = "memory-es-keys"
+
+
+def write_key_file(path: Path, rows: Sequence[KeyRow]) -> int:
+    """``keys export``: a header line, then one row a line (material in base64, data keys
+    still wrapped by their owner's key encryption key, which is in the file too)."""
+    from memory_es.errors import UsageError
+
+    try:
+        out = path.open("wb")
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror}") from None
+    with out:
+        out.write(orjson.dumps({"format": KEY_FILE_FORMAT, "version": 1}) + b"\n")
+        for row in rows:
+            line = {"key_id": row.key_id, "owner": row.owner, "material": _b64(row.material)}
+            out.write(orjson.dumps(line) + b"\n")
+    return len(rows)
+
+
+def read_key_file(path: Path) -> list[KeyRow]:
+    from memory_es.errors import InvalidInput, UsageError
+
+    try:
+        lines = path.read_bytes().splitlines()
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        header = orjson.loads(lines[0]) if lines else {}
+        if header.get("format") != KEY_FILE_FORMAT:
+            raise InvalidInput(f"{path}: not a memory-es key export")
+        return [
+            KeyRow(v["key_id"], v["owner"], base64.b64decode(v["material"], validate=True))
+            for v in map(orjson.loads, filter(bytes.strip, lines[1:]))
+        ]
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+        raise InvalidInput(f"{path}: a malformed key export ({error})") from None
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")

@@ -28,7 +28,7 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.domain import Snapshot as AggregateSnapshot
 
-from memory_es.domain.resolver import Evidence, Existing
+from memory_es.domain.resolver import Evidence, Existing, names_object, retracted_objects
 from memory_es.domain.values import (
     DECAY_RETIREMENT,
     LIVE_STATUSES,
@@ -453,14 +453,22 @@ class PrincipalMemory(Aggregate):
         end = bisect_right(statements, incoming.normalized, start, key=normalized.__getitem__)
         rows = set(statements[start:end])
         kind = self._derived().codes["type_names"].get(incoming.belief_type)
+        live = {code for code, name in enumerate(self.status_names) if name in _LIVE}
+        statuses = self.belief_statuses
         if kind is not None:
-            live = {code for code, name in enumerate(self.status_names) if name in _LIVE}
-            statuses = self.belief_statuses
             for part in _subject_parts(incoming.subject_key):
                 for entry in self._subject_range(lookups, chr(kind) + part):
                     row = entry >> _PART_BITS
                     if statuses[row] in live:
                         rows.add(row)
+        objects = retracted_objects(incoming)
+        if objects:
+            # A retraction reaches every live positive belief naming what it retracts,
+            # of any type: rare enough for a scan of the statements.
+            polarities, norms = self.belief_polarities, self.belief_normalized
+            for row, status in enumerate(statuses):
+                if status in live and polarities[row] and names_object(norms[row], objects):
+                    rows.add(row)
         return [self._existing(row) for row in sorted(rows)]
 
     def status_of(self, belief_id: str) -> Status | None:

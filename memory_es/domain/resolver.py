@@ -8,12 +8,17 @@ INFERRED per candidate; at equal authority, time orders — the incoming instant
 newest source event's time, the existing one its ``valid_from``; inside one session the
 source order decides. Polarity never enters the decision: a later retraction at the
 same authority supersedes what it retracts, an earlier one conflicts, exactly as an
-assertion would. Several live beliefs may share a subject: the candidate supersedes
-every one it beats and conflicts with every one it does not. Pure: no I/O.
+assertion would. A retraction (a negative candidate) reaches further than an assertion:
+every live positive belief that names what it retracts, whatever its type ("User no
+longer drinks coffee" reaches the preference "User prefers their coffee black", "User
+quit the choir" the habit "User sings in the choir"). Several live beliefs may share a
+subject: the candidate supersedes every one it beats and conflicts with every one it
+does not. Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -88,6 +93,38 @@ def visible(incoming: Evidence, existing: Evidence) -> bool:
     return existing.project == incoming.project or existing.portable
 
 
+# Words of a normalized statement, a possessive's "'s" cut ("ana's boat" names "boat").
+_WORDS = re.compile(r"[\w-]+(?='s\b)|[\w'-]+")
+
+
+def retracted_objects(incoming: Evidence) -> tuple[str, ...]:
+    """What a negative candidate retracts, as normalized phrases: its subject key's
+    parts and the head its statement ends on (the object of "no longer drinks coffee",
+    the trait of "is no longer vegetarian"). Empty for an assertion."""
+    if incoming.polarity:
+        return ()
+    words = _WORDS.findall(incoming.normalized)
+    tail = (words[-1],) if len(words) > 1 else ()
+    return tuple(dict.fromkeys((*sorted(subject_keys(incoming.subject_key)), *tail)))
+
+
+def names_object(normalized: str, objects: Iterable[str]) -> bool:
+    """Whether a normalized statement names one of ``objects`` as whole words."""
+    padded = f" {' '.join(_WORDS.findall(normalized))} "
+    return any(f" {o} " in padded for o in objects if o)
+
+
+def reaches(incoming: Evidence, existing: Evidence, objects: tuple[str, ...] = ()) -> bool:
+    """Whether the candidate contests ``existing``: the same type and a shared subject,
+    or a retraction of what a positive belief of any type names (``objects``:
+    ``retracted_objects(incoming)``)."""
+    if existing.belief_type == incoming.belief_type and (
+        subject_keys(existing.subject_key) & subject_keys(incoming.subject_key)
+    ):
+        return True
+    return bool(objects) and existing.polarity and names_object(existing.normalized, objects)
+
+
 def resolve(incoming: Evidence, beliefs: Iterable[Existing]) -> Decision:
     candidates = list(beliefs)
     # 0. Durable rejection: the user said no to this statement; however often it is
@@ -109,17 +146,16 @@ def resolve(incoming: Evidence, beliefs: Iterable[Existing]) -> Decision:
     for b in live:
         if b.evidence.normalized == incoming.normalized:
             return Decision(Outcome.DUPLICATE, b.belief_id)
-    # 3/4. Same type and subject, different statement: conflict with every belief the
-    #      candidate does not beat, supersede every one it does.
+    # 3/4. Same type and subject (or what a retraction retracts), different statement:
+    #      conflict with every belief the candidate does not beat, supersede every one
+    #      it does.
     supersedes: list[str] = []
     conflicts: list[str] = []
+    objects = retracted_objects(incoming)
     for b in live:
-        ev = b.evidence
-        if ev.belief_type != incoming.belief_type or not (
-            subject_keys(ev.subject_key) & subject_keys(incoming.subject_key)
-        ):
+        if not reaches(incoming, b.evidence, objects):
             continue
-        (supersedes if beats(incoming, ev) else conflicts).append(b.belief_id)
+        (supersedes if beats(incoming, b.evidence) else conflicts).append(b.belief_id)
     if conflicts:
         return Decision(Outcome.CONFLICT, conflicts[0], tuple(supersedes), tuple(conflicts))
     if supersedes:

@@ -105,7 +105,7 @@ def _stopped(m: re.Match[str]) -> list[Found]:
 @rule(
     "retraction.got_rid_of",
     r"^I (?:have )?(?:just |finally )?(?:sold|got rid of|gave away|returned|lost|ditched)"
-    r" (?P<o>(?:my|our) .+)$",
+    r" (?P<o>(?:my|our|the) .+)$",
 )
 def _got_rid_of(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"])
@@ -120,6 +120,27 @@ def _got_rid_of(m: re.Match[str]) -> list[Found]:
             polarity=False,
         )
     ]
+
+
+# When or why it happened is not part of what was quit: "my book club last spring".
+_WHEN_CUT = re.compile(
+    r"\s+(?:last|this|in|on|at|after|because|when|since|yesterday|today|a few|\w+ ago)\b.*$",
+    re.I,
+)
+
+
+# "I quit the choir", "I dropped out of my book club": a membership, retracted; it
+# reaches whatever the user said about the group (the resolver's retraction reach).
+@rule(
+    "retraction.quit",
+    rf"^I {ADV}(?:have )?(?:quit|dropped out of) (?P<o>(?:the|my|our) .+)$",
+    needs=("quit", "dropped out"),
+)
+def _quit(m: re.Match[str]) -> list[Found]:
+    o = tidy(m["o"], cut=_WHEN_CUT)
+    if not usable(o) or not head(o):
+        return []
+    return [found("retraction.quit", f"User quit {third(o)}", ATTR, head(o), polarity=False)]
 
 
 @rule(
@@ -268,6 +289,7 @@ RULES: tuple[Rule, ...] = (
     _stopped,
     _got_rid_of,
     _left_job,
+    _quit,
     _moved_away,
     _does_not,
 )

@@ -28,7 +28,13 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.domain import Snapshot as AggregateSnapshot
 
-from memory_es.domain.resolver import Evidence, Existing, names_object, retracted_objects
+from memory_es.domain.resolver import (
+    Evidence,
+    Existing,
+    changed_words,
+    names_object,
+    retracted_objects,
+)
 from memory_es.domain.values import (
     DECAY_RETIREMENT,
     LIVE_STATUSES,
@@ -470,6 +476,30 @@ class PrincipalMemory(Aggregate):
                 if status in live and polarities[row] and names_object(norms[row], objects):
                     rows.add(row)
         return [self._existing(row) for row in sorted(rows)]
+
+    def readings_carrying(self, belief_id: str, successor_normalized: str) -> list[str]:
+        """The live positive inferences standing on one of ``belief_id``'s source turns
+        that name a value it stated and its successor does not ("bristol" of "User lives
+        in Bristol." for "User lives in Leeds."): the residue and sentence-level lines of
+        the same turn, which carry the old state and go with it."""
+        row = self._row(belief_id)
+        values = changed_words(self.belief_normalized[row], successor_normalized)
+        sources = set(_split_ids(self.belief_sources[row]))
+        if not values or not sources:
+            return []
+        live = {code for code, name in enumerate(self.status_names) if name in _LIVE}
+        out: list[str] = []
+        for other, status in enumerate(self.belief_statuses):
+            if (
+                other != row
+                and status in live
+                and self.belief_polarities[other]
+                and self.belief_authorities[other] == int(Authority.INFERRED)
+                and names_object(self.belief_normalized[other], values)
+                and sources.intersection(_split_ids(self.belief_sources[other]))
+            ):
+                out.append(self.belief_ids[other])
+        return out
 
     def status_of(self, belief_id: str) -> Status | None:
         row = self._find_row(belief_id)

@@ -114,6 +114,50 @@ def names_object(normalized: str, objects: Iterable[str]) -> bool:
     return any(f" {o} " in padded for o in objects if o)
 
 
+# Words that frame a statement rather than state its value: never what changed.
+_FRAME_WORDS = frozenset(
+    [
+        "user",
+        "user's",
+        "said",
+        "they",
+        "them",
+        "their",
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "a",
+        "an",
+        "the",
+        "in",
+        "at",
+        "on",
+        "of",
+        "to",
+        "for",
+        "with",
+        "and",
+        "or",
+        "but",
+        "no",
+        "not",
+        "longer",
+        "now",
+    ]
+)
+
+
+def changed_words(old: str, new: str) -> tuple[str, ...]:
+    """The words of a superseded normalized statement its successor does not say, less
+    the words that only frame a statement: the value that changed ("bristol")."""
+    kept = set(_WORDS.findall(new)) | _FRAME_WORDS
+    return tuple(dict.fromkeys(w for w in _WORDS.findall(old) if w not in kept and len(w) > 1))
+
+
 def reaches(incoming: Evidence, existing: Evidence, objects: tuple[str, ...] = ()) -> bool:
     """Whether the candidate contests ``existing``: the same type and a shared subject,
     or a retraction of what a positive belief of any type names (``objects``:

@@ -97,23 +97,6 @@ def visible(incoming: Evidence, existing: Evidence) -> bool:
 _WORDS = re.compile(r"[\w-]+(?='s\b)|[\w'-]+")
 
 
-def retracted_objects(incoming: Evidence) -> tuple[str, ...]:
-    """What a negative candidate retracts, as normalized phrases: its subject key's
-    parts and the head its statement ends on (the object of "no longer drinks coffee",
-    the trait of "is no longer vegetarian"). Empty for an assertion."""
-    if incoming.polarity:
-        return ()
-    words = _WORDS.findall(incoming.normalized)
-    tail = (words[-1],) if len(words) > 1 else ()
-    return tuple(dict.fromkeys((*sorted(subject_keys(incoming.subject_key)), *tail)))
-
-
-def names_object(normalized: str, objects: Iterable[str]) -> bool:
-    """Whether a normalized statement names one of ``objects`` as whole words."""
-    padded = f" {' '.join(_WORDS.findall(normalized))} "
-    return any(f" {o} " in padded for o in objects if o)
-
-
 # Words that frame a statement rather than state its value: never what changed.
 _FRAME_WORDS = frozenset(
     [
@@ -151,6 +134,26 @@ _FRAME_WORDS = frozenset(
 )
 
 
+def retracted_objects(incoming: Evidence) -> tuple[str, ...]:
+    """What a direct negative candidate retracts, as normalized words: the parts of
+    its subject key its statement names ("coffee" of "no longer drinks coffee"), else
+    the word its statement ends on ("vegetarian" of "is no longer vegetarian", whose
+    key is "diet"). Empty for an assertion, and for an inference."""
+    if incoming.polarity or incoming.authority is Authority.INFERRED:
+        return ()  # a guess retracts nothing beyond its own subject
+    words = _WORDS.findall(incoming.normalized)
+    padded = f" {' '.join(words)} "
+    named = [k for k in sorted(subject_keys(incoming.subject_key)) if f" {k} " in padded]
+    objects = named or words[-1:]
+    return tuple(o for o in objects if o not in _FRAME_WORDS and len(o) > 2)
+
+
+def names_object(normalized: str, objects: Iterable[str]) -> bool:
+    """Whether a normalized statement names one of ``objects`` as whole words."""
+    padded = f" {' '.join(_WORDS.findall(normalized))} "
+    return any(f" {o} " in padded for o in objects if o)
+
+
 def changed_words(old: str, new: str) -> tuple[str, ...]:
     """The words of a superseded normalized statement its successor does not say, less
     the words that only frame a statement: the value that changed ("bristol")."""
@@ -166,7 +169,13 @@ def reaches(incoming: Evidence, existing: Evidence, objects: tuple[str, ...] = (
         subject_keys(existing.subject_key) & subject_keys(incoming.subject_key)
     ):
         return True
-    return bool(objects) and existing.polarity and names_object(existing.normalized, objects)
+    return (
+        bool(objects)
+        and existing.polarity
+        # What the user said beside the retraction is the same story, not the old state.
+        and existing.session_id != incoming.session_id
+        and names_object(existing.normalized, objects)
+    )
 
 
 def resolve(incoming: Evidence, beliefs: Iterable[Existing]) -> Decision:

@@ -34,6 +34,7 @@ from memory_es.domain.resolver import (
     changed_words,
     names_object,
     retracted_objects,
+    tells_of_change,
 )
 from memory_es.domain.values import (
     DECAY_RETIREMENT,
@@ -483,6 +484,8 @@ class PrincipalMemory(Aggregate):
         in Bristol." for "User lives in Leeds."): the residue and sentence-level lines of
         the same turn, which carry the old state and go with it."""
         row = self._row(belief_id)
+        if not self.belief_polarities[row]:
+            return []  # a retraction replaced by another carries no old state
         values = changed_words(self.belief_normalized[row], successor_normalized)
         sources = set(_split_ids(self.belief_sources[row]))
         if not values or not sources:
@@ -496,6 +499,7 @@ class PrincipalMemory(Aggregate):
                 and self.belief_polarities[other]
                 and self.belief_authorities[other] == int(Authority.INFERRED)
                 and names_object(self.belief_normalized[other], values)
+                and not tells_of_change(self.belief_normalized[other])
                 and sources.intersection(_split_ids(self.belief_sources[other]))
             ):
                 out.append(self.belief_ids[other])

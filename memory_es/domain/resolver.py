@@ -134,6 +134,42 @@ _FRAME_WORDS = frozenset(
 )
 
 
+# Words that tell of a change: a line that says them ("User is losing their job was
+# hard", "User used to drink coffee") records the change, not the old state, and no
+# retraction of the same object supersedes it.
+_CHANGE_WORDS = frozenset(
+    [
+        "lost",
+        "losing",
+        "lose",
+        "quit",
+        "quitting",
+        "sold",
+        "selling",
+        "left",
+        "leaving",
+        "stopped",
+        "stopping",
+        "gave",
+        "giving",
+        "moved",
+        "moving",
+        "closed",
+        "closing",
+        "broke",
+        "ended",
+        "anymore",
+        "longer",
+        "former",
+        "used",
+    ]
+)
+
+
+def tells_of_change(normalized: str) -> bool:
+    return not _CHANGE_WORDS.isdisjoint(_WORDS.findall(normalized))
+
+
 def retracted_objects(incoming: Evidence) -> tuple[str, ...]:
     """What a direct negative candidate retracts, as normalized words: the parts of
     its subject key its statement names ("coffee" of "no longer drinks coffee"), else
@@ -158,7 +194,7 @@ def changed_words(old: str, new: str) -> tuple[str, ...]:
     """The words of a superseded normalized statement its successor does not say, less
     the words that only frame a statement: the value that changed ("bristol")."""
     kept = set(_WORDS.findall(new)) | _FRAME_WORDS
-    return tuple(dict.fromkeys(w for w in _WORDS.findall(old) if w not in kept and len(w) > 1))
+    return tuple(dict.fromkeys(w for w in _WORDS.findall(old) if w not in kept and len(w) > 2))
 
 
 def reaches(incoming: Evidence, existing: Evidence, objects: tuple[str, ...] = ()) -> bool:
@@ -175,6 +211,7 @@ def reaches(incoming: Evidence, existing: Evidence, objects: tuple[str, ...] = (
         # What the user said beside the retraction is the same story, not the old state.
         and existing.session_id != incoming.session_id
         and names_object(existing.normalized, objects)
+        and not tells_of_change(existing.normalized)
     )
 
 

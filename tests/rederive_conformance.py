@@ -229,9 +229,11 @@ class RederiveConformance(abc.ABC):
 
     def test_pins_citations_utility_and_remembered_beliefs_survive(self, tmp_path: Path) -> None:
         with self.legacy_store(tmp_path, "store") as memory:
-            memory.extractor = LegacyExtractor()
+            # The remember tool reads its text as today's rules would (no rule reads the
+            # badge number directly: it forms word for word), under the legacy policy.
             memory.remember("ana", "My badge number is 42.")
             memory.remember("ana", "I am allergic to peanuts.", from_user=True)
+            memory.extractor = LegacyExtractor()
             # An established fact, backed by a turn today's policy reads nothing from.
             session = memory.open_session("ana")
             turn = memory.say(session, "Our team ships on Fridays.")
@@ -255,7 +257,7 @@ class RederiveConformance(abc.ABC):
             after = beliefs(memory, "ana")
             # Remembered (AFFIRMED, and USER from the user) and pinned: kept as they were.
             kept = ("My badge number is 42.", "User's team ships on Fridays.")
-            for statement in (*kept, "I am allergic to peanuts."):
+            for statement in (*kept, "User is allergic to peanuts."):
                 assert after[statement] == before[statement], statement
             assert {after[s].authority for s in kept} == {int(Authority.AFFIRMED)}
             assert after[statement].authority == int(Authority.USER)

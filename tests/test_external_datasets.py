@@ -23,7 +23,7 @@ from memory_es.benchmarks.external import (
     run,
     runner,
 )
-from memory_es.benchmarks.external.metrics import judge
+from memory_es.benchmarks.external.metrics import answer_rendered, judge
 from memory_es.benchmarks.external.model import LoadReport, MalformedDataset, Session
 from tests.external_fixtures import (
     halumem_users,
@@ -172,6 +172,15 @@ def test_locomo_run_finds_the_evidence_turn_through_belief_provenance(
     assert document["counts"]["beliefs_formed"] >= 3
     reference = document["reference"]["bm25_own_turns"]["categories"]["single-hop"]
     assert reference["recall_any@5"] == 1.0
+    # "Lisbon" is in "User lives in Lisbon." and in the raw turn the reference returns.
+    assert single_hop["answered"] == 2 and single_hop["answer_rendered@5"] > 0
+    assert reference["answer_rendered@5"] > 0
+    for figures in (
+        document["overall"],
+        reference,
+        document["reference"]["bm25_all_turns"]["overall"],
+    ):
+        assert {"answer_rendered@5", "answer_rendered@10", "recall_any@10"} <= figures.keys()
 
 
 # -- LongMemEval --------------------------------------------------------------------------
@@ -405,6 +414,17 @@ def test_any_all_and_noise_arithmetic() -> None:
     assert (every.any_hit, every.all_hit, every.on_evidence) == (True, True, 1)
     none = judge(units, [])
     assert (none.any_hit, none.all_hit, none.returned) == (False, False, 0)
+
+
+def test_answer_rendered_is_the_normalized_gold_answer_on_token_boundaries() -> None:
+    assert answer_rendered("Faro", "[m:0a1b2c3d] User lives in Faro.") is True
+    assert answer_rendered("The 10th", "User gets paid on the 10th.") is True  # article dropped
+    assert answer_rendered("10", "User moved there in 2010.") is False  # not inside a word
+    assert answer_rendered("7 May 2023", "User ran a race on 7 May, 2023.") is True
+    assert answer_rendered("7 May 2023", "User ran a race in May.") is False
+    assert answer_rendered(None, "anything") is None  # no gold answer: not counted
+    unanswered = judge([frozenset({"t1"})], [frozenset({"t1"})], answer_found=None)
+    assert unanswered.answer_rendered is None
 
 
 def test_verbatim_diagnostic_is_named_and_never_the_default(

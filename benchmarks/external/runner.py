@@ -27,7 +27,7 @@ from memory_es.benchmarks.external import load_halumem, load_locomo, load_longme
 from memory_es.benchmarks.external.bm25 import BM25, Doc, make_doc
 from memory_es.benchmarks.external.diagnostic import DIAGNOSTIC_EXTRACTORS
 from memory_es.benchmarks.external.jsonstream import file_sha256
-from memory_es.benchmarks.external.metrics import KS, ArmReport, Outcome, judge
+from memory_es.benchmarks.external.metrics import KS, ArmReport, Outcome, answer_rendered, judge
 from memory_es.benchmarks.external.model import LoadReport, Probe, Scenario
 from memory_es.errors import MemoryEsError
 from memory_es.formation.extractor import Extractor
@@ -496,7 +496,12 @@ def _score_memory(
         sources = [frozenset(s.record.source_event_ids) for s in items]
         rendered = RecallResult(query=probe.question, terms=(), items=tuple(items)).lines()
         tokens = sum(len(line.split()) for line in rendered)
-        outcomes[k] = judge(units, sources, tokens=tokens)
+        outcomes[k] = judge(
+            units,
+            sources,
+            tokens=tokens,
+            answer_found=answer_rendered(probe.answer, "\n".join(rendered)),
+        )
         returned[k] = (
             [(s.record.belief_id, frozenset(s.record.source_event_ids)) for s in items],
             tokens,
@@ -524,5 +529,10 @@ def _score_reference(
         for k in KS:
             top = index.top(probe.question, k)
             tokens = sum(len(d.text.split()) for d in top)
-            outcomes[k] = judge(units, [frozenset({d.ref}) for d in top], tokens=tokens)
+            outcomes[k] = judge(
+                units,
+                [frozenset({d.ref}) for d in top],
+                tokens=tokens,
+                answer_found=answer_rendered(probe.answer, "\n".join(d.text for d in top)),
+            )
         arms[name].add(probe.category, probe.in_overall, outcomes, *_unit_counts(probe))

@@ -28,7 +28,14 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.domain import Snapshot as AggregateSnapshot
 
-from memory_es.domain.resolver import Evidence, Existing
+from memory_es.domain.resolver import (
+    Evidence,
+    Existing,
+    changed_words,
+    names_object,
+    retracted_objects,
+    tells_of_change,
+)
 from memory_es.domain.values import (
     DECAY_RETIREMENT,
     LIVE_STATUSES,
@@ -477,15 +484,50 @@ class PrincipalMemory(Aggregate):
         end = bisect_right(statements, incoming.normalized, start, key=normalized.__getitem__)
         rows = set(statements[start:end])
         kind = self._derived().codes["type_names"].get(incoming.belief_type)
+        live = {code for code, name in enumerate(self.status_names) if name in _LIVE}
+        statuses = self.belief_statuses
         if kind is not None:
-            live = {code for code, name in enumerate(self.status_names) if name in _LIVE}
-            statuses = self.belief_statuses
             for part in _subject_parts(incoming.subject_key):
                 for entry in self._subject_range(lookups, chr(kind) + part):
                     row = entry >> _PART_BITS
                     if statuses[row] in live:
                         rows.add(row)
+        objects = retracted_objects(incoming)
+        if objects:
+            # A retraction reaches every live positive belief naming what it retracts,
+            # of any type: rare enough for a scan of the statements.
+            polarities, norms = self.belief_polarities, self.belief_normalized
+            for row, status in enumerate(statuses):
+                if status in live and polarities[row] and names_object(norms[row], objects):
+                    rows.add(row)
         return [self._existing(row) for row in sorted(rows)]
+
+    def readings_carrying(self, belief_id: str, successor_normalized: str) -> list[str]:
+        """The live positive inferences standing on one of ``belief_id``'s source turns
+        that name a value it stated and its successor does not ("bristol" of "User lives
+        in Bristol." for "User lives in Leeds."): the residue and sentence-level lines of
+        the same turn, which carry the old state and go with it."""
+        row = self._row(belief_id)
+        if not self.belief_polarities[row]:
+            return []  # a retraction replaced by another carries no old state
+        values = changed_words(self.belief_normalized[row], successor_normalized)
+        sources = set(_split_ids(self.belief_sources[row]))
+        if not values or not sources:
+            return []
+        live = {code for code, name in enumerate(self.status_names) if name in _LIVE}
+        out: list[str] = []
+        for other, status in enumerate(self.belief_statuses):
+            if (
+                other != row
+                and status in live
+                and self.belief_polarities[other]
+                and self.belief_authorities[other] == int(Authority.INFERRED)
+                and names_object(self.belief_normalized[other], values)
+                and not tells_of_change(self.belief_normalized[other])
+                and sources.intersection(_split_ids(self.belief_sources[other]))
+            ):
+                out.append(self.belief_ids[other])
+        return out
 
     def status_of(self, belief_id: str) -> Status | None:
         row = self._find_row(belief_id)

@@ -8,12 +8,17 @@ INFERRED per candidate; at equal authority, time orders — the incoming instant
 newest source event's time, the existing one its ``valid_from``; inside one session the
 source order decides. Polarity never enters the decision: a later retraction at the
 same authority supersedes what it retracts, an earlier one conflicts, exactly as an
-assertion would. Several live beliefs may share a subject: the candidate supersedes
-every one it beats and conflicts with every one it does not. Pure: no I/O.
+assertion would. A retraction (a negative candidate) reaches further than an assertion:
+every live positive belief that names what it retracts, whatever its type ("User no
+longer drinks coffee" reaches the preference "User prefers their coffee black", "User
+quit the choir" the habit "User sings in the choir"). Several live beliefs may share a
+subject: the candidate supersedes every one it beats and conflicts with every one it
+does not. Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -88,6 +93,128 @@ def visible(incoming: Evidence, existing: Evidence) -> bool:
     return existing.project == incoming.project or existing.portable
 
 
+# Words of a normalized statement, a possessive's "'s" cut ("ana's boat" names "boat").
+_WORDS = re.compile(r"[\w-]+(?='s\b)|[\w'-]+")
+
+
+# Words that frame a statement rather than state its value: never what changed.
+_FRAME_WORDS = frozenset(
+    [
+        "user",
+        "user's",
+        "said",
+        "they",
+        "them",
+        "their",
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "a",
+        "an",
+        "the",
+        "in",
+        "at",
+        "on",
+        "of",
+        "to",
+        "for",
+        "with",
+        "and",
+        "or",
+        "but",
+        "no",
+        "not",
+        "longer",
+        "now",
+    ]
+)
+
+
+# Words that tell of a change: a line that says them ("User is losing their job was
+# hard", "User used to drink coffee") records the change, not the old state, and no
+# retraction of the same object supersedes it.
+_CHANGE_WORDS = frozenset(
+    [
+        "lost",
+        "losing",
+        "lose",
+        "quit",
+        "quitting",
+        "sold",
+        "selling",
+        "left",
+        "leaving",
+        "stopped",
+        "stopping",
+        "gave",
+        "giving",
+        "moved",
+        "moving",
+        "closed",
+        "closing",
+        "broke",
+        "ended",
+        "anymore",
+        "longer",
+        "former",
+        "used",
+    ]
+)
+
+
+def tells_of_change(normalized: str) -> bool:
+    return not _CHANGE_WORDS.isdisjoint(_WORDS.findall(normalized))
+
+
+def retracted_objects(incoming: Evidence) -> tuple[str, ...]:
+    """What a direct negative candidate retracts, as normalized words: the parts of
+    its subject key its statement names ("coffee" of "no longer drinks coffee"), else
+    the word its statement ends on ("vegetarian" of "is no longer vegetarian", whose
+    key is "diet"). Empty for an assertion, and for an inference."""
+    if incoming.polarity or incoming.authority is Authority.INFERRED:
+        return ()  # a guess retracts nothing beyond its own subject
+    words = _WORDS.findall(incoming.normalized)
+    padded = f" {' '.join(words)} "
+    named = [k for k in sorted(subject_keys(incoming.subject_key)) if f" {k} " in padded]
+    objects = named or words[-1:]
+    return tuple(o for o in objects if o not in _FRAME_WORDS and len(o) > 2)
+
+
+def names_object(normalized: str, objects: Iterable[str]) -> bool:
+    """Whether a normalized statement names one of ``objects`` as whole words."""
+    padded = f" {' '.join(_WORDS.findall(normalized))} "
+    return any(f" {o} " in padded for o in objects if o)
+
+
+def changed_words(old: str, new: str) -> tuple[str, ...]:
+    """The words of a superseded normalized statement its successor does not say, less
+    the words that only frame a statement: the value that changed ("bristol")."""
+    kept = set(_WORDS.findall(new)) | _FRAME_WORDS
+    return tuple(dict.fromkeys(w for w in _WORDS.findall(old) if w not in kept and len(w) > 2))
+
+
+def reaches(incoming: Evidence, existing: Evidence, objects: tuple[str, ...] = ()) -> bool:
+    """Whether the candidate contests ``existing``: the same type and a shared subject,
+    or a retraction of what a positive belief of any type names (``objects``:
+    ``retracted_objects(incoming)``)."""
+    if existing.belief_type == incoming.belief_type and (
+        subject_keys(existing.subject_key) & subject_keys(incoming.subject_key)
+    ):
+        return True
+    return (
+        bool(objects)
+        and existing.polarity
+        # What the user said beside the retraction is the same story, not the old state.
+        and existing.session_id != incoming.session_id
+        and names_object(existing.normalized, objects)
+        and not tells_of_change(existing.normalized)
+    )
+
+
 def resolve(incoming: Evidence, beliefs: Iterable[Existing]) -> Decision:
     candidates = list(beliefs)
     # 0. Durable rejection: the user said no to this statement; however often it is
@@ -109,17 +236,16 @@ def resolve(incoming: Evidence, beliefs: Iterable[Existing]) -> Decision:
     for b in live:
         if b.evidence.normalized == incoming.normalized:
             return Decision(Outcome.DUPLICATE, b.belief_id)
-    # 3/4. Same type and subject, different statement: conflict with every belief the
-    #      candidate does not beat, supersede every one it does.
+    # 3/4. Same type and subject (or what a retraction retracts), different statement:
+    #      conflict with every belief the candidate does not beat, supersede every one
+    #      it does.
     supersedes: list[str] = []
     conflicts: list[str] = []
+    objects = retracted_objects(incoming)
     for b in live:
-        ev = b.evidence
-        if ev.belief_type != incoming.belief_type or not (
-            subject_keys(ev.subject_key) & subject_keys(incoming.subject_key)
-        ):
+        if not reaches(incoming, b.evidence, objects):
             continue
-        (supersedes if beats(incoming, ev) else conflicts).append(b.belief_id)
+        (supersedes if beats(incoming, b.evidence) else conflicts).append(b.belief_id)
     if conflicts:
         return Decision(Outcome.CONFLICT, conflicts[0], tuple(supersedes), tuple(conflicts))
     if supersedes:

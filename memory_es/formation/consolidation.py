@@ -293,11 +293,15 @@ def _commit(
     result.formed.append(belief_id)
     result.statements[belief_id] = proposal.statement
     for old in decision.supersedes:
-        principal.supersede_belief(
-            belief_id=old, successor_id=belief_id, valid_to=incoming.instant, policy=policy
-        )
-        counts.superseded += 1
-        result.superseded.append(old)
+        # What the old belief's own turns said of the old value goes with it: a residue
+        # line carrying "Bristol" does not stay current beside "User lives in Leeds.".
+        carried = principal.readings_carrying(old, incoming.normalized)
+        for gone in (old, *(c for c in carried if c not in decision.supersedes)):
+            principal.supersede_belief(
+                belief_id=gone, successor_id=belief_id, valid_to=incoming.instant, policy=policy
+            )
+            counts.superseded += 1
+            result.superseded.append(gone)
     for number, partner in enumerate(decision.conflicts):
         # The existing belief is disputed: linked back, with a fresh store position.
         principal.link_conflict(belief_id=partner, partner_id=belief_id, at=now, policy=policy)

@@ -4,15 +4,18 @@ An established fact is a conclusion the agent reached in a session, with the tur
 support it. It becomes a candidate only when its provenance holds: a non-empty list of
 source event ids, every one a trusted user turn of the session's own principal in that
 session (a foreign, untrusted or unknown id refuses the whole fact). The remember tool's
-statement is its own evidence: a trusted ``tool`` turn recorded in the session.
-Pure: the caller passes the session's turns.
+statement is its own evidence: a trusted ``tool`` turn recorded in the session, read like
+a user's own turn (the same rules, screening, corrections and resolver) at the tool's
+authority, so "I live in Faro." forms "User lives in Faro." and meets "User lives in
+Oslo."; only text no rule reads directly forms word for word, as a fact.
+Pure: the caller passes the session's turns and the reading of one.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from memory_es.domain.values import Authority, BeliefType, Role
 from memory_es.formation.extractor import Proposal, SourceTurn
@@ -63,10 +66,34 @@ def as_sentence(statement: str) -> str:
     return text.rstrip(".!?;:, ") + "."
 
 
+# How formation reads one turn as the user's own words: the extractor over it.
+TurnReader = Callable[[SourceTurn], Sequence[Proposal]]
+
+
+def remembered_readings(
+    fact: EstablishedFact, turn: SourceTurn, read: TurnReader
+) -> list[Proposal]:
+    """The remember tool's turn read as the user would have said it: each direct
+    reading at the fact's authority (AFFIRMED, USER with ``--from-user``), standing on
+    the tool turn. A reading that is more guess than statement (INFERRED: an episode,
+    a residue line) is not what the user asked to keep: none is returned for it, and a
+    text with no direct reading forms word for word (``established_proposals``)."""
+    said = replace(turn, role=Role.USER.value)
+    return [
+        replace(p, source=turn, authority=fact.authority)
+        for p in read(said)
+        if p.authority is not Authority.INFERRED
+    ]
+
+
 def established_proposals(
-    facts: Sequence[EstablishedFact], turns: Sequence[SourceTurn]
+    facts: Sequence[EstablishedFact],
+    turns: Sequence[SourceTurn],
+    read: TurnReader | None = None,
 ) -> tuple[list[Proposal], int]:
-    """(admitted proposals at AFFIRMED, refused fact count) for one session's facts."""
+    """(admitted proposals at their authority, refused fact count) for one session's
+    facts; with ``read``, a fact backed by the remember tool's turn alone forms its
+    ``remembered_readings``."""
     by_id = {t.turn_id: t for t in turns}
     admitted: list[Proposal] = []
     refused = 0
@@ -83,6 +110,11 @@ def established_proposals(
             continue
         backing = sorted((s for s in sources if s is not None), key=lambda s: (s.seq, s.turn_id))
         newest = backing[-1]
+        if read is not None and len(backing) == 1 and newest.role == Role.TOOL.value:
+            readings = remembered_readings(fact, newest, read)
+            if readings:
+                admitted.extend(readings)
+                continue
         admitted.append(
             Proposal(
                 statement=statement,

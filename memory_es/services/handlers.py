@@ -163,10 +163,15 @@ def events_input(
         if isinstance(e, Session.FactsEstablished)
         for f in e.facts
     ]
-    admitted, refused_facts = established_proposals(facts, turns)
+    admitted, refused_facts = established_proposals(
+        facts, turns, read=lambda turn: uow.extractor.extract([turn])
+    )
     proposals = uow.extractor.extract(turns)
     if targets is not None:
         proposals = resolve_corrections(proposals, targets)
+        # The remember tool's readings correct as the user's own words would.
+        if any(p.corrects is not None for p in admitted):
+            admitted = resolve_corrections(admitted, targets)
     return SessionInput(
         session_id=session_id,
         project=project,

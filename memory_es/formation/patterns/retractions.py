@@ -28,6 +28,13 @@ from memory_es.formation.patterns.phrases import (
 from memory_es.formation.patterns.relationships import PARTNER_KEY
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
 
+# When or why it happened is not part of what was given up: "my book club last spring".
+_WHEN_CUT = re.compile(
+    r"\s+(?:last|this|in|on|at|after|because|when|since|yesterday|today|a few|\w+ ago)\b.*$",
+    re.I,
+)
+
+
 # Retractions first: they carry the verbs the assertions below also read.
 _RETRACT_VERBS: dict[str, tuple[str, BeliefType, str]] = {
     # verb -> (third person, type, subject rule: "head" | "home" | "employment")
@@ -105,16 +112,53 @@ def _stopped(m: re.Match[str]) -> list[Found]:
 @rule(
     "retraction.got_rid_of",
     r"^I (?:have )?(?:just |finally )?(?:sold|got rid of|gave away|returned|lost|ditched)"
-    r" (?P<o>(?:my|our) .+)$",
+    r" (?P<o>(?:my|our|the) .+)$",
 )
 def _got_rid_of(m: re.Match[str]) -> list[Found]:
-    o = tidy(m["o"])
+    o = tidy(m["o"], cut=_WHEN_CUT)
     if not usable(o):
         return []
     return [
         found(
             "retraction.got_rid_of",
             f"User no longer has {indefinite(o)}",
+            ATTR,
+            head(o),
+            polarity=False,
+        )
+    ]
+
+
+# "I quit the choir", "I dropped out of my book club": a membership, retracted; it
+# reaches whatever the user said about the group (the resolver's retraction reach).
+@rule(
+    "retraction.quit",
+    rf"^I {ADV}(?:have )?(?:quit|dropped out of) (?P<o>(?:the|my|our) .+)$",
+    needs=("quit", "dropped out"),
+)
+def _quit(m: re.Match[str]) -> list[Found]:
+    o = tidy(m["o"], cut=_WHEN_CUT)
+    if not usable(o) or not head(o):
+        return []
+    return [found("retraction.quit", f"User quit {third(o)}", ATTR, head(o), polarity=False)]
+
+
+# "I closed my Harbor account", "I cancelled my gym membership": what the account was
+# with is retracted, so "User banks with Harbor Credit Union." is no longer current.
+@rule(
+    "retraction.closed_account",
+    rf"^I {ADV}(?:have )?(?P<verb>closed|cancell?ed|canceled|ended) (?:my|our) (?P<o>.+?)"
+    r" (?P<kind>account|membership|subscription|plan|lease|contract)s?\b.*$",
+    needs=("closed", "cancel", "ended"),
+)
+def _closed_account(m: re.Match[str]) -> list[Found]:
+    o = tidy(m["o"])
+    if not usable(o) or not head(o):
+        return []
+    return [
+        found(
+            "retraction.closed_account",
+            f"User {m['verb'].lower()} their {o} {m['kind'].lower()}",
             ATTR,
             head(o),
             polarity=False,
@@ -267,7 +311,9 @@ RULES: tuple[Rule, ...] = (
     _not_anymore,
     _stopped,
     _got_rid_of,
+    _closed_account,
     _left_job,
+    _quit,
     _moved_away,
     _does_not,
 )

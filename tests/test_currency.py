@@ -1,0 +1,150 @@
+"""Issue 27: remember forms like a turn; a retraction reaches what it retracts, whatever
+its type; a superseded belief takes its turn's inferences naming the old value along."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import memory_es
+from memory_es.domain.resolver import Evidence, retracted_objects
+from memory_es.domain.values import Authority
+
+
+@pytest.fixture
+def memory() -> Iterator[memory_es.Memory]:
+    with memory_es.open("memory://") as m:
+        yield m
+
+
+def said(memory: memory_es.Memory, *turns: str) -> None:
+    session = memory.open_session("ana")
+    for text in turns:
+        memory.say(session, text)
+    memory.close_session(session)
+
+
+def statuses(memory: memory_es.Memory) -> dict[str, str]:
+    return {b.statement: b.status.value for b in memory.list_beliefs("ana")}
+
+
+def test_remember_reads_its_text_like_a_turn_and_conflicts_with_a_user_statement(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I live in Oslo.")
+    memory.remember("ana", "I live in Faro.")
+    beliefs = {b.statement: b for b in memory.list_beliefs("ana")}
+    assert "I live in Faro." not in beliefs  # the verbatim text is the evidence only
+    faro, oslo = beliefs["User lives in Faro."], beliefs["User lives in Oslo."]
+    assert faro.authority == int(Authority.AFFIRMED) and faro.status.value == "active"
+    assert faro.conflicts_with == (oslo.belief_id,)
+    listed = {c.belief.statement for c in memory.conflicts("ana")}
+    assert listed == {"User lives in Faro.", "User lives in Oslo."}
+
+
+def test_remember_from_the_user_supersedes_at_the_same_authority(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I live in Oslo.")
+    memory.remember("ana", "I live in Faro.", from_user=True)
+    assert statuses(memory) == {
+        "User lives in Faro.": "active",
+        "User lives in Oslo.": "superseded",
+    }
+    lines = memory.recall("ana", "where do I live").lines()
+    assert any("Faro" in line for line in lines) and not any("Oslo" in line for line in lines)
+
+
+def test_remember_of_text_no_rule_reads_forms_word_for_word(memory: memory_es.Memory) -> None:
+    memory.remember("ana", "Project Zeus ships on May 3")
+    assert statuses(memory) == {"Project Zeus ships on May 3.": "active"}
+
+
+def test_an_affirmed_retraction_conflicts_with_a_user_preference_of_another_subject_key(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I prefer my coffee black.")
+    memory.remember("ana", "I don't drink coffee anymore")
+    assert statuses(memory) == {
+        "User prefers their coffee black.": "active",
+        "User no longer drinks coffee.": "active",
+    }
+    assert len(memory.conflicts("ana")) == 2  # each partner listed
+
+
+def test_a_users_retraction_reaches_a_habit_and_a_possession_of_another_type(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I sing with the Hillside choir on Thursdays.", "I have a boat called Wren.")
+    said(memory, "I quit the choir.", "I sold the boat in March.")
+    found = statuses(memory)
+    assert found["User quit the choir."] == "active"
+    assert found["User no longer has a boat."] == "active"
+    assert found["User has a boat called Wren."] == "superseded"
+    assert [s for s, status in found.items() if "Hillside" in s] != []
+    assert all(status == "superseded" for s, status in found.items() if "Hillside" in s)
+
+
+def test_a_retraction_reaches_a_residue_line_carrying_the_old_state(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I have been vegetarian since college, but it is getting harder.")
+    said(memory, "I'm not vegetarian anymore, I eat fish now.")
+    lines = memory.recall("ana", "am I vegetarian").lines()
+    assert any("no longer vegetarian" in line for line in lines)
+    assert not any("since college" in line for line in lines)
+
+
+def test_a_superseded_belief_takes_its_turns_inferences_naming_the_old_value(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I live in Bristol, in a flat above a bakery.")
+    said(memory, "We moved to Leeds in the spring.")
+    current = [s for s, status in statuses(memory).items() if status in ("active", "provisional")]
+    assert "User lives in Leeds." in current
+    assert not any("Bristol" in s for s in current)
+
+
+def test_a_line_telling_of_the_change_is_history_and_stays(memory: memory_es.Memory) -> None:
+    said(memory, "Losing my job at the bank was hard, honestly.")
+    said(memory, "I don't have a job anymore, so money is tight.")
+    assert any(
+        "losing" in s.lower() and status != "superseded" for s, status in statuses(memory).items()
+    )
+
+
+def _evidence(statement: str, key: str, *, polarity: bool, authority: Authority) -> Evidence:
+    return Evidence(
+        belief_type="user_model_attr",
+        subject_key=key,
+        normalized=statement.casefold().rstrip("."),
+        polarity=polarity,
+        authority=authority,
+        instant="2026-01-01T00:00:00Z",
+        session_id="s",
+        seq=1,
+        source_event_ids=frozenset({"t"}),
+        project="general",
+        portable=True,
+    )
+
+
+def test_what_a_retraction_retracts() -> None:
+    user = Authority.USER
+    assert retracted_objects(
+        _evidence("User no longer drinks coffee.", "coffee", polarity=False, authority=user)
+    ) == ("coffee",)
+    assert retracted_objects(
+        _evidence("User is no longer vegetarian.", "diet", polarity=False, authority=user)
+    ) == ("vegetarian",)
+    assert (
+        retracted_objects(
+            _evidence("User lives in Lisbon.", "home location", polarity=True, authority=user)
+        )
+        == ()
+    )
+    guess = _evidence(
+        "User is not gonna give up.", "give up", polarity=False, authority=Authority.INFERRED
+    )
+    assert retracted_objects(guess) == ()

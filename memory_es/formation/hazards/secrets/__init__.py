@@ -10,14 +10,16 @@ attempts rescan the same run. docs/hazards.md lists the kinds and the phrasings.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from itertools import chain
 
 from memory_es.formation.hazards.secrets.cache import Span, patterns
 from memory_es.formation.hazards.secrets.config import name_values
 from memory_es.formation.hazards.secrets.context import contextual
+from memory_es.formation.hazards.secrets.follow_up import credentials_named, follow_up_values
 from memory_es.formation.hazards.secrets.shapes import CHECKSUMS, SHAPES, VENDOR, entropy
 from memory_es.formation.hazards.secrets.values import has_high_entropy_token
 
-__all__ = ["has_high_entropy_token", "redact"]
+__all__ = ["credentials_named", "has_high_entropy_token", "redact"]
 
 # -- the screen --------------------------------------------------------------------------------
 
@@ -31,11 +33,16 @@ RULES: tuple[Callable[[str], Iterator[Span]], ...] = (
 )
 
 
-def redact(text: str) -> tuple[str, tuple[str, ...]]:
-    """The text with every secret replaced by ``[redacted:<kind>]``, and the kinds."""
+def redact(text: str, *, context: tuple[str, ...] = ()) -> tuple[str, tuple[str, ...]]:
+    """The text with every secret replaced by ``[redacted:<kind>]``, and the kinds.
+
+    ``context``: the credential kinds an earlier turn of the session named
+    (:func:`credentials_named`); the bare values opening this turn are redacted too.
+    """
     # The rule listed first names a merged span; within a rule, the first it reports.
     spans: list[tuple[int, int, int, str]] = []  # start, end, priority, kind
-    for start, end, kind in (span for rule in RULES for span in rule(text)):
+    found = (span for rule in RULES for span in rule(text))
+    for start, end, kind in chain(found, follow_up_values(text, context)):
         if start < end:
             spans.append((start, end, len(spans), kind))
     if not spans:

@@ -443,3 +443,12 @@ def contextual(text: str) -> Iterator[Span]:
                 yield start, end, ctx.kind
     yield from _login_pairs(text, tokens)
     yield from _seed_phrases(text, tokens)
+
+
+def credential_mentions(text: str) -> Iterator[str]:
+    """The kind of every password, PIN or one-time code the text names, value or not
+    (a bare "code" or "key" names none: a zip code, the key to success)."""
+    for ctx, m in _context_matches(text):
+        bare_code = m.group(0).casefold() in ("code", "codes")
+        if ctx.strong or (ctx.kind == "one_time_code" and not bare_code):
+            yield ctx.kind

@@ -1,0 +1,53 @@
+"""Cross-turn screening: a credential asked for or named in one turn ("what's the wifi
+password?", "send me the PIN") opens a short context in which the next turns' bare
+values ("it's Pumpkin-Spice-31", "4821") are redacted.
+
+The context is what :func:`credentials_named` reads of a turn; the session records it
+on the turn's event (``opens_screening``) and keeps it open for
+``memory_es.domain.session.FOLLOW_UP_TURNS`` turns, so a replay rebuilds the same context from
+the session's own events. Pure: text in, kinds or spans out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from memory_es.formation.hazards.secrets.cache import Span
+from memory_es.formation.hazards.secrets.context import credential_mentions
+from memory_es.formation.hazards.secrets.tokens import Tokens
+from memory_es.formation.hazards.secrets.values import digit_group, digits_of, looks_secret
+
+# Only the opening of a later turn is read as an answer: a bare value comes first.
+ANSWER_TOKENS = 20
+
+
+def credentials_named(text: str) -> tuple[str, ...]:
+    """The kinds of credential this turn names (asks for, announces or mentions), each
+    once, in order: what the next turns are screened for."""
+    kinds: list[str] = []
+    for kind in credential_mentions(text):
+        if kind not in kinds:
+            kinds.append(kind)
+    return tuple(kinds)
+
+
+def _bare_value(core: str) -> bool:
+    """A value said alone: chosen-looking (letters with digits or symbols, mixed case
+    inside the word — not a brand like "iPhone"), or a group of three or more digits."""
+    if digit_group(core):
+        return len(digits_of(core)) >= 3
+    if "@" in core or "://" in core or ":" in core:
+        return False  # an address, a link, a time
+    brand = core[:1].islower() and sum(c.isupper() for c in core) == 1 and core.isalpha()
+    return looks_secret(core) and not brand
+
+
+def follow_up_values(text: str, kinds: tuple[str, ...]) -> Iterator[Span]:
+    """The bare values at the opening of a turn said while ``kinds`` are screened."""
+    if not kinds:
+        return
+    tokens = Tokens(text)
+    for i in range(min(len(tokens), ANSWER_TOKENS)):
+        token = tokens[i]
+        if _bare_value(token.core):
+            yield token.core_start, token.core_start + len(token.core), kinds[0]

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 
 from memory_es.formation.hazards.secrets.cache import Span, patterns
 from memory_es.formation.hazards.secrets.shapes import FUNCTION_WORDS
+from memory_es.formation.hazards.secrets.spelled import MIN_RUN, digit_words
 from memory_es.formation.hazards.secrets.tokens import (
+    CLAUSE_OPENERS,
     CONNECTORS,
     DETERMINERS,
     FUTURE,
@@ -72,6 +74,8 @@ _PW_WORDS = (
     r"secret\s+(?:word|phrase|answer)|safe\s?word|code\s?word|security\s+answer|"
     r"answer\s+to\s+(?:my|the)\s+security\s+question|"
     r"contrase[nñ]a|clave|mot\s+de\s+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
+    r"wachtwoord|(?:wlan|wifi|wi-fi|e-?mail)-(?:passwort|wachtwoord|password|schl[üu]ssel|"
+    r"kennwort)|"
     r"пароль|密码|パスワード|暗証番号"
 )
 _CONTEXTS: tuple[_Context, ...] = (
@@ -95,7 +99,7 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[a-z]{2,12}\s+)?(?:door|gate|alarm|lock|lockbox|"
             r"locker|safe|garage|keypad|building|house|front\s+door)|cvv2?|cvc|security\s+code|"
             r"code\s+to\s+(?:get\s+in(?:to)?|open|unlock|enter)(?:\s+(?:the|my|our)\s+\w+)?|"
-            r"pins?(?:\s+(?:code|number))?"
+            r"pins?(?:\s+(?:code|number))?|pin-?code|code\s+pin|codice\s+pin"
         ),
         plausible_value,
         numeric=True,
@@ -247,6 +251,36 @@ def _apostrophe(core: str) -> str:
     return core.casefold().replace("’", "'")
 
 
+_CLAUSE_REACH = 6
+_CLAUSE_CLOSERS = words("and but or so then which because while")
+
+
+def spelled_run(tokens: Tokens, j: int) -> int:
+    """The index past a run of spelled digits starting at token ``j`` ("four seven two
+    one"), or ``j`` when fewer than three digits are spelled there."""
+    k, count = j, 0
+    while k < min(len(tokens), j + 16) and (n := digit_words(tokens[k].core)):
+        count += n
+        k += 1
+        if tokens[k - 1].ends_sentence:
+            break
+    return k if count >= MIN_RUN else j
+
+
+def _stated(tokens: Tokens, j: int, ctx: _Context, value: str) -> bool:
+    """Whether the word after a connector is the secret itself, not prose about it.
+    A PIN or a lock code has digits ("the security code of conduct is strict" has
+    none); a plain lower-case word is a password only when it closes its clause
+    ("my password is sunshine, and ...", not "my password is way too long")."""
+    if ctx.kind == "pin" and not any(c.isdigit() for c in value):
+        return False
+    if not (value.isalpha() and value.islower()):
+        return True
+    t = tokens[j]
+    closes = t.ends_sentence or t.end > t.core_start + len(t.core) or j + 1 == len(tokens)
+    return closes or tokens[j + 1].core.casefold() in _CLAUSE_CLOSERS
+
+
 def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int = 0) -> int | None:
     """The index of the value said after the context word ending at ``at`` (whose own
     first token is ``own``)."""
@@ -261,7 +295,9 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
     if ends and (i >= len(tokens) or _apostrophe(tokens[i].core) not in ("it's", "its", "it")):
         return None
     qualified = False  # "password for the netflix account is X"
-    limit = min(len(tokens), i + ctx.window)
+    # A clause between the word and its value reaches further ("the password I picked
+    # for my laptop yesterday is X").
+    limit = min(len(tokens), i + ctx.window + (_CLAUSE_REACH if ctx.strong else 0))
     j = i
     while j < limit:
         t = tokens[j]
@@ -288,9 +324,12 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
             comma = k + 1 < len(tokens) and tokens.text[tokens[k].end - 1] == ","
             return k + 1 if comma and _direct(tokens[k + 1].core) else None
         elif ctx.strong:
+            if seen_connector and spelled_run(tokens, j) > j:
+                return j
             if seen_connector:
                 end = value_span(tokens, j, ctx.numeric, quoted=True)[1]
-                return j if plausible_value(tokens.text[t.core_start : end]) else None
+                value = tokens.text[t.core_start : end]
+                return j if plausible_value(value) and _stated(tokens, j, ctx, value) else None
             if j == i and _direct(t.core):
                 return j
             # "ssh root@host with password toor": a plain word closing "with password".
@@ -298,7 +337,7 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
             last = t.ends_sentence or j + 1 == len(tokens)
             if j == i and introduced and last and plausible_value(t.core):
                 return j
-            if j == i and low in PREPOSITIONS:
+            if j == i and (low in PREPOSITIONS or low in CLAUSE_OPENERS):
                 qualified = True
             elif not qualified:
                 return None  # "password manager is 1Password": not the password
@@ -439,6 +478,10 @@ def contextual(text: str) -> Iterator[Span]:
             found = _backward(tokens, own, ctx)
         if found is not None:
             start, end = value_span(tokens, found, ctx.numeric, quoted=ctx.strong)
+            past = spelled_run(tokens, found)
+            if past > found:
+                last = tokens[past - 1]
+                end = last.core_start + len(last.core)
             if start < end:
                 yield start, end, ctx.kind
     yield from _login_pairs(text, tokens)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from memory_es.formation.hazards.secrets.cache import Span
-from memory_es.formation.hazards.secrets.context import credential_mentions
+from memory_es.formation.hazards.secrets.context import credential_mentions, spelled_run
 from memory_es.formation.hazards.secrets.tokens import Tokens
 from memory_es.formation.hazards.secrets.values import digit_group, digits_of, looks_secret
 
@@ -47,7 +47,14 @@ def follow_up_values(text: str, kinds: tuple[str, ...]) -> Iterator[Span]:
     if not kinds:
         return
     tokens = Tokens(text)
-    for i in range(min(len(tokens), ANSWER_TOKENS)):
-        token = tokens[i]
+    i = 0
+    while i < min(len(tokens), ANSWER_TOKENS):
+        token, past = tokens[i], spelled_run(tokens, i)
+        if past > i:  # "two five eight zero"
+            last = tokens[past - 1]
+            yield token.core_start, last.core_start + len(last.core), kinds[0]
+            i = past
+            continue
         if _bare_value(token.core):
             yield token.core_start, token.core_start + len(token.core), kinds[0]
+        i += 1

@@ -63,11 +63,25 @@ class Tokens:
 
 CONNECTORS = words(
     "is was are were = : - — – -> => → ⇒ to as equals reads es est ist é è lautet it's "
-    "its becomes became remains"
+    "its becomes became remains c'est c’est era était war foi sono sind são zijn"
 )
-DETERMINERS = words("the my our your his her their this that a an")
+# English first, then the same words in French, Spanish, German, Portuguese, Italian and
+# Dutch: the secret words are matched in those languages too (context.py).
+DETERMINERS = words(
+    "the my our your his her their this that a an le la les mon ma mes el mi mis der die "
+    "das mein meine o os minha meu seu il lo mio mia de het mijn"
+)
 FUTURE = words("will would should shall gonna going")
-PREPOSITIONS = words("for to of on at in with from")
+PREPOSITIONS = words(
+    "for to of on at in with from de du des del da do dos das della dello di dal van voor "
+    "von vom für meiner meines para pour per"
+)
+# Words that open a clause between a secret word and its value ("the PIN I set is X",
+# "the password my boss gave me was X"): a subject, a relative, a time adverb.
+CLAUSE_OPENERS = words(
+    "i you he she we they my his her our their your that which who these those right "
+    "currently usually always still now"
+)
 
 
 def value_span(tokens: Tokens, i: int, numeric: bool, *, quoted: bool = False) -> tuple[int, int]:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from memory_es.formation.hazards.secrets.cache import Span, patterns
+from memory_es.formation.hazards.secrets.fuzzy import PIN_SUFFIXES, WORD, near, typo_kind
 from memory_es.formation.hazards.secrets.shapes import FUNCTION_WORDS
 from memory_es.formation.hazards.secrets.spelled import MIN_RUN, digit_words
 from memory_es.formation.hazards.secrets.tokens import (
@@ -294,6 +296,13 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
         return i
     if ends and (i >= len(tokens) or _apostrophe(tokens[i].core) not in ("it's", "its", "it")):
         return None
+    # "PIN nuber: X", "the pin numbr for the card is X": a mistyped part of the word.
+    if ctx.kind == "pin" and i < len(tokens):
+        suffix = tokens[i].core.casefold()
+        if any(near(suffix, word) for word in PIN_SUFFIXES):
+            at, i = tokens[i].core_start + len(tokens[i].core), i + 1
+            tail = text[at : tokens[i].start] if i < len(tokens) else ""
+            seen_connector = seen_connector or bool(re.search(r"[:=#]", tail))
     qualified = False  # "password for the netflix account is X"
     # A clause between the word and its value reaches further ("the password I picked
     # for my laptop yesterday is X").
@@ -384,7 +393,7 @@ _AHEAD_CHARS = 200  # how far a value may follow its context word, at most
 _BEHIND_CHARS = 120
 
 
-def _around(tokens: Tokens, m: re.Match[str]) -> tuple[int, int]:
+def _around(tokens: Tokens, m: _Found) -> tuple[int, int]:
     """(the index of the first token after a context match, the index of its own first
     token)."""
     own = tokens.containing(m.start())
@@ -450,9 +459,31 @@ _SEED_CONTEXT = _ctx(
 _ANY_CONTEXT = _any_of(ctx.pattern for ctx in _CONTEXTS)
 
 
-def _context_matches(text: str) -> Iterator[tuple[_Context, re.Match[str]]]:
+class _Typo(NamedTuple):
+    """A secret word typed with a typo, read as a match of its context's pattern."""
+
+    at: int
+    stop: int
+    word: str
+
+    def start(self) -> int:
+        return self.at
+
+    def end(self) -> int:
+        return self.stop
+
+    def group(self, _: int = 0) -> str:
+        return self.word
+
+
+_Found = re.Match[str] | _Typo
+# The strong context of each kind a typo can open (fuzzy.TYPO_TARGETS).
+_TYPO_CONTEXTS = {ctx.kind: ctx for ctx in reversed(_CONTEXTS) if ctx.strong}
+
+
+def _context_matches(text: str) -> Iterator[tuple[_Context, _Found]]:
     """Every (context, match) in the text: one scan finds where some context word starts,
-    then each context is tried there."""
+    then each context is tried there; then the secret words typed with a typo."""
     pos = 0
     while (hit := _ANY_CONTEXT.search(text, pos)) is not None:
         for ctx in _CONTEXTS:
@@ -460,6 +491,10 @@ def _context_matches(text: str) -> Iterator[tuple[_Context, re.Match[str]]]:
             if m is not None:
                 yield ctx, m
         pos = hit.start() + 1
+    for w in WORD.finditer(text):
+        kind = typo_kind(w.group(0))
+        if kind is not None:
+            yield _TYPO_CONTEXTS[kind], _Typo(w.start(), w.end(), w.group(0))
 
 
 def contextual(text: str) -> Iterator[Span]:

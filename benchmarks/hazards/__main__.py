@@ -3,14 +3,17 @@
 Prints how many of the generated secrets (tests/hazard_corpus.py) stay raw after the
 screen, development and held-out templates apart; how many injection styles and benign
 look-alikes form a belief through ``Memory.say`` and ``close_session``; and, given
-``--locomo PATH``, how many LoCoMo turns get any redaction or an injection flag (counts
-only; ``--show N`` prints N redacted turns for eyeballing, never to be committed).
+``--locomo PATH`` / ``--longmemeval PATH``, how many LoCoMo turns / LongMemEval S user
+turns get any redaction or an injection flag, each session's turns screened in order
+under the cross-turn context (counts only; ``--fresh`` adds issue 25's fresh round;
+``--show N`` prints N redacted turns for eyeballing, never to be committed).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import orjson
@@ -25,6 +28,8 @@ from memory_es.benchmarks.hazards.corpus import (
     leaked,
     secret_cases,
 )
+from memory_es.benchmarks.hazards.fresh_measure import fresh_figures
+from memory_es.domain.session import FOLLOW_UP_TURNS
 from memory_es.formation.hazards import is_injection, screen
 
 CONVERSATIONAL = Path(memory_es.__file__).parent / "profiles" / "conversational.yaml"
@@ -54,33 +59,64 @@ def forms(texts: tuple[str, ...]) -> int:
     return formed
 
 
-def locomo(path: Path, show: int) -> dict[str, int]:
-    samples = orjson.loads(path.read_bytes())
-    turns = redacted = flagged = 0
-    shown = 0
-    for sample in samples:
-        for key, value in sample["conversation"].items():
-            if not key.startswith("session_") or not isinstance(value, list):
+def screen_sessions(
+    sessions: Iterable[list[tuple[str, str]]], show: int, counted_roles: frozenset[str]
+) -> dict[str, int]:
+    """Screen each session's turns in order, each under the screening context its earlier
+    turns opened (as ``say`` does); count the turns of ``counted_roles`` redacted or
+    flagged."""
+    turns = redacted = flagged = shown = 0
+    for session in sessions:
+        context: tuple[str, ...] = ()
+        left = 0
+        for role, text in session:
+            screened = screen(text, context=context if left > 0 else ())
+            if screened.opens:
+                context, left = screened.opens, FOLLOW_UP_TURNS
+            else:
+                left -= 1
+            if role not in counted_roles:
                 continue
-            for turn in value:
-                turns += 1
-                screened = screen(str(turn.get("text", "")))
-                redacted += bool(screened.redactions)
-                flagged += screened.injection
-                if (screened.redactions or screened.injection) and shown < show:
-                    shown += 1
-                    print(
-                        f"  {screened.redactions} injection={screened.injection}: "
-                        f"{screened.text[:160]}",
-                        file=sys.stderr,
-                    )
-    return {"locomo_turns": turns, "locomo_redacted": redacted, "locomo_injection": flagged}
+            turns += 1
+            redacted += bool(screened.redactions)
+            flagged += screened.injection
+            if (screened.redactions or screened.injection) and shown < show:
+                shown += 1
+                print(
+                    f"  {screened.redactions} injection={screened.injection}: "
+                    f"{screened.text[:160]}",
+                    file=sys.stderr,
+                )
+    return {"turns": turns, "redacted": redacted, "injection": flagged}
+
+
+def locomo_sessions(path: Path) -> Iterator[list[tuple[str, str]]]:
+    """LoCoMo's sessions, every turn a user turn (either speaker may be the principal)."""
+    for sample in orjson.loads(path.read_bytes()):
+        for key, value in sample["conversation"].items():
+            if key.startswith("session_") and isinstance(value, list):
+                yield [("user", str(turn.get("text", ""))) for turn in value]
+
+
+def longmemeval_sessions(path: Path) -> Iterator[list[tuple[str, str]]]:
+    """LongMemEval's haystack sessions, user and assistant turns in order."""
+    for record in orjson.loads(path.read_bytes()):
+        for session in record["haystack_sessions"]:
+            yield [(str(t.get("role", "user")), str(t.get("content", ""))) for t in session]
+
+
+def prefixed(prefix: str, figures: dict[str, int]) -> dict[str, int]:
+    return {f"{prefix}_{name}": value for name, value in figures.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m memory_es.benchmarks.hazards")
     parser.add_argument("--locomo", type=Path, help="path to locomo10.json (local only)")
-    parser.add_argument("--show", type=int, default=0, help="print N flagged LoCoMo turns")
+    parser.add_argument(
+        "--longmemeval", type=Path, help="path to longmemeval_s.json (local only; user turns)"
+    )
+    parser.add_argument("--fresh", action="store_true", help="issue 25's fresh secrets round")
+    parser.add_argument("--show", type=int, default=0, help="print N flagged dataset turns")
     args = parser.parse_args()
     figures: dict[str, int] = secrets_figures()
     figures["injections"] = len(INJECTIONS)
@@ -95,8 +131,16 @@ def main() -> None:
     figures["refused_at_the_candidate_formed"] = forms(REFUSED_AT_THE_CANDIDATE)
     figures["probed_benign"] = len(PROBED_BENIGN)
     figures["probed_benign_flagged"] = sum(map(is_injection, PROBED_BENIGN))
+    if args.fresh:
+        figures.update(fresh_figures())
+    users = frozenset({"user"})
     if args.locomo:
-        figures.update(locomo(args.locomo, args.show))
+        figures.update(
+            prefixed("locomo", screen_sessions(locomo_sessions(args.locomo), args.show, users))
+        )
+    if args.longmemeval:
+        sessions = longmemeval_sessions(args.longmemeval)
+        figures.update(prefixed("longmemeval_user", screen_sessions(sessions, args.show, users)))
     print(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())
 
 

@@ -459,6 +459,29 @@ _SEED_CONTEXT = _ctx(
 _ANY_CONTEXT = _any_of(ctx.pattern for ctx in _CONTEXTS)
 
 
+_NEW_SUBJECT = words("i we you he she they it i'm we're it's")
+_LIST_ITEMS = 12  # values read after the first one
+_LIST_GAP = 5  # words between two values ("4410 for the debit card and 7782")
+
+
+def _listed(tokens: Tokens, j: int, kind: str) -> Iterator[Span]:
+    """Every further value of a list after the first ("recovery codes: 1111-2222,
+    3333-4444, 5555-6666", "the PINs are 4410 for the debit card and 7782 for the
+    credit card"): a value of the same kind's shape within a few words of the last, in
+    the same sentence, until a clause with its own subject begins ("and I ...")."""
+    gap = items = 0
+    while j < len(tokens) and items < _LIST_ITEMS and gap <= _LIST_GAP:
+        t = tokens[j]
+        if t.core.casefold() in _NEW_SUBJECT or tokens[j - 1].ends_sentence:
+            return
+        if _direct(t.core):
+            yield t.core_start, t.core_start + len(t.core), kind
+            items, gap = items + 1, 0
+        else:
+            gap += 1
+        j += 1
+
+
 class _Typo(NamedTuple):
     """A secret word typed with a typo, read as a match of its context's pattern."""
 
@@ -519,6 +542,7 @@ def contextual(text: str) -> Iterator[Span]:
                 end = last.core_start + len(last.core)
             if start < end:
                 yield start, end, ctx.kind
+                yield from _listed(tokens, tokens.after(end), ctx.kind)
     yield from _login_pairs(text, tokens)
     yield from _seed_phrases(text, tokens)
 

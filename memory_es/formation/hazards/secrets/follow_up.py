@@ -32,14 +32,16 @@ def credentials_named(text: str) -> tuple[str, ...]:
 
 
 def _bare_value(core: str) -> bool:
-    """A value said alone: chosen-looking (letters with digits or symbols, mixed case
-    inside the word — not a brand like "iPhone"), or a group of three or more digits."""
+    """A value said alone: letters with digits or symbols ("Walnut77!", "Pumpkin-Spice-31"),
+    or a group of three or more digits ("4821", "36-12-48"). Mixed case alone is a name
+    ("Spider-Man", "iPhone"), never enough without a secret word in the same turn."""
     if digit_group(core):
         return len(digits_of(core)) >= 3
     if "@" in core or "://" in core or ":" in core:
         return False  # an address, a link, a time
-    brand = core[:1].islower() and sum(c.isupper() for c in core) == 1 and core.isalpha()
-    return looks_secret(core) and not brand
+    has_digit = any(c.isdigit() for c in core)
+    has_symbol = any(not c.isalnum() and c not in "'’-.,/" for c in core)
+    return looks_secret(core) and (has_digit or has_symbol)
 
 
 def follow_up_values(text: str, kinds: tuple[str, ...]) -> Iterator[Span]:

@@ -14,20 +14,80 @@ from memory_es.formation.hazards.secrets.values import (
     words,
 )
 
+# A flag that takes a password positionally, by the tools that read it so: the flag is a
+# secret only on a line that runs one of them (``-p`` is a port to ssh, ``-a`` "all").
+_SECRET_FLAGS: dict[str, tuple[str, ...]] = {
+    "-p": (
+        "mysql",
+        "mysqldump",
+        "mariadb",
+        "sshpass",
+        "login",
+        "psql",
+        "mongo",
+        "mongosh",
+        "mongodump",
+        "7z",
+        "7za",
+        "rar",
+        "unrar",
+        "-u",
+    ),
+    "-P": ("zip", "unzip", "zipcloak"),
+    "-a": ("redis-cli",),
+    "-k": ("openssl",),
+    "-pass": ("openssl",),
+}
+_TOOL = patterns.compile(r"(?i)(?<![\w-])(?:[\w.-]{1,40}(?=\s)|-u(?=\s))")
+_POSITIONAL = patterns.compile(
+    r"(?<![\w-])(?P<flag>-p|-P|-a|-k|-pass)(?:\s{1,3}(?:pass:)?|(?<=-p)|(?<=-pass)\s?pass:)"
+    r"(?P<s>[^\s\"'-][^\s\"']{0,499})"
+)
 
-def _command_line_p(m: re.Match[str], text: str) -> bool:
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    before = text[max(line_start, m.start() - 200) : m.start()]
-    return bool(re.search(r"(?i)\b(?:mysql\w*|mariadb|sshpass|login|psql|mongo\w*)\b|-u\s", before))
 
-
-def _command_line_p_rule(text: str) -> Iterator[Span]:
-    for m in _DASH_P.finditer(text):
-        if _command_line_p(m, text):
+def _positional_flags(text: str) -> Iterator[Span]:
+    """``mysql -pX``, ``redis-cli -a X``, ``zip -P X``, ``7z a -pX``, ``openssl -k X``."""
+    for m in _POSITIONAL.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        before = text[max(line_start, m.start() - 200) : m.start()]
+        tools = _SECRET_FLAGS[m.group("flag")]
+        if any(t.group(0).casefold() in tools for t in _TOOL.finditer(before)):
             yield m.start("s"), m.end("s"), "command_line"
 
 
-_DASH_P = patterns.compile(r"(?<![\w-])-p\s{0,3}(?P<s>[^\s\"'-][^\s\"']{0,499})")
+_PIPED_SUDO = patterns.compile(
+    r"(?<![\w-])echo\s{1,3}(?P<q>[\"']?)(?P<s>[^\s\"'|]{1,500})(?P=q)\s{0,3}\|\s{0,3}sudo\s{1,3}-S"
+)
+# user:password@host:port/db, no scheme (a DSN, a connection string's tail); the host
+# must carry a port or a database path, so "bob:hi@example.com" is left alone.
+_BARE_DSN = patterns.compile(
+    r"(?<![\w.:/@-])[\w.-]{1,64}:(?P<s>[^\s:@/\"'<>]{1,200})@[\w.-]{1,253}(?::\d{2,5}|/\w)"
+)
+# .pgpass: host:port:database:user:password, a port or * second.
+_PGPASS = patterns.compile(
+    r"(?<![\w.:*-])[\w.*-]{1,253}:(?:\d{1,5}|\*):[\w.*-]{1,100}:[\w.*-]{1,100}:"
+    r"(?P<s>[^\s:]{1,200})"
+)
+# <password>X</password>, <add key="DbPassword" value="X"/>, user%password (smbclient -U).
+_XML_ELEMENT = patterns.compile(r"<(?P<tag>[\w:.-]{1,60})>(?P<s>[^<\s]{1,500})</(?P=tag)>")
+_KEY_VALUE_ATTRS = patterns.compile(
+    r"(?i)key\s{0,3}=\s{0,3}\"(?P<name>[^\"]{1,100})\"\s{1,5}value\s{0,3}=\s{0,3}\"(?P<s>[^\"]{1,500})\""
+)
+_SMB_USER = patterns.compile(r"(?<![\w-])-U\s{1,3}[\w.-]{1,100}%(?P<s>[^\s\"']{1,500})")
+
+
+def _positional(text: str) -> Iterator[Span]:
+    """Command-line and config shapes whose secret no ``name=`` announces."""
+    yield from _positional_flags(text)
+    for pattern in (_PIPED_SUDO, _BARE_DSN, _PGPASS, _SMB_USER):
+        for m in pattern.finditer(text):
+            yield m.start("s"), m.end("s"), "command_line"
+    for m in _XML_ELEMENT.finditer(text):
+        if _names_secret(m.group("tag")):
+            yield m.start("s"), m.end("s"), "credential"
+    for m in _KEY_VALUE_ATTRS.finditer(text):
+        if _names_secret(m.group("name")):
+            yield m.start("s"), m.end("s"), "credential"
 
 
 # -- name=value: env files, config, connection strings, command-line flags -------------------
@@ -38,7 +98,7 @@ _STRONG_PART = patterns.compile(
     r"(?i)passw(?:or)?d|passphrase|passcode|secret|token|apikey|api_key|credential|"
     r"private_?key|access_?key|signing_?key|cookie|session_?id|webhook|dsn"
 )
-_WEAK_PARTS = words("pass pw pwd pin otp key auth creds cred sid sig signature conn connstr")
+_WEAK_PARTS = words("pass pw pwd psk pin otp key auth creds cred sid sig signature conn connstr")
 
 
 def _names_secret(name: str) -> bool:
@@ -84,4 +144,4 @@ def name_values(text: str) -> Iterator[Span]:
         yield m.start("s"), m.end("s"), "command_line"
     for m in _USER_PASS_FLAG.finditer(text):
         yield m.start("s"), m.end("s"), "command_line"
-    yield from _command_line_p_rule(text)
+    yield from _positional(text)

@@ -120,6 +120,22 @@ _CONTEXTS: tuple[_Context, ...] = (
         strong=False,
         needs=_THREE_DIGITS,
     ),
+    # No secret word at all: a code after a verb of access ("the gate opens with 7741",
+    # "disarm with 5173", "punch in 4455", "the 3 digits on the back are 331").
+    _Context(
+        "pin",
+        _ctx(
+            r"(?:opens?|unlocks?|disarms?|deactivates?|opened|unlocked|disarmed)\s+"
+            r"(?:(?:it|them|the\s+\w+|my\s+\w+)\s+)?(?:with|on|using|by)|"
+            r"(?:punch|key|type|tap)(?:ed|es|ing|s)?\s+in|"
+            r"(?:digits|numbers)\s+on\s+the\s+back(?:\s+of\s+(?:my|the|your)\s+card)?"
+        ),
+        min_digits(3, max_len=12),
+        numeric=True,
+        strong=False,
+        window=4,
+        needs=_THREE_DIGITS,
+    ),
     _Context(
         "routing_number",
         _ctx(r"routing(?:\s+(?:number|no|num|#))?|aba|transit\s+number|sort\s+code|bsb"),

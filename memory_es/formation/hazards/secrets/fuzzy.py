@@ -6,6 +6,8 @@ own ("passport", "postcode")."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from memory_es.formation.hazards.secrets.cache import patterns
 from memory_es.formation.hazards.secrets.values import words
 
@@ -66,11 +68,17 @@ def near(word: str, target: str) -> bool:
         return False
     if len(target) <= 3:  # only a transposition of two letters
         return sorted(word) == sorted(target) and osa_distance(word, target, 1) == 1
-    return osa_distance(word, target, _bound(target)) <= _bound(target)
+    bound = _bound(target)
+    # Each edit changes at most two letters of the set: a cheap test before the distance.
+    if abs(len(word) - len(target)) > bound or len(set(word) ^ set(target)) > 2 * bound:
+        return False
+    return osa_distance(word, target, bound) <= bound
 
 
+@lru_cache(maxsize=4096)
 def typo_kind(word: str) -> str | None:
-    """The context kind of the secret word ``word`` is a typo of, or None."""
+    """The context kind of the secret word ``word`` is a typo of, or None (the words of
+    a text repeat: each is judged once)."""
     folded = word.casefold()
     for target, kind in TYPO_TARGETS.items():
         if near(folded, target):

@@ -31,16 +31,21 @@ def credentials_named(text: str) -> tuple[str, ...]:
     return tuple(kinds)
 
 
+_NOT_BARE = ("@", "://", ":", "(", ")", "=", "[", "]", "{", "}", "<", ">")
+
+
 def _bare_value(core: str) -> bool:
     """A value said alone: letters with digits or symbols ("Walnut77!", "Pumpkin-Spice-31"),
     or a group of three or more digits ("4821", "36-12-48"). Mixed case alone is a name
     ("Spider-Man", "iPhone"), never enough without a secret word in the same turn."""
     if digit_group(core):
         return len(digits_of(core)) >= 3
-    if "@" in core or "://" in core or ":" in core:
-        return False  # an address, a link, a time
+    if any(mark in core for mark in _NOT_BARE):
+        return False  # an address, a link, a time, a code identifier or call
     has_digit = any(c.isdigit() for c in core)
-    has_symbol = any(not c.isalnum() and c not in "'’-.,/" for c in core)
+    # An underscore joins a code identifier's words ("create_async_engine"): a symbol
+    # of a password only beside a digit ("Sparrow_Nest_14").
+    has_symbol = any(not c.isalnum() and c not in "'’-.,/_" for c in core)
     return looks_secret(core) and (has_digit or has_symbol)
 
 

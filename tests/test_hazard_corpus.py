@@ -302,6 +302,17 @@ def _seconds(text: str, runs: int = 3) -> float:
         "'",
         "\u200b",
         "1\u0456 ",
+        # issue 25's rules: typos, spelled digits, lists, access verbs, positional shapes
+        "pasword ",
+        "passwrod is ",
+        "four ",
+        "pin is 1111, ",
+        "opens with ",
+        "echo a | ",
+        "a:1:b:c:",
+        "a:b@c",
+        "mysql -p",
+        "the PIN I set ",
     ],
 )
 def test_screening_is_linear_on_adversarial_input(unit: str) -> None:

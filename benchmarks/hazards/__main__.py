@@ -3,14 +3,17 @@
 Prints how many of the generated secrets (tests/hazard_corpus.py) stay raw after the
 screen, development and held-out templates apart; how many injection styles and benign
 look-alikes form a belief through ``Memory.say`` and ``close_session``; and, given
-``--locomo PATH``, how many LoCoMo turns get any redaction or an injection flag (counts
-only; ``--show N`` prints N redacted turns for eyeballing, never to be committed).
+``--locomo PATH`` / ``--longmemeval PATH``, how many LoCoMo turns / LongMemEval S user
+turns (its check half of sessions) get any redaction or an injection flag, each session
+said turn by turn through ``Memory.say`` so the cross-turn context is in force (counts
+only; ``--fresh`` adds the fresh secrets round); with ``--public-sets DIR``, the public
+prompt-injection sets' figures alone (``--show N`` prints N misses of each for
+eyeballing, never to be committed).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import orjson
@@ -26,6 +29,7 @@ from memory_es.benchmarks.hazards.corpus import (
     leaked,
     secret_cases,
 )
+from memory_es.benchmarks.hazards.fresh_measure import fresh_figures
 from memory_es.formation.hazards import is_injection, screen
 
 CONVERSATIONAL = Path(memory_es.__file__).parent / "profiles" / "conversational.yaml"
@@ -55,33 +59,13 @@ def forms(texts: tuple[str, ...]) -> int:
     return formed
 
 
-def locomo(path: Path, show: int) -> dict[str, int]:
-    samples = orjson.loads(path.read_bytes())
-    turns = redacted = flagged = 0
-    shown = 0
-    for sample in samples:
-        for key, value in sample["conversation"].items():
-            if not key.startswith("session_") or not isinstance(value, list):
-                continue
-            for turn in value:
-                turns += 1
-                screened = screen(str(turn.get("text", "")))
-                redacted += bool(screened.redactions)
-                flagged += screened.injection
-                if (screened.redactions or screened.injection) and shown < show:
-                    shown += 1
-                    print(
-                        f"  {screened.redactions} injection={screened.injection}: "
-                        f"{screened.text[:160]}",
-                        file=sys.stderr,
-                    )
-    return {"locomo_turns": turns, "locomo_redacted": redacted, "locomo_injection": flagged}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m memory_es.benchmarks.hazards")
     parser.add_argument("--locomo", type=Path, help="path to locomo10.json (local only)")
-    parser.add_argument("--show", type=int, default=0, help="print N flagged LoCoMo turns")
+    parser.add_argument(
+        "--show", type=int, default=0, help="with --public-sets: print N misses of each set"
+    )
+    parser.add_argument("--fresh", action="store_true", help="the fresh secrets round")
     parser.add_argument(
         "--public-sets",
         type=Path,
@@ -130,8 +114,9 @@ def main() -> None:
     figures["refused_at_the_candidate_formed"] = forms(REFUSED_AT_THE_CANDIDATE)
     figures["probed_benign"] = len(PROBED_BENIGN)
     figures["probed_benign_flagged"] = sum(map(is_injection, PROBED_BENIGN))
+    if args.fresh:
+        figures.update(fresh_figures())
     if args.locomo:
-        figures.update(locomo(args.locomo, args.show))
         figures.update(
             conversation.screened_figures(conversation.locomo_sessions(args.locomo), "locomo")
         )

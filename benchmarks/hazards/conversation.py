@@ -27,8 +27,12 @@ def longmemeval_half(session_id: str) -> Half:
     return "train" if digest[0] % 2 == 0 else "check"
 
 
-def longmemeval_sessions(path: Path, half: Half | None = None) -> Iterator[list[str]]:
-    """Each distinct haystack session's user turns, in order (of one half, or all)."""
+Turn = tuple[str, str]  # (role, text)
+
+
+def longmemeval_sessions(path: Path, half: Half | None = None) -> Iterator[list[Turn]]:
+    """Each distinct haystack session's turns, user and assistant, in order (of one half,
+    or all): an assistant's question opens the screening context for the user's answer."""
     seen: set[str] = set()
     for record in iter_json_list(path):
         ids = record.get("haystack_session_ids") or []
@@ -37,26 +41,26 @@ def longmemeval_sessions(path: Path, half: Half | None = None) -> Iterator[list[
             if key in seen or (half is not None and longmemeval_half(key) != half):
                 continue
             seen.add(key)
-            said = [str(t.get("content", "")) for t in turns if t.get("role") == "user"]
+            said = [(str(t.get("role", "user")), str(t.get("content", ""))) for t in turns]
             if said:
                 yield said
 
 
-def locomo_sessions(path: Path) -> Iterator[list[str]]:
+def locomo_sessions(path: Path) -> Iterator[list[Turn]]:
     """Each LoCoMo session's turns, in order (both speakers: each is a user here)."""
     for sample in orjson.loads(path.read_bytes()):
         conversation = sample["conversation"]
         for key, value in conversation.items():
             if key.startswith("session_") and isinstance(value, list):
-                said = [str(turn.get("text", "")) for turn in value]
+                said = [("user", str(turn.get("text", ""))) for turn in value]
                 if said:
                     yield said
 
 
-def screened_figures(sessions: Iterator[list[str]], name: str) -> dict[str, float | int]:
+def screened_figures(sessions: Iterator[list[Turn]], name: str) -> dict[str, float | int]:
     """Each session said turn by turn through ``Memory.say`` (so whatever the screen
-    carries from one turn to the next is in force): turns flagged (``trusted=False``),
-    redacted, and either, with the share of turns."""
+    carries from one turn to the next is in force): user turns flagged
+    (``trusted=False``), redacted, and either, with the share of user turns."""
     import memory_es
     from memory_es.errors import InvalidInput
 
@@ -64,13 +68,15 @@ def screened_figures(sessions: Iterator[list[str]], name: str) -> dict[str, floa
     with memory_es.open("memory://") as memory:
         for n, said in enumerate(sessions):
             session = memory.open_session(f"{name}-{n}")
-            for text in said:
+            for role, text in said:
                 if not text.strip():
                     continue
                 try:
-                    receipt = memory.say(session, text)
+                    receipt = memory.say(session, text, role=role)
                 except InvalidInput:  # what no store may hold: counted, not screened
                     refused += 1
+                    continue
+                if role != "user":
                     continue
                 turns += 1
                 flagged += not receipt.trusted

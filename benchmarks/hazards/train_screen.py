@@ -60,7 +60,12 @@ def conversation_examples(
     user turns, drawn at random; at most four windows of each)."""
     import random
 
-    turns = [t for session in conversation.longmemeval_sessions(path, "train") for t in session]
+    turns = [
+        text
+        for session in conversation.longmemeval_sessions(path, "train")
+        for role, text in session
+        if role == "user"
+    ]
     random.Random(seed).shuffle(turns)
     feats: list[set[str]] = []
     for text in turns[:limit]:

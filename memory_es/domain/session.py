@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from copy import copy
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,6 +16,10 @@ from memory_es.errors import InvalidInput, SessionClosed
 # A session with no turn for this long is idle: the maintenance sweep closes it (and so
 # runs formation at its own project scope). A constant, deliberately not a profile knob.
 SESSION_IDLE_SECONDS = 30 * 60
+# How many turns after one that names a credential are screened for its bare value: the
+# answer, or the answer after one turn between ("let me check")
+# (memory_es/formation/hazards/secrets/follow_up.py; a domain constant, not a knob).
+FOLLOW_UP_TURNS = 2
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,15 @@ SNAPSHOT_FIELDS: tuple[str, ...] = tuple(FrozenSnapshot.__dataclass_fields__)
 class Session(Aggregate):
     """Opened for a principal at a project scope; turns recorded; closed once."""
 
+    # Version 2 keeps the screening context (the kinds a recent turn named, and for how
+    # many more turns); a version 1 snapshot had none open.
+    class_version = 2
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        state["screening_kinds"] = []
+        state["screening_turns_left"] = 0
+
     class Opened(Aggregate.Created):
         tenant: str
         principal: str
@@ -57,7 +71,15 @@ class Session(Aggregate):
         opened_at: str
 
     class TurnRecorded(Aggregate.Event):
-        """One turn. ``text`` is already redacted; ``turn_id`` is its evidence id."""
+        """One turn. ``text`` is already redacted; ``turn_id`` is its evidence id.
+        ``opens_screening``: the credential kinds the turn named, whose bare values the
+        session's next turns are screened for (version 2; older turns opened none)."""
+
+        class_version = 2
+
+        @staticmethod
+        def upcast_v1_v2(state: dict[str, Any]) -> None:
+            state["opens_screening"] = []
 
         turn_id: str
         seq: int
@@ -67,6 +89,7 @@ class Session(Aggregate):
         at: str
         redactions: list[str]
         hazards: list[str]
+        opens_screening: list[str]
 
     class FactsEstablished(Aggregate.Event):
         """Conclusions established in the session, each with the turn ids backing it
@@ -96,8 +119,16 @@ class Session(Aggregate):
         self.last_activity_at = opened_at
         self.closed_at: str | None = None
         self.turn_count = 0
+        self.screening_kinds: list[str] = []
+        self.screening_turns_left = 0
         # The session snapshot's trace (plain types: aggregate snapshots store __dict__).
         self.session_snapshot: dict[str, Any] | None = None
+
+    @property
+    def screening_context(self) -> tuple[str, ...]:
+        """The credential kinds the next turn is screened for (an earlier turn named
+        them): derived from the turn events alone, so a replay screens alike."""
+        return tuple(self.screening_kinds) if self.screening_turns_left > 0 else ()
 
     @property
     def is_closed(self) -> bool:
@@ -122,6 +153,7 @@ class Session(Aggregate):
         at: str,
         redactions: list[str],
         hazards: list[str],
+        opens_screening: Sequence[str] = (),
     ) -> None:
         """Record one turn; ``text`` must already be redacted (the log is append-only)."""
         if self.is_closed:
@@ -138,6 +170,7 @@ class Session(Aggregate):
             at=at,
             redactions=redactions,
             hazards=hazards,
+            opens_screening=list(opens_screening),
         )
 
     @event(TurnRecorded)
@@ -151,9 +184,15 @@ class Session(Aggregate):
         at: str,
         redactions: list[str],
         hazards: list[str],
+        opens_screening: list[str],
     ) -> None:
         self.turn_count = seq
         self.last_activity_at = at
+        if opens_screening:
+            self.screening_kinds = list(opens_screening)
+            self.screening_turns_left = FOLLOW_UP_TURNS
+        elif self.screening_turns_left > 0:
+            self.screening_turns_left -= 1
 
     def establish_facts(self, *, facts: list[dict[str, object]], at: str) -> None:
         if self.is_closed:

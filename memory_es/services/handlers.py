@@ -86,9 +86,12 @@ def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
         raise InvalidInput("a turn needs non-empty text")
     # Secrets are redacted before the event exists: the log can never be scrubbed. What
     # no read model could hold is refused before that (memory_es/domain/inputs.py).
-    screened = screen(clean_text(cmd.text, what="a turn"))
-    trusted = cmd.role is Role.USER and not screened.injection
+    text = clean_text(cmd.text, what="a turn")
     session = uow.sessions.get(cmd.session_id)
+    # A credential an earlier turn named screens this turn's bare values (the context
+    # is the session's own, rebuilt from its turn events).
+    screened = screen(text, context=session.screening_context)
+    trusted = cmd.role is Role.USER and not screened.injection
     turn_id = uow.ids.new_id()
     _record_turn(session, turn_id, cmd.role, screened, trusted=trusted, at=iso(uow.clock.now()))
     uow.sessions.add(session)
@@ -113,6 +116,7 @@ def _record_turn(
         at=at,
         redactions=list(screened.redactions),
         hazards=list(screened.hazards),
+        opens_screening=list(screened.opens),
     )
 
 

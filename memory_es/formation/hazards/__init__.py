@@ -15,7 +15,11 @@ from dataclasses import dataclass
 
 from memory_es.errors import InvalidInput
 from memory_es.formation.hazards.injection import is_injection, is_instruction, untranslated
-from memory_es.formation.hazards.secrets import has_high_entropy_token, redact
+from memory_es.formation.hazards.secrets import (
+    credentials_named,
+    has_high_entropy_token,
+    redact,
+)
 
 __all__ = [
     "MAX_TURN_CHARS",
@@ -38,6 +42,9 @@ class Screened:
     text: str
     redactions: tuple[str, ...]
     injection: bool
+    # The credential kinds this turn names: the next turns of its session are screened
+    # for their bare values (recorded on the turn's event as ``opens_screening``).
+    opens: tuple[str, ...] = ()
 
     @property
     def hazards(self) -> tuple[str, ...]:
@@ -53,11 +60,20 @@ def check_turn_size(text: str) -> str:
     return text
 
 
-def screen(text: str) -> Screened:
-    """Redact the secrets of ``text`` and say whether it carries an injection."""
+def screen(text: str, *, context: tuple[str, ...] = ()) -> Screened:
+    """Redact the secrets of ``text`` and say whether it carries an injection.
+
+    ``context``: the credential kinds an earlier turn of the same session named
+    (``Session.screening_context``), whose bare values this turn may carry.
+    """
     check_turn_size(text)
-    redacted, kinds = redact(text)
-    return Screened(text=redacted, redactions=kinds, injection=is_injection(text))
+    redacted, kinds = redact(text, context=context)
+    return Screened(
+        text=redacted,
+        redactions=kinds,
+        injection=is_injection(text),
+        opens=credentials_named(text),
+    )
 
 
 def candidate_hazard(statement: str) -> str | None:

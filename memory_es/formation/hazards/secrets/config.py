@@ -1,0 +1,147 @@
+"""Command-line and configuration shapes: ``name=value`` and ``name: value`` whose
+name names a secret (env files, config, connection strings), and flags that take one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from memory_es.formation.hazards.secrets.cache import Span, patterns
+from memory_es.formation.hazards.secrets.values import (
+    looks_secret,
+    plausible_value,
+    random_looking,
+    words,
+)
+
+# A flag that takes a password positionally, by the tools that read it so: the flag is a
+# secret only on a line that runs one of them (``-p`` is a port to ssh, ``-a`` "all").
+_SECRET_FLAGS: dict[str, tuple[str, ...]] = {
+    "-p": (
+        "mysql",
+        "mysqldump",
+        "mariadb",
+        "sshpass",
+        "login",
+        "psql",
+        "mongo",
+        "mongosh",
+        "mongodump",
+        "7z",
+        "7za",
+        "rar",
+        "unrar",
+        "-u",
+    ),
+    "-P": ("zip", "unzip", "zipcloak"),
+    "-a": ("redis-cli",),
+    "-k": ("openssl",),
+    "-pass": ("openssl",),
+}
+_TOOL = patterns.compile(r"(?i)(?<![\w-])(?:[\w.-]{1,40}(?=\s)|-u(?=\s))")
+_POSITIONAL = patterns.compile(
+    r"(?<![\w-])(?P<flag>-p|-P|-a|-k|-pass)(?:\s{1,3}(?:pass:)?|(?<=-p)|(?<=-pass)\s?pass:)"
+    r"(?P<s>[^\s\"'-][^\s\"']{0,499})"
+)
+
+
+def _positional_flags(text: str) -> Iterator[Span]:
+    """``mysql -pX``, ``redis-cli -a X``, ``zip -P X``, ``7z a -pX``, ``openssl -k X``."""
+    for m in _POSITIONAL.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        before = text[max(line_start, m.start() - 200) : m.start()]
+        tools = _SECRET_FLAGS[m.group("flag")]
+        if any(t.group(0).casefold() in tools for t in _TOOL.finditer(before)):
+            yield m.start("s"), m.end("s"), "command_line"
+
+
+_PIPED_SUDO = patterns.compile(
+    r"(?<![\w-])echo\s{1,3}(?P<q>[\"']?)(?P<s>[^\s\"'|]{1,500})(?P=q)\s{0,3}\|\s{0,3}sudo\s{1,3}-S"
+)
+# user:password@host:port/db, no scheme (a DSN, a connection string's tail); the host
+# must carry a port or a database path, so "bob:hi@example.com" is left alone.
+_BARE_DSN = patterns.compile(
+    r"(?<![\w.:/@-])[\w.-]{1,64}:(?P<s>[^\s:@/\"'<>]{1,200})@[\w.-]{1,253}(?::\d{2,5}|/\w)"
+)
+# .pgpass: host:port:database:user:password, a port or * second.
+_PGPASS = patterns.compile(
+    r"(?<![\w.:*-])[\w.*-]{1,253}:(?:\d{1,5}|\*):[\w.*-]{1,100}:[\w.*-]{1,100}:"
+    r"(?P<s>[^\s:]{1,200})"
+)
+# <password>X</password>, <add key="DbPassword" value="X"/>, user%password (smbclient -U).
+_XML_ELEMENT = patterns.compile(r"<(?P<tag>[\w:.-]{1,60})>(?P<s>[^<\s]{1,500})</(?P=tag)>")
+_KEY_VALUE_ATTRS = patterns.compile(
+    r"(?i)key\s{0,3}=\s{0,3}\"(?P<name>[^\"]{1,100})\"\s{1,5}value\s{0,3}=\s{0,3}\"(?P<s>[^\"]{1,500})\""
+)
+_SMB_USER = patterns.compile(r"(?<![\w-])-U\s{1,3}[\w.-]{1,100}%(?P<s>[^\s\"']{1,500})")
+
+
+def _positional(text: str) -> Iterator[Span]:
+    """Command-line and config shapes whose secret no ``name=`` announces."""
+    yield from _positional_flags(text)
+    for pattern in (_PIPED_SUDO, _BARE_DSN, _PGPASS, _SMB_USER):
+        for m in pattern.finditer(text):
+            yield m.start("s"), m.end("s"), "command_line"
+    for m in _XML_ELEMENT.finditer(text):
+        if _names_secret(m.group("tag")):
+            yield m.start("s"), m.end("s"), "credential"
+    for m in _KEY_VALUE_ATTRS.finditer(text):
+        if _names_secret(m.group("name")):
+            yield m.start("s"), m.end("s"), "credential"
+
+
+# -- name=value: env files, config, connection strings, command-line flags -------------------
+
+# Parts of a name that say it holds a secret; ``pass`` and ``key`` only as a whole part
+# (``compass``, ``monkey``), the longer words anywhere (``PGPASSWORD``).
+_STRONG_PART = patterns.compile(
+    r"(?i)passw(?:or)?d|passphrase|passcode|secret|token|apikey|api_key|credential|"
+    r"private_?key|access_?key|signing_?key|cookie|session_?id|webhook|dsn"
+)
+_WEAK_PARTS = words("pass pw pwd psk pin otp key auth creds cred sid sig signature conn connstr")
+
+
+def _names_secret(name: str) -> bool:
+    if _STRONG_PART.search(name):
+        return True
+    parts = re.split(r"[_.\-]+|(?<=[a-z0-9])(?=[A-Z])", name)
+    return any(p.casefold() in _WEAK_PARTS for p in parts if p)
+
+
+_NAME_VALUE = patterns.compile(
+    r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]{0,100})[\"']?\s{0,5}(?P<sep>=>|=|:)\s{0,5}"
+    r"(?P<s>\"[^\"\n]{1,500}\"|'[^'\n]{1,500}'|[^\s,;\"']{1,1000})"
+)
+_FLAG = patterns.compile(
+    r"(?i)(?<![\w-])--?[\w-]{0,40}(?:password|passwd|pass|pwd|secret|token|api-?key|apikey|"
+    r"auth|credentials?|passphrase|access-key|secret-key|private-key)(?:=|\s{1,3})"
+    r"(?P<s>\"[^\"\n]{1,500}\"|'[^'\n]{1,500}'|[^\s\"'-][^\s\"']{0,499})"
+)
+_USER_PASS_FLAG = patterns.compile(
+    r"(?<![\w-])(?:-u|--user(?:name)?|--basic|-U)(?:=|\s{1,3})[\"']?[^\s:\"']{1,100}:"
+    r"(?P<s>[^\s\"']{1,500})"
+)
+
+
+def name_values(text: str) -> Iterator[Span]:
+    for m in _NAME_VALUE.finditer(text):
+        name, sep, value = m.group("name"), m.group("sep"), m.group("s")
+        bare = value.strip("\"'")
+        if not bare or bare.startswith("[redacted") or bare.startswith("//"):
+            continue
+        if _names_secret(name):
+            # In prose a colon follows ordinary words ("Key: the meeting moved"): a
+            # plain word after one is a value only when the name is a password word.
+            prose = sep == ":" and name.isalpha() and not name.isupper()
+            if prose and not (
+                looks_secret(bare) or (_STRONG_PART.search(name) and plausible_value(bare))
+            ):
+                continue
+            yield m.start("s"), m.end("s"), "credential"
+        elif sep == "=" and random_looking(bare.rstrip("="), 20):
+            yield m.start("s"), m.end("s"), "token"
+    for m in _FLAG.finditer(text):
+        yield m.start("s"), m.end("s"), "command_line"
+    for m in _USER_PASS_FLAG.finditer(text):
+        yield m.start("s"), m.end("s"), "command_line"
+    yield from _positional(text)

@@ -1,0 +1,572 @@
+"""Context scanning: a word that names a secret, and the value said near it (after
+it, before it, past intervening words, every value of a list)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from memory_es.formation.hazards.secrets.cache import Span, patterns
+from memory_es.formation.hazards.secrets.fuzzy import PIN_SUFFIXES, WORD, near, typo_kind
+from memory_es.formation.hazards.secrets.shapes import FUNCTION_WORDS
+from memory_es.formation.hazards.secrets.spelled import MIN_RUN, digit_words
+from memory_es.formation.hazards.secrets.tokens import (
+    CLAUSE_OPENERS,
+    CONNECTORS,
+    DETERMINERS,
+    FUTURE,
+    PREPOSITIONS,
+    Token,
+    Tokens,
+    value_span,
+)
+from memory_es.formation.hazards.secrets.values import (
+    NEAR_CONTEXT_MIN,
+    Predicate,
+    digit_group,
+    digits_of,
+    looks_secret,
+    min_digits,
+    plausible_value,
+    random_looking,
+    words,
+)
+
+
+@dataclass(frozen=True)
+class _Context:
+    kind: str
+    pattern: re.Pattern[str]
+    value: Predicate  # what the value looks like
+    numeric: bool  # grouped digits continue the value
+    strong: bool  # any plausible word after a connector is the value (a password word)
+    window: int = 6
+    self_evident: bool = False  # the value's shape alone is evidence (a random key)
+    # What the neighbourhood must hold for a value to be there at all: a cheap scan
+    # that spares the token-by-token reading around most context words.
+    needs: re.Pattern[str] | None = None
+
+
+_CTX_HEAD, _CTX_TAIL = r"(?i)(?<![\w-])(?=\w)(?:", r")(?![\w-])"
+
+
+def _ctx(words: str) -> re.Pattern[str]:
+    return patterns.compile(_CTX_HEAD + words + _CTX_TAIL)
+
+
+def _any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str]:
+    """One scan for where any of the context patterns starts."""
+    words = (p.pattern[len(_CTX_HEAD) : -len(_CTX_TAIL)] for p in patterns)
+    return _ctx("|".join(f"(?:{w})" for w in words))
+
+
+_CODE_EXCLUDED = patterns.compile(
+    r"(?i)(?:zip|postal|post|area|dress|country|source|error|status|exit|return|promo|"
+    r"discount|coupon|qr|bar|morse|tax|color|colour|genetic|moral|honou?r|penal|civil|"
+    r"html|css|python|java|js|cheat)[\s-]*$"
+)
+
+
+_THREE_DIGITS = patterns.compile(r"\d[-. ]?\d[-. ]?\d")
+_KEYISH = patterns.compile(r"[A-Za-z0-9+/_~-]{12}")
+_PW_WORDS = (
+    r"pass(?:word|wd|code|key|phrase)s?|pass\s+word|pwd|pw|p/w|pword|"
+    r"secret\s+(?:word|phrase|answer)|safe\s?word|code\s?word|security\s+answer|"
+    r"answer\s+to\s+(?:my|the)\s+security\s+question|"
+    r"contrase[nñ]a|clave|mot\s+de\s+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
+    r"wachtwoord|(?:wlan|wifi|wi-fi|e-?mail)-(?:passwort|wachtwoord|password|schl[üu]ssel|"
+    r"kennwort)|"
+    r"пароль|密码|パスワード|暗証番号"
+)
+_CONTEXTS: tuple[_Context, ...] = (
+    _Context(
+        "password",
+        _ctx(
+            r"(?:wi-?fi|router|network|wpa2?|hotspot|laptop|computer|phone|email|e-mail)"
+            r"\s+(?:code|key)|code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:wi-?fi|router|"
+            r"network|internet|laptop|computer)|to\s+(?:get\s+in(?:to\s+(?:my|the|our)\s+\w+)?|log\s?in|sign\s?in|"
+            r"unlock\s+(?:it|the\s+\w+|my\s+\w+))|" + _PW_WORDS
+        ),
+        plausible_value,
+        numeric=True,
+        strong=True,
+    ),
+    _Context(
+        "pin",
+        _ctx(
+            r"(?:door|gate|alarm|lock|lockbox|locker|safe|garage|entry|access|keypad|building|"
+            r"house|front\s+door|unlock|padlock|combination)\s+(?:code|combo|combination)|"
+            r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[a-z]{2,12}\s+)?(?:door|gate|alarm|lock|lockbox|"
+            r"locker|safe|garage|keypad|building|house|front\s+door)|cvv2?|cvc|security\s+code|"
+            r"code\s+to\s+(?:get\s+in(?:to)?|open|unlock|enter)(?:\s+(?:the|my|our)\s+\w+)?|"
+            r"pins?(?:\s+(?:code|number))?|pin-?code|code\s+pin|codice\s+pin"
+        ),
+        plausible_value,
+        numeric=True,
+        strong=True,
+    ),
+    _Context(
+        "one_time_code",
+        _ctx(
+            r"(?:one[- ]time|verification|confirmation|login|log-?in|sign-?in|auth|"
+            r"authentication|2fa|mfa|two[- ]factor|sms|text|otp|backup|recovery|reset|"
+            r"\d-digit|six-digit|access|security)\s+(?:code|pin|number|passcode)s?|otp|totp|"
+            r"2fa|mfa|code|codes"
+        ),
+        min_digits(4, alnum=True, max_len=12),  # "G-482913" too
+        numeric=True,
+        strong=False,
+        needs=_THREE_DIGITS,
+    ),
+    # No secret word at all: a code after a verb of access ("the gate opens with 7741",
+    # "disarm with 5173", "punch in 4455", "the 3 digits on the back are 331").
+    _Context(
+        "pin",
+        _ctx(
+            r"(?:opens?|unlocks?|disarms?|deactivates?|opened|unlocked|disarmed)\s+"
+            r"(?:(?:it|them|the\s+\w+|my\s+\w+)\s+)?(?:with|on|using|by)|"
+            r"(?:punch|key|type|tap)(?:ed|es|ing|s)?\s+in|"
+            r"(?:digits|numbers)\s+on\s+the\s+back(?:\s+of\s+(?:my|the|your)\s+card)?"
+        ),
+        min_digits(3, max_len=12),
+        numeric=True,
+        strong=False,
+        window=4,
+        needs=_THREE_DIGITS,
+    ),
+    _Context(
+        "routing_number",
+        _ctx(r"routing(?:\s+(?:number|no|num|#))?|aba|transit\s+number|sort\s+code|bsb"),
+        min_digits(6, max_len=12),
+        numeric=True,
+        strong=False,
+        needs=_THREE_DIGITS,
+    ),
+    _Context(
+        "bank_account",
+        _ctx(
+            r"(?:bank|checking|chequing|savings|current|deposit)\s+account|account|acct|a/c|"
+            r"iban|bank\s+details|konto|cuenta|compte|conta|conto"
+        ),
+        min_digits(6, alnum=True),
+        numeric=True,
+        strong=False,
+        needs=_THREE_DIGITS,
+    ),
+    _Context(
+        "card_number",
+        _ctx(
+            r"(?:(?:credit|debit|bank|company|corporate)\s{1,3})?card(?:\s+(?:number|no|#))?|visa|"
+            r"mastercard|amex|cc"
+        ),
+        min_digits(12, max_len=23),
+        numeric=True,
+        strong=False,
+        needs=_THREE_DIGITS,
+    ),
+    _Context(
+        "national_id",
+        _ctx(
+            r"ssn|social\s+security(?:\s+(?:number|no|#))?|social|national\s+(?:id|identity|"
+            r"insurance)(?:\s+(?:number|no|card))?|id\s+number|identity\s+number|tax\s+(?:id|"
+            r"number|file\s+number|code)|tin|itin|ein|sin|nino|ni\s+number|personnummer|dni|"
+            r"nie|nif|cpf|curp|aadhaar|pesel|bsn|codice\s+fiscale|steuer-?id|"
+            r"driver'?s\s+licen[cs]e(?:\s+(?:number|no))?|licen[cs]e\s+(?:number|no)|"
+            r"medicare(?:\s+(?:number|no))?|nhs\s+number|insurance\s+number|"
+            r"member(?:ship)?\s+(?:id|number)|patient\s+id"
+        ),
+        min_digits(5, alnum=True, max_len=20),
+        numeric=True,
+        strong=False,
+        needs=_THREE_DIGITS,
+    ),
+    _Context(
+        "passport",
+        _ctx(
+            r"passport(?:\s+(?:number|no|num|nr|#|id))?|pasaporte|passeport|reisepass|"
+            r"passaporto"
+        ),
+        min_digits(5, alnum=True, max_len=12),
+        numeric=False,
+        strong=False,
+        window=8,
+        needs=_THREE_DIGITS,
+    ),
+    # Weaker words: the value must look chosen ("the key is 4f8a9c2e1b", "log in as admin
+    # with Qw3rty!9"), and a lock combination is digits ("the combination is 12-34-56").
+    _Context(
+        "password",
+        _ctx(r"key|pass|login|log\s?in|logged\s+in|sign\s?in|signed\s+in|credentials?|creds"),
+        looks_secret,
+        numeric=False,
+        strong=False,
+        needs=patterns.compile(r"[0-9!@#$%^&*?]"),
+    ),
+    _Context(
+        "pin",
+        _ctx(r"combo|combination|lock\s+code"),
+        min_digits(3, max_len=12),
+        numeric=True,
+        strong=False,
+        needs=_THREE_DIGITS,
+    ),
+    _Context(
+        "token",
+        _ctx(
+            r"(?:api|access|secret|signing|private|license|licence|product|activation|"
+            r"auth|session|refresh|id|bearer|personal|client|app|master|encryption|"
+            r"deploy|webhook|aws|iam|s3)\s*(?:key|token|secret)s?|key|token|secret|"
+            r"credentials?|creds|cookie|api"
+        ),
+        # name=value is the credential rule's (it keeps the name readable)
+        lambda core: "=" not in core.rstrip("=") and random_looking(core, NEAR_CONTEXT_MIN),
+        numeric=False,
+        strong=False,
+        window=8,
+        self_evident=True,
+        needs=_KEYISH,
+    ),
+)
+
+_LOGIN = _ctx(r"login|log-?in|sign-?in|credentials?|creds|user(?:name)?|account")
+_USE_VERBS = words(
+    "use using used enter entered type typed try tried put paste pasted input give "
+    "gave pick picked chose choose set"
+)
+_BACKWARD_CONNECTORS = words("is was = : are will be")
+
+
+_FILLERS = words("now still just actually currently simply literally set changed also")
+
+
+def _candidate(tokens: Tokens, j: int, ctx: _Context) -> tuple[int, int] | None:
+    """The value's span if token ``j`` starts one of the context's shape."""
+    start, end = value_span(tokens, j, ctx.numeric)
+    if start >= end:
+        return None
+    return (start, end) if ctx.value(_squeeze(tokens, j, end)) else None
+
+
+def _squeeze(tokens: Tokens, j: int, end: int) -> str:
+    """Grouped digits read as one value ("553 201" -> "553201")."""
+    parts = [tokens[j].core]
+    k = j + 1
+    while k < len(tokens) and tokens[k].core_start < end:
+        parts.append(tokens[k].core)
+        k += 1
+    return "".join(parts)
+
+
+def _direct(core: str) -> bool:
+    """A value right after a password word, with no connector: "PIN 4821", "with
+    password Xk9!q"."""
+    return looks_secret(core) or (digit_group(core) and len(digits_of(core)) >= 3)
+
+
+def _apostrophe(core: str) -> str:
+    return core.casefold().replace("’", "'")
+
+
+_CLAUSE_REACH = 6
+_CLAUSE_CLOSERS = words("and but or so then which because while")
+
+
+def spelled_run(tokens: Tokens, j: int) -> int:
+    """The index past a run of spelled digits starting at token ``j`` ("four seven two
+    one"), or ``j`` when fewer than three digits are spelled there."""
+    k, count = j, 0
+    while k < min(len(tokens), j + 16) and (n := digit_words(tokens[k].core)):
+        count += n
+        k += 1
+        if tokens[k - 1].ends_sentence:
+            break
+    return k if count >= MIN_RUN else j
+
+
+def _stated(tokens: Tokens, j: int, ctx: _Context, value: str) -> bool:
+    """Whether the word after a connector is the secret itself, not prose about it.
+    A PIN or a lock code has digits ("the security code of conduct is strict" has
+    none); a plain lower-case word is a password only when it closes its clause
+    ("my password is sunshine, and ...", not "my password is way too long")."""
+    if ctx.kind == "pin" and not any(c.isdigit() for c in value):
+        return False
+    if not (value.isalpha() and value.islower()):
+        return True
+    t = tokens[j]
+    closes = t.ends_sentence or t.end > t.core_start + len(t.core) or j + 1 == len(tokens)
+    return closes or tokens[j + 1].core.casefold() in _CLAUSE_CLOSERS
+
+
+def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int = 0) -> int | None:
+    """The index of the value said after the context word ending at ``at`` (whose own
+    first token is ``own``)."""
+    tail = text[at : tokens[i].start] if i < len(tokens) else text[at:]
+    seen_connector = bool(re.search(r"[:=#]|^['’]s\b|^\s*[-—–]", tail))
+    # "passport no. is X": the stop of an abbreviation the context ends with is no end.
+    ends = "?" in tail or "!" in tail or ("." in tail and (i == 0 or tokens[i - 1].ends_sentence))
+    # "My email password? It's X." - the answer after its own question; "the gym locker
+    # pin? 3131" - the answer alone.
+    if ends and i < len(tokens) and "?" in tail and ctx.strong and _direct(tokens[i].core):
+        return i
+    if ends and (i >= len(tokens) or _apostrophe(tokens[i].core) not in ("it's", "its", "it")):
+        return None
+    # "PIN nuber: X", "the pin numbr for the card is X": a mistyped part of the word.
+    if ctx.kind == "pin" and i < len(tokens):
+        suffix = tokens[i].core.casefold()
+        if any(near(suffix, word) for word in PIN_SUFFIXES):
+            at, i = tokens[i].core_start + len(tokens[i].core), i + 1
+            tail = text[at : tokens[i].start] if i < len(tokens) else ""
+            seen_connector = seen_connector or bool(re.search(r"[:=#]", tail))
+    qualified = False  # "password for the netflix account is X"
+    # A clause between the word and its value reaches further ("the password I picked
+    # for my laptop yesterday is X").
+    limit = min(len(tokens), i + ctx.window + (_CLAUSE_REACH if ctx.strong else 0))
+    j = i
+    while j < limit:
+        t = tokens[j]
+        low = _apostrophe(t.core)
+        if low in FUTURE and j + 1 < limit and tokens[j + 1].core.casefold() == "be":
+            seen_connector = True
+            j += 2
+            continue
+        if low == "to" and j + 1 < limit and tokens[j + 1].core.casefold() in DETERMINERS:
+            qualified = True  # "the password to the shared account is X"
+        elif low in CONNECTORS or low == "":
+            seen_connector = True
+        elif seen_connector and low in _FILLERS:
+            pass
+        elif j == i and ctx.strong and low in _FILLERS and j + 1 < limit:
+            # "is my wifi password still X?": a filler, then the value
+            if _direct(tokens[j + 1].core):
+                return j + 1
+        elif seen_connector and ctx.strong and low in DETERMINERS:
+            # "the passcode is my birthday, 0412": what it is, then the value itself
+            k = j + 1
+            while k < min(limit, j + 4) and tokens.text[tokens[k].end - 1] != ",":
+                k += 1
+            comma = k + 1 < len(tokens) and tokens.text[tokens[k].end - 1] == ","
+            return k + 1 if comma and _direct(tokens[k + 1].core) else None
+        elif ctx.strong:
+            if seen_connector and spelled_run(tokens, j) > j:
+                return j
+            if seen_connector:
+                end = value_span(tokens, j, ctx.numeric, quoted=True)[1]
+                value = tokens.text[t.core_start : end]
+                return j if plausible_value(value) and _stated(tokens, j, ctx, value) else None
+            if j == i and _direct(t.core):
+                return j
+            # "ssh root@host with password toor": a plain word closing "with password".
+            introduced = own > 0 and _apostrophe(tokens[own - 1].core) in ("with", "using")
+            last = t.ends_sentence or j + 1 == len(tokens)
+            if j == i and introduced and last and plausible_value(t.core):
+                return j
+            if j == i and (low in PREPOSITIONS or low in CLAUSE_OPENERS):
+                qualified = True
+            elif not qualified:
+                return None  # "password manager is 1Password": not the password
+        elif _candidate(tokens, j, ctx) is not None:
+            return j
+        if t.ends_sentence:
+            # "The PIN for my debit card? 0917.": the answer right after its question.
+            asked = tokens.text[t.end - 1] == "?" and j + 1 < len(tokens)
+            return j + 1 if asked and _direct(tokens[j + 1].core) else None
+        if tokens.text[t.end - 1] in ":=":
+            seen_connector = True  # "the password for the nas: X"
+        j += 1
+    return None
+
+
+def _backward(tokens: Tokens, i: int, ctx: _Context) -> int | None:
+    """A value said before its context word: "X is the password", "use X as the
+    password", "482913 is your login code", "Enter X when it asks for the code"."""
+    lo = max(0, i - 9)
+    for j in range(i - 1, lo - 1, -1):
+        if tokens[j].ends_sentence:
+            lo = j + 1
+            break
+    for j in range(lo, i):
+        t = tokens[j]
+        ok = _direct(t.core) if ctx.strong else _candidate(tokens, j, ctx) is not None
+        if not ok:
+            continue
+        if ctx.self_evident:
+            return j
+        nxt = tokens[j + 1].core.casefold() if j + 1 < len(tokens) else ""
+        prev = _apostrophe(tokens[j - 1].core) if j > lo else ""
+        if (nxt in _BACKWARD_CONNECTORS and j + 1 >= i - 5) or prev in _USE_VERBS:
+            return j
+        # "it's 8841, the code for the front door": the value, then the word naming it.
+        appositive = tokens.text[t.end - 1] in ",:—-" or nxt in ("—", "-")
+        between = {tokens[k].core.casefold() for k in range(j + 1, i)} - {"—", "-", ""}
+        if (appositive or prev in ("it's", "its", "is", "was")) and between <= DETERMINERS:
+            return j
+    return None
+
+
+_AHEAD_CHARS = 200  # how far a value may follow its context word, at most
+_BEHIND_CHARS = 120
+
+
+def _around(tokens: Tokens, m: _Found) -> tuple[int, int]:
+    """(the index of the first token after a context match, the index of its own first
+    token)."""
+    own = tokens.containing(m.start())
+    last = tokens.containing(max(m.start(), m.end() - 1))
+    return max(own, last + 1), own
+
+
+def _login_pairs(text: str, tokens: Tokens) -> Iterator[Span]:
+    """ "login: bob / X", "credentials are bob/X": the part after the slash."""
+    for m in _LOGIN.finditer(text):
+        i, _ = _around(tokens, m)
+        for j in range(i, min(len(tokens), i + 5)):
+            core = tokens[j].core
+            if core == "/" and j + 1 < len(tokens) and plausible_value(tokens[j + 1].core):
+                t = tokens[j + 1]
+                yield t.core_start, t.core_start + len(t.core), "password"
+                break
+            if "/" in core and "://" not in core:
+                user, _, secret = core.partition("/")
+                if user and secret and plausible_value(secret):
+                    at = tokens[j].core_start + len(user) + 1
+                    yield at, at + len(secret), "password"
+                    break
+            if tokens[j].ends_sentence:
+                break
+
+
+def _seed_phrases(text: str, tokens: Tokens) -> Iterator[Span]:
+    for m in _SEED_CONTEXT.finditer(text):
+        i, _ = _around(tokens, m)
+        j = i
+        while j < min(len(tokens), i + 5) and (
+            not _seed_word(tokens[j]) or tokens[j].core.casefold() in _SEED_LEAD
+        ):
+            if tokens[j].ends_sentence and j > i:
+                break
+            j += 1
+        k = j
+        while k < len(tokens) and k < j + 30 and _seed_word(tokens[k]):
+            k += 1
+            if tokens[k - 1].ends_sentence:
+                break
+        words = [tokens[n].core.casefold() for n in range(j, k)]
+        functional = sum(w in FUNCTION_WORDS for w in words)
+        if len(words) >= 12 or (len(words) >= 6 and functional <= 1):
+            last = tokens[k - 1]
+            yield tokens[j].core_start, last.core_start + len(last.core), "seed_phrase"
+
+
+def _seed_word(t: Token) -> bool:
+    core = t.core.casefold()
+    return core.isalpha() and core == t.core.lower() and 2 <= len(core) <= 10
+
+
+_SEED_LEAD = words("is are was were it's its they them these those my the our be")
+_SEED_CONTEXT = _ctx(
+    r"seed(?:\s+(?:phrase|words))?|recovery\s+(?:phrase|words|seed|key)|mnemonic(?:\s+phrase)?|"
+    r"backup\s+(?:phrase|words)|secret\s+(?:phrase|words|recovery\s+phrase)|"
+    r"(?:twelve|12|24|twenty-four|18)\s+words|wallet\s+words|passphrase"
+)
+
+
+_ANY_CONTEXT = _any_of(ctx.pattern for ctx in _CONTEXTS)
+
+
+_NEW_SUBJECT = words("i we you he she they it i'm we're it's")
+_LIST_ITEMS = 12  # values read after the first one
+_LIST_GAP = 5  # words between two values ("4410 for the debit card and 7782")
+
+
+def _listed(tokens: Tokens, j: int, kind: str) -> Iterator[Span]:
+    """Every further value of a list after the first ("recovery codes: 1111-2222,
+    3333-4444, 5555-6666", "the PINs are 4410 for the debit card and 7782 for the
+    credit card"): a value of the same kind's shape within a few words of the last, in
+    the same sentence, until a clause with its own subject begins ("and I ...")."""
+    gap = items = 0
+    while j < len(tokens) and items < _LIST_ITEMS and gap <= _LIST_GAP:
+        t = tokens[j]
+        if t.core.casefold() in _NEW_SUBJECT or tokens[j - 1].ends_sentence:
+            return
+        if _direct(t.core):
+            yield t.core_start, t.core_start + len(t.core), kind
+            items, gap = items + 1, 0
+        else:
+            gap += 1
+        j += 1
+
+
+class _Typo(NamedTuple):
+    """A secret word typed with a typo, read as a match of its context's pattern."""
+
+    at: int
+    stop: int
+    word: str
+
+    def start(self) -> int:
+        return self.at
+
+    def end(self) -> int:
+        return self.stop
+
+    def group(self, _: int = 0) -> str:
+        return self.word
+
+
+_Found = re.Match[str] | _Typo
+# The strong context of each kind a typo can open (fuzzy.TYPO_TARGETS).
+_TYPO_CONTEXTS = {ctx.kind: ctx for ctx in reversed(_CONTEXTS) if ctx.strong}
+
+
+def _context_matches(text: str) -> Iterator[tuple[_Context, _Found]]:
+    """Every (context, match) in the text: one scan finds where some context word starts,
+    then each context is tried there; then the secret words typed with a typo."""
+    pos = 0
+    while (hit := _ANY_CONTEXT.search(text, pos)) is not None:
+        for ctx in _CONTEXTS:
+            m = ctx.pattern.match(text, hit.start())
+            if m is not None:
+                yield ctx, m
+        pos = hit.start() + 1
+    for w in WORD.finditer(text):
+        kind = typo_kind(w.group(0))
+        if kind is not None:
+            yield _TYPO_CONTEXTS[kind], _Typo(w.start(), w.end(), w.group(0))
+
+
+def contextual(text: str) -> Iterator[Span]:
+    tokens = Tokens(text)
+    for ctx, m in _context_matches(text):
+        bare_code = ctx.kind == "one_time_code" and m.group(0).casefold() in ("code", "codes")
+        if bare_code and _CODE_EXCLUDED.search(text, max(0, m.start() - 20), m.start()):
+            continue  # a zip code, a dress code, an error code
+        if ctx.needs is not None and not ctx.needs.search(
+            text, max(0, m.start() - _BEHIND_CHARS), m.end() + _AHEAD_CHARS
+        ):
+            continue
+        after, own = _around(tokens, m)
+        found = _forward(text, tokens, after, m.end(), ctx, own)
+        if found is None:
+            found = _backward(tokens, own, ctx)
+        if found is not None:
+            start, end = value_span(tokens, found, ctx.numeric, quoted=ctx.strong)
+            past = spelled_run(tokens, found)
+            if past > found:
+                last = tokens[past - 1]
+                end = last.core_start + len(last.core)
+            if start < end:
+                yield start, end, ctx.kind
+                yield from _listed(tokens, tokens.after(end), ctx.kind)
+    yield from _login_pairs(text, tokens)
+    yield from _seed_phrases(text, tokens)
+
+
+def credential_mentions(text: str) -> Iterator[str]:
+    """The kind of every password, PIN or one-time code the text names, value or not
+    (a bare "code" or "key" names none: a zip code, the key to success)."""
+    for ctx, m in _context_matches(text):
+        bare_code = m.group(0).casefold() in ("code", "codes")
+        if ctx.strong or (ctx.kind == "one_time_code" and not bare_code):
+            yield ctx.kind

@@ -1,0 +1,67 @@
+"""Cross-turn screening: a credential asked for or named in one turn ("what's the wifi
+password?", "send me the PIN") opens a short context in which the next turns' bare
+values ("it's Pumpkin-Spice-31", "4821") are redacted.
+
+The context is what :func:`credentials_named` reads of a turn; the session records it
+on the turn's event (``opens_screening``) and keeps it open for
+``memory_es.domain.session.FOLLOW_UP_TURNS`` turns, so a replay rebuilds the same context from
+the session's own events. Pure: text in, kinds or spans out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from memory_es.formation.hazards.secrets.cache import Span
+from memory_es.formation.hazards.secrets.context import credential_mentions, spelled_run
+from memory_es.formation.hazards.secrets.tokens import Tokens
+from memory_es.formation.hazards.secrets.values import digit_group, digits_of, looks_secret
+
+# Only the opening of a later turn is read as an answer: a bare value comes first.
+ANSWER_TOKENS = 20
+
+
+def credentials_named(text: str) -> tuple[str, ...]:
+    """The kinds of credential this turn names (asks for, announces or mentions), each
+    once, in order: what the next turns are screened for."""
+    kinds: list[str] = []
+    for kind in credential_mentions(text):
+        if kind not in kinds:
+            kinds.append(kind)
+    return tuple(kinds)
+
+
+_NOT_BARE = ("@", "://", ":", "(", ")", "=", "[", "]", "{", "}", "<", ">")
+
+
+def _bare_value(core: str) -> bool:
+    """A value said alone: letters with digits or symbols ("Walnut77!", "Pumpkin-Spice-31"),
+    or a group of three or more digits ("4821", "36-12-48"). Mixed case alone is a name
+    ("Spider-Man", "iPhone"), never enough without a secret word in the same turn."""
+    if digit_group(core):
+        return len(digits_of(core)) >= 3
+    if any(mark in core for mark in _NOT_BARE):
+        return False  # an address, a link, a time, a code identifier or call
+    has_digit = any(c.isdigit() for c in core)
+    # An underscore joins a code identifier's words ("create_async_engine"): a symbol
+    # of a password only beside a digit ("Sparrow_Nest_14").
+    has_symbol = any(not c.isalnum() and c not in "'’-.,/_" for c in core)
+    return looks_secret(core) and (has_digit or has_symbol)
+
+
+def follow_up_values(text: str, kinds: tuple[str, ...]) -> Iterator[Span]:
+    """The bare values at the opening of a turn said while ``kinds`` are screened."""
+    if not kinds:
+        return
+    tokens = Tokens(text)
+    i = 0
+    while i < min(len(tokens), ANSWER_TOKENS):
+        token, past = tokens[i], spelled_run(tokens, i)
+        if past > i:  # "two five eight zero"
+            last = tokens[past - 1]
+            yield token.core_start, last.core_start + len(last.core), kinds[0]
+            i = past
+            continue
+        if _bare_value(token.core):
+            yield token.core_start, token.core_start + len(token.core), kinds[0]
+        i += 1

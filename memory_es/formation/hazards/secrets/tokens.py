@@ -1,0 +1,113 @@
+"""The whitespace-separated tokens of a text, read lazily, and the span of a value
+starting at one of them."""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from typing import NamedTuple
+
+from memory_es.formation.hazards.secrets.cache import patterns
+from memory_es.formation.hazards.secrets.values import digit_group, digits_of, words
+
+
+class Token(NamedTuple):
+    start: int
+    end: int
+    core: str  # without surrounding quotes and punctuation
+    core_start: int
+    ends_sentence: bool
+
+
+_TOKEN = patterns.compile(r"\S+")
+_LEAD = "\"'`“”‘’([{<#*"
+_TRAIL = "\"'`“”‘’)]}>.,;:!?*"
+_ABBREVIATIONS = words("no nr num acct tel dr mr mrs ms st e.g i.e etc vs")
+
+
+class Tokens:
+    """The whitespace-separated tokens of a text: spans found in one pass, each token's
+    core built only when a rule reads it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        for m in _TOKEN.finditer(text):
+            self.starts.append(m.start())
+            self.ends.append(m.end())
+        self._built: dict[int, Token] = {}
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i: int) -> Token:
+        token = self._built.get(i)
+        if token is None:
+            start, end = self.starts[i], self.ends[i]
+            raw = self.text[start:end]
+            lead = len(raw) - len(raw.lstrip(_LEAD))
+            core = raw[lead:].rstrip(_TRAIL)
+            ends = raw[-1] in ".!?" and core.casefold() not in _ABBREVIATIONS
+            token = self._built[i] = Token(start, end, core, start + lead, ends)
+        return token
+
+    def after(self, pos: int) -> int:
+        """The index of the first token starting at or after ``pos``."""
+        return bisect_left(self.starts, pos)
+
+    def containing(self, pos: int) -> int:
+        """The index of the token that holds ``pos`` (or the next one)."""
+        i = bisect_right(self.starts, pos) - 1
+        return i if i >= 0 and self.ends[i] > pos else i + 1
+
+
+CONNECTORS = words(
+    "is was are were = : - — – -> => → ⇒ to as equals reads es est ist é è lautet it's "
+    "its becomes became remains c'est c’est era était war foi sono sind são zijn"
+)
+# English first, then the same words in French, Spanish, German, Portuguese, Italian and
+# Dutch: the secret words are matched in those languages too (context.py).
+DETERMINERS = words(
+    "the my our your his her their this that a an le la les mon ma mes el mi mis der die "
+    "das mein meine o os minha meu seu il lo mio mia de het mijn"
+)
+FUTURE = words("will would should shall gonna going")
+PREPOSITIONS = words(
+    "for to of on at in with from de du des del da do dos das della dello di dal van voor "
+    "von vom für meiner meines para pour per"
+)
+# Words that open a clause between a secret word and its value ("the PIN I set is X",
+# "the password my boss gave me was X"): a subject, a relative, a time adverb.
+CLAUSE_OPENERS = words(
+    "i you he she we they my his her our their your that which who these those right "
+    "currently usually always still now"
+)
+
+
+def value_span(tokens: Tokens, i: int, numeric: bool, *, quoted: bool = False) -> tuple[int, int]:
+    """The span of the value starting at token ``i``; grouped digits ("553 201",
+    "4111 1111 1111 1111") continue over the following digit groups."""
+    t = tokens[i]
+    start, end = t.core_start, t.core_start + len(t.core)
+    opening = tokens.text[t.start]
+    if quoted and opening in QUOTES:
+        # A quoted value runs to its closing quote: "my passphrase is 'purple monkey'".
+        close = tokens.text.find(QUOTES[opening], t.start + 1, t.start + 200)
+        if close > t.start + 1:
+            return t.start + 1, close
+    if numeric and digit_group(t.core):
+        j = i + 1
+        while (
+            j < len(tokens)
+            and j <= i + 6
+            and not tokens[j - 1].ends_sentence
+            and digit_group(tokens[j].core)
+            and len(digits_of(tokens[j].core)) <= 6
+            and tokens[j].start - tokens[j - 1].end == 1
+        ):
+            end = tokens[j].core_start + len(tokens[j].core)
+            j += 1
+    return start, end
+
+
+QUOTES = {"'": "'", '"': '"', "“": "”", "‘": "’", "`": "`"}

@@ -40,7 +40,13 @@ from memory_es.services import Adapters, Services, commands
 from memory_es.services.results import TurnReceipt
 from memory_es.services.unit_of_work import load_session, parse_session_id
 from memory_es.store_errors import driver_errors, event_store_errors, first_line
-from memory_es.stores import StoreSpec, parse_store_url
+from memory_es.stores import (
+    StoreMissing,
+    StoreSpec,
+    holds_store,
+    parse_store_url,
+    prepare_store,
+)
 
 # What only some commands need is imported where it is used (issue 13): `session say`
 # records a turn without loading the recall stack, formation, numpy or pydantic; the
@@ -681,8 +687,12 @@ def open(
     profile: MemoryProfile | str | Path | None = None,
     embedder: Embedder | None = None,
     check_formation: bool = True,
+    create: bool = True,
 ) -> Memory:
     """Open a store: create its tables, apply migrations, catch the read model up.
+
+    ``create=False`` opens only a store that exists (``StoreMissing`` otherwise, and
+    nothing is written): what a command that reads does.
 
     A read model built by other code (``on_stale``) is refused with a clear message,
     rebuilt from position 0, or left alone for an operator command to inspect.
@@ -709,9 +719,15 @@ def open(
     else:
         embedder = None
     try:
+        if create:
+            prepare_store(spec)
+        elif not holds_store(spec, MemoryApplication.name):
+            raise StoreMissing(spec)
         index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
         with index.setup_lock():
             app = MemoryApplication(env=spec.env)
+    except StoreMissing:
+        raise
     except Exception as error:
         # driver_errors() after the fact: psycopg is imported only for a PostgreSQL store.
         if not isinstance(error, (*driver_errors(), OSError, StoreUnavailable)):

@@ -79,9 +79,14 @@ def open_store(
     on_stale: Literal["refuse", "rebuild", "ignore"] = "refuse",
     in_process: bool = False,
     check_formation: bool = True,
+    create: bool = False,
 ) -> memory_es.Memory:
     """The store the command works on; ``in_process``: a long-running command (the MCP
     server) may serve ``memory://``, which lives as long as its process.
+
+    ``create``: only a command that records something new (a session, a remembered
+    statement, ingested or imported turns) creates a store; every other command refuses
+    a place that holds none (one line, exit 2) instead of leaving an empty store there.
 
     ``check_formation``: when sessions were formed under another formation policy, say
     so in one line on stderr with the command that fixes it (the hooks an agent calls
@@ -94,7 +99,12 @@ def open_store(
         )
     profile = getattr(args, "profile", None) or os.environ.get("MEMORY_ES_PROFILE") or None
     memory = memory_es.open(
-        url, clock=clock(args), on_stale=on_stale, profile=profile, check_formation=False
+        url,
+        clock=clock(args),
+        on_stale=on_stale,
+        profile=profile,
+        check_formation=False,
+        create=create,
     )
     if check_formation:
         try:

@@ -47,7 +47,7 @@ def _ingest(args: argparse.Namespace) -> int:
     # Validate before the store is even opened: a bad file changes nothing anywhere.
     turns = ingest.validate(ingest.read_lines(args.file))
     with (
-        open_store(args) as memory,
+        open_store(args, create=True) as memory,
         tqdm(total=len(turns), unit="turn", file=sys.stderr, disable=None, leave=False) as bar,
     ):
         report = ingest.ingest(

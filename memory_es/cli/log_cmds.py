@@ -42,7 +42,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     with (
-        open_store(args, on_stale="ignore") as memory,
+        open_store(args, on_stale="ignore", create=True) as memory,
         position_bar(0) as progress,
         position_bar(0) as rebuild_progress,
     ):

@@ -66,7 +66,7 @@ def _mcp(args: argparse.Namespace) -> int:
         raise UsageError(MISSING_SDK) from None
     from memory_es.mcp.server import serve
 
-    with open_store(args, in_process=True) as memory:
+    with open_store(args, in_process=True, create=True) as memory:
         serve(
             memory,
             transport=args.transport,

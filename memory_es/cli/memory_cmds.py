@@ -104,7 +104,7 @@ def _reject(args: argparse.Namespace) -> int:
 def _remember(args: argparse.Namespace) -> int:
     from memory_es.retrieval.render import render_line
 
-    with open_store(args) as memory:
+    with open_store(args, create=True) as memory:
         result = memory.remember(
             args.principal, args.text, project=args.project, from_user=args.from_user
         )

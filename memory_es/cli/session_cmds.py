@@ -30,7 +30,7 @@ def register(commands: Subparsers) -> None:
 
 
 def _open(args: argparse.Namespace) -> int:
-    with open_store(args, check_formation=False) as memory:
+    with open_store(args, check_formation=False, create=True) as memory:
         print(memory.open_session(args.principal, project=args.project))
     return 0
 

@@ -157,7 +157,8 @@ def _postgres(url: str) -> StoreSpec:
         # libpq would fall back to the server's own `postgres` database and the store's
         # tables would land among the server's.
         raise StoreUnavailable(
-            f"a PostgreSQL URL names its database: {NO_DATABASE_FIX} (then `createdb {DEFAULT_DATABASE}`)"
+            f"a PostgreSQL URL names its database: {NO_DATABASE_FIX}"
+            f" (create it once: createdb {DEFAULT_DATABASE})"
         )
     host = unquote(parts.hostname or "127.0.0.1")
     port = _port(parts.netloc)

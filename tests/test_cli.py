@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 import memory_es
-
 from memory_es.cli import main
 
 NOW = "2026-03-02T09:00:00Z"

@@ -132,6 +132,17 @@ def position_bar(total: int, unit: str = "ev") -> Iterator[Callable[[int, int], 
         yield progress
 
 
+def say_empty(message: str) -> None:
+    """An empty answer, said in one line on stderr (stdout stays empty for a script; the
+    exit status is 0: nothing went wrong)."""
+    print(f"memory-es: {message}", file=sys.stderr)
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 session``, ``2 sessions``: a count with its noun agreeing (regular plurals)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def print_json(value: Any) -> None:
     import orjson
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from memory_es.cli.common import Subparsers, open_store, position_bar, print_json
+from memory_es.cli.common import Subparsers, counted, open_store, position_bar, print_json
 
 
 def register(commands: Subparsers) -> None:
@@ -34,7 +34,7 @@ def _export(args: argparse.Namespace) -> int:
         print_json(done.as_dict())
     else:
         print(
-            f"exported {done.events} events (positions {done.first_position}"
+            f"exported {counted(done.events, 'event')} (positions {done.first_position}"
             f" to {done.last_position}) to {args.file}"
         )
     return 0
@@ -51,5 +51,8 @@ def _import(args: argparse.Namespace) -> int:
     if args.json:
         print_json({**done.as_dict(), "tracked_position": head})
     else:
-        print(f"imported {done.events} events from {args.file}; read model rebuilt to {head}")
+        print(
+            f"imported {counted(done.events, 'event')} from {args.file};"
+            f" read model rebuilt to {head}"
+        )
     return 0

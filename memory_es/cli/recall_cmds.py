@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from memory_es.cli.common import Subparsers, open_store, print_json
+from memory_es.cli.common import Subparsers, open_store, print_json, say_empty
 
 if TYPE_CHECKING:
     from memory_es.retrieval.recall import RecallResult
@@ -40,6 +40,8 @@ def register(commands: Subparsers) -> None:
 
 
 def _recall(args: argparse.Namespace) -> int:
+    from memory_es.domain.values import LIVE_STATUSES
+
     with open_store(args, check_formation=False) as memory:
         result = memory.recall(
             args.principal,
@@ -53,8 +55,15 @@ def _recall(args: argparse.Namespace) -> int:
     if args.json:
         print_json(as_json(result))
     else:
-        for line in result.lines():
-            print(line)
+        lines = result.lines()
+        for line, scored in zip(lines, result.items, strict=True):
+            status = scored.record.status
+            # --include-superseded mixes closed beliefs in: each says what it is, in the
+            # form `memory list` uses.
+            marked = args.include_superseded and status not in LIVE_STATUSES
+            print(f"{line}  ({status})" if marked else line)
+        if not lines:
+            say_empty(f"nothing recalled: no belief of {args.principal} matches this query")
     return 0
 
 

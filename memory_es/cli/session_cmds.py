@@ -48,11 +48,23 @@ def _say(args: argparse.Namespace) -> int:
 
 
 def _close(args: argparse.Namespace) -> int:
+    from memory_es.retrieval.render import formation_lines
+
     with open_store(args, check_formation=False) as memory:
         result = memory.close_session(args.session_id)
+        lines = formation_lines(result, memory.index.get)
     counts = result.counts.as_dict()
     if args.json:
-        print_json({"session_id": result.session_id, "counts": counts, "formed": result.formed})
-    else:
-        print("closed; " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+        print_json(
+            {
+                "session_id": result.session_id,
+                "counts": counts,
+                "formed": result.formed,
+                "superseded": result.superseded,
+            }
+        )
+        return 0
+    for line in lines:
+        print(line)
+    print("closed; " + ", ".join(f"{k}={v}" for k, v in counts.items()))
     return 0

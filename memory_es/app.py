@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 from uuid import UUID
 
+from memory_es.domain.inputs import check_position
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role, normalize_name
 from memory_es.errors import (
     InvalidInput,
@@ -468,11 +469,7 @@ class Memory:
         from memory_es.projections.memory import MemoryRecallIndex
         from memory_es.services.unit_of_work import principal_aggregate_ids
 
-        if isinstance(position, bool) or not isinstance(position, int) or position < 0:
-            raise InvalidInput(f"a log position is an integer from 0, not {position!r}")
-        head = self.runner.log_head()
-        if position > head:
-            raise InvalidInput(f"position {position} is past the log head ({head})")
+        check_position(position, self.runner.log_head())
         past = MemoryRecallIndex()
         past.vector_encoder = self.index.vector_encoder
         with event_store_errors():

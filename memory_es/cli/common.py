@@ -14,6 +14,8 @@ from memory_es.errors import UsageError
 from memory_es.stores import DEFAULT_STORE, parse_store_url
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from memory_es.ports import Clock
 
 
@@ -53,6 +55,26 @@ def utf8(text: str) -> bool:
 def raw_bytes(text: str) -> bytes:
     """The bytes the operating system gave, for a message about them."""
     return text.encode("utf-8", "surrogateescape")
+
+
+def instant_option(text: str) -> datetime:
+    """argparse's ``type`` for an instant option (``--as-of``): a refusal names the flag."""
+    from memory_es.ports import parse_iso
+
+    try:
+        return parse_iso(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"needs an ISO-8601 instant with a timezone, not {text!r}"
+        ) from None
+
+
+def position_option(text: str) -> int:
+    """argparse's ``type`` for a log position option (``--as-of-position``, ``--until``):
+    an integer from 0 (past the log's head is the library's refusal, the same for all)."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"a log position is an integer from 0, not {text!r}")
+    return int(text)
 
 
 def clock(args: argparse.Namespace) -> Clock:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from memory_es.cli.common import Subparsers, counted, open_store, position_bar, print_json
+from memory_es.cli.common import (
+    Subparsers,
+    counted,
+    open_store,
+    position_bar,
+    position_option,
+    print_json,
+)
 
 
 def register(commands: Subparsers) -> None:
@@ -15,7 +22,7 @@ def register(commands: Subparsers) -> None:
     export = actions.add_parser("export", help="write the whole log, in order, as JSON Lines")
     export.add_argument("file", metavar="FILE.jsonl", type=Path)
     export.add_argument(
-        "--until", type=int, default=None, metavar="N", help="only up to position N"
+        "--until", type=position_option, default=None, metavar="N", help="only up to position N"
     )
     export.add_argument("--json", action="store_true")
     export.set_defaults(handler=_export)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from memory_es.cli.common import Subparsers, open_store, print_json, say_empty
+from memory_es.cli.common import (
+    Subparsers,
+    instant_option,
+    open_store,
+    position_option,
+    print_json,
+    say_empty,
+)
 
 if TYPE_CHECKING:
     from memory_es.retrieval.recall import RecallResult
@@ -18,13 +25,14 @@ def register(commands: Subparsers) -> None:
     recall.add_argument("--limit", type=int, default=10, help="item budget (default 10)")
     recall.add_argument(
         "--as-of",
+        type=instant_option,
         default=None,
         metavar="ISO8601",
         help="what was believed at that instant (valid_from <= t < valid_to)",
     )
     recall.add_argument(
         "--as-of-position",
-        type=int,
+        type=position_option,
         default=None,
         metavar="N",
         help="what memory held when the log stood at position N (transaction time)",

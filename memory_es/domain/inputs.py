@@ -53,3 +53,13 @@ def clean_name(name: str, *, what: str = "a principal") -> str:
     if not cleaned:
         raise InvalidInput(f"{what} needs a non-empty name")
     return cleaned
+
+
+def check_position(position: int, head: int) -> None:
+    """The one rule for a log position a caller names (``--as-of-position``, ``log export
+    --until``): an integer from 0 up to the log's head; past the head is refused, never
+    quietly read as the head."""
+    if isinstance(position, bool) or not isinstance(position, int) or position < 0:
+        raise InvalidInput(f"a log position is an integer from 0, not {position!r}")
+    if position > head:
+        raise InvalidInput(f"position {position} is past the log head ({head})")

@@ -79,7 +79,7 @@ KEYS = (
 
 def lifecycle_stats(memory: Memory, principal: str | None = None, *, tenant: str) -> dict[str, Any]:
     """Every key of ``KEYS`` as an integer, for one principal or the whole store."""
-    only = principal_aggregate_ids(memory.app, tenant, principal) if principal else None
+    only = None if principal is None else principal_aggregate_ids(memory.app, tenant, principal)
     counts: Counter[str] = Counter({key: 0 for key in KEYS})
     principals: set[str] = set()
     named = None if principal is None else (tenant, normalize_name(principal))
@@ -105,7 +105,7 @@ def lifecycle_stats(memory: Memory, principal: str | None = None, *, tenant: str
             break
         after = page[-1].id
     counts["trace_expiries"] = memory.traces.count_expired(
-        principal_key(tenant, principal) if principal else None
+        None if principal is None else principal_key(tenant, principal)
     )
     # Events the read model could not apply and skipped (projections/runner.py): the
     # store's, or those of the principal's own aggregate.

@@ -43,6 +43,8 @@ def _say(args: argparse.Namespace) -> int:
         note += f" redacted={','.join(receipt.redactions)}"
     if not receipt.trusted and args.role == "user":
         note += " untrusted"
+    if receipt.cleaned_characters:
+        note += f" cleaned={receipt.cleaned_characters}"
     print(f"turn {receipt.seq} recorded{note}")
     return 0
 

@@ -56,6 +56,8 @@ class MemoryTools:
                 line += "; untrusted (it reads as an instruction to memory): it will not form"
             if receipt.redactions:
                 line += "; redacted before storage: " + ", ".join(receipt.redactions)
+            if receipt.cleaned_characters:
+                line += f"; {receipt.cleaned_characters} control characters replaced or dropped"
             return line
 
         return self._serial(call)

@@ -492,12 +492,6 @@ def handlers() -> dict[type[commands.Command[Any]], Handler]:
     return table
 
 
-def __getattr__(name: str) -> Any:
-    if name == "HANDLERS":  # the table's name before the formation commands moved out
-        return handlers()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def handle_in(command: commands.Command[Any], uow: UnitOfWork) -> Any:
     """Run one command's handler in a unit of work the caller manages (a batch)."""
     return handlers()[type(command)](command, uow)

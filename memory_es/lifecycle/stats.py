@@ -2,7 +2,8 @@
 the trace store. Counts only: no belief statement, no secret, no path.
 
 First what memory holds: the live (active or provisional) beliefs, from the read
-model, over the sessions opened and the principals with memory, from the log. Then, read
+model, over the sessions opened and the principals that opened one or hold memory, from
+the log. Then, read
 from the log (the principal aggregate's events): decay sweeps, beliefs decayed,
 retired and revived, citations recorded and ambiguous, conflicts committed (from each
 consolidation's counts), confirmations requested and settled, deactivations,
@@ -95,6 +96,7 @@ def lifecycle_stats(memory: Memory, principal: str | None = None, *, tenant: str
                 # A session is its own aggregate: it names its principal in its fields.
                 if named is None or (event.tenant, event.principal) == named:
                     counts["sessions"] += 1
+                    principals.add(principal_key(event.tenant, event.principal))
                 continue
             if only is not None and notification.originator_id not in only:
                 continue

@@ -65,8 +65,10 @@ def test_the_license_file_is_the_licence_the_metadata_names() -> None:
 
 def test_make_clean_removes_what_the_build_and_the_tools_leave() -> None:
     recipe = (ROOT / "Makefile").read_text().split("\nclean:\n", 1)[1].splitlines()[0]
-    for leftover in (".venv", "build", "*.egg-info", ".hypothesis", ".pytest_cache"):
-        assert leftover in recipe.split() or "$(VENV)" in recipe
+    removed = recipe.split()
+    assert removed[:2] == ["rm", "-rf"]
+    for leftover in ("$(VENV)", "build", "*.egg-info", ".hypothesis", ".pytest_cache"):
+        assert leftover in removed
 
 
 @pytest.mark.parametrize("argv", [("session", "open", "--principal", "ana"), *READS])

@@ -33,7 +33,7 @@ def test_projections_status_and_stats_report_quarantined_events(
         memory.app.save(aggregate)
     code, out, err = run(capsys, url, "projections", "status")
     assert code == 0 and err == ""
-    assert "current" in out and "1 events quarantined" in out
+    assert "current" in out and "1 event quarantined" in out
     code, out, _ = run(capsys, url, "projections", "status", "--json")
     status = orjson.loads(out)
     assert status["lag"] == 0 and status["quarantined_events"] == 1

@@ -1,4 +1,4 @@
-"""A newcomer's first hour (issue 28): what the command line says when a user gets
+"""A newcomer's first hour: what the command line says when a user gets
 something wrong, or gets nothing back — one line, the flag or fix named, the same on
 every command."""
 

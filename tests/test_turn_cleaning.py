@@ -1,4 +1,4 @@
-"""A turn is kept whatever it holds (issue 28): what no store can hold becomes U+FFFD,
+"""A turn is kept whatever it holds: what no store can hold becomes U+FFFD,
 other control characters are dropped and counted on the turn's event, a megabyte is
 accepted — and no such turn ever bricks a store (close, rebuild, export, import)."""
 

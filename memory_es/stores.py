@@ -48,8 +48,8 @@ class StoreSpec:
 
 
 class StoreMissing(StoreUnavailable):
-    """A command that only reads was pointed at a place that holds no store: it says so
-    rather than create an empty one there."""
+    """A command that creates nothing new (a read, or a write to what must exist) was
+    pointed at a place that holds no store: it says so rather than leave an empty one."""
 
     def __init__(self, spec: StoreSpec) -> None:
         super().__init__(

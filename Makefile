@@ -41,4 +41,4 @@ types: $(STAMP)
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) .memory_es .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .memory_es .pytest_cache .mypy_cache .ruff_cache .hypothesis build *.egg-info

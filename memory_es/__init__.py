@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    __version__: str
     from memory_es.app import Memory, ProjectionStatus, TurnReceipt, open
     from memory_es.formation.established import EstablishedFact
     from memory_es.ports import FixedClock, RandomIds, SequentialIds, SystemClock
@@ -20,7 +21,6 @@ __all__ = [
     "TurnReceipt",
     "open",
 ]
-__version__ = "0.1.0"
 
 # Imported on first use (PEP 562), so `memory-es --help` and other light entry points do
 # not pay for eventsourcing, the tokenizer and the database drivers at start-up.
@@ -38,6 +38,13 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        # The distribution's metadata is the one place the version is written
+        # (pyproject.toml); read on first use, so start-up does not pay for it.
+        from importlib.metadata import version
+
+        globals()[name] = version("memory-es")
+        return globals()[name]
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'memory_es' has no attribute {name!r}")

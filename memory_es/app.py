@@ -16,6 +16,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import Mapper
 
+from memory_es.domain.inputs import check_position
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role, normalize_name
 from memory_es.errors import (
     InvalidInput,
@@ -43,7 +44,13 @@ from memory_es.services import Adapters, Services, commands
 from memory_es.services.results import TurnReceipt
 from memory_es.services.unit_of_work import load_session, parse_session_id
 from memory_es.store_errors import driver_errors, event_store_errors, first_line
-from memory_es.stores import StoreSpec, parse_store_url
+from memory_es.stores import (
+    StoreMissing,
+    StoreSpec,
+    holds_store,
+    parse_store_url,
+    prepare_store,
+)
 
 # What only some commands need is imported where it is used (issue 13): `session say`
 # records a turn without loading the recall stack, formation, numpy or pydantic; the
@@ -483,11 +490,7 @@ class Memory:
         from memory_es.projections.memory import MemoryRecallIndex
         from memory_es.services.unit_of_work import principal_aggregate_ids
 
-        if isinstance(position, bool) or not isinstance(position, int) or position < 0:
-            raise InvalidInput(f"a log position is an integer from 0, not {position!r}")
-        head = self.runner.log_head()
-        if position > head:
-            raise InvalidInput(f"position {position} is past the log head ({head})")
+        check_position(position, self.runner.log_head())
         past = MemoryRecallIndex()
         past.vector_encoder = self.index.vector_encoder
         with event_store_errors():
@@ -755,8 +758,12 @@ def open(
     check_formation: bool = True,
     sealing: bool = True,
     key_source: KeySource | None = None,
+    create: bool = True,
 ) -> Memory:
     """Open a store: create its tables, apply migrations, catch the read model up.
+
+    ``create=False`` opens only a store that exists (``StoreMissing`` otherwise, and
+    nothing is written): what a command that reads does.
 
     A read model built by other code (``on_stale``) is refused with a clear message,
     rebuilt from position 0, or left alone for an operator command to inspect.
@@ -787,10 +794,16 @@ def open(
     else:
         embedder = None
     try:
+        if create:
+            prepare_store(spec)
+        elif not holds_store(spec, MemoryApplication.name):
+            raise StoreMissing(spec)
         index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
         with index.setup_lock():  # first opens race to create the tables: one at a time
             keys = _make_key_ring(spec, key_source) if sealing else None
             app = MemoryApplication(env=spec.env, keys=keys)
+    except StoreMissing:
+        raise
     except Exception as error:
         # driver_errors() after the fact: psycopg is imported only for a PostgreSQL store.
         if not isinstance(error, (*driver_errors(), OSError, StoreUnavailable)):

@@ -60,12 +60,6 @@ class StaleFormationWarning(UserWarning):
     --all`` (a dry run first) re-derives them under this one."""
 
 
-class CheckFailed(MemoryEsError):
-    """A check ran and failed (drift, regression): exit 1, not a usage error."""
-
-    exit_code = 1
-
-
 class FixedBodyOverflow(MemoryEsError):
     """A context pack's fixed body alone — prefix, correction lines, user turn — overflows.
 

@@ -59,7 +59,7 @@ from pydantic import (
     ValidationError,
 )
 
-from memory_es.domain.inputs import clean_name, clean_text
+from memory_es.domain.inputs import clean_name, clean_turn
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role
 from memory_es.errors import InvalidInput, StoreUnavailable
 from memory_es.formation.hazards import check_turn_size
@@ -100,12 +100,13 @@ def _name(value: str) -> str:
 
 
 def _text(value: str) -> str:
-    """What ``say`` records (memory_es/domain/inputs.py), checked for the whole file
-    before anything is written."""
-    try:
-        return clean_text(value, what="the text")
-    except InvalidInput as error:
-        raise ValueError(str(error)) from None
+    """A turn ``say`` can record, checked for the whole file before anything is written:
+    text left once control characters are dropped (memory_es/domain/inputs.py). The
+    value stays as given, so ``say`` counts what it cleans on the turn's event."""
+    cleaned, _ = clean_turn(value)
+    if not cleaned.strip():
+        raise ValueError("holds nothing but control characters")
+    return value
 
 
 def _instant(value: datetime) -> datetime:

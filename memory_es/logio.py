@@ -30,6 +30,7 @@ import orjson
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import resolve_topic
 
+from memory_es.domain.inputs import check_position
 from memory_es.errors import InvalidInput, UsageError
 from memory_es.store_errors import event_store_errors
 
@@ -77,7 +78,9 @@ def export_log(
     opened = _opener(memory) if decrypted else None
     with event_store_errors():
         head = recorder.max_notification_id() or 0
-        stop = head if until is None else min(until, head)
+        if until is not None:
+            check_position(until, head)
+        stop = head if until is None else until
         first = last = 0
         try:
             out = path.open("wb")

@@ -18,6 +18,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from memory_es.errors import StoreUnavailable
 
 DEFAULT_STORE = "sqlite:///./.memory_es/memory.db"
+# The database a PostgreSQL store is shown with everywhere a user copies a URL from.
+DEFAULT_DATABASE = "memory_es"
+NO_DATABASE_FIX = f"postgresql://USER@HOST:PORT/{DEFAULT_DATABASE}"
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,58 @@ class StoreSpec:
             return self.url
         netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
         return parts._replace(netloc=netloc).geturl()
+
+
+class StoreMissing(StoreUnavailable):
+    """A command that creates nothing new (a read, or a write to what must exist) was
+    pointed at a place that holds no store: it says so rather than leave an empty one."""
+
+    def __init__(self, spec: StoreSpec) -> None:
+        super().__init__(
+            f"no store at {spec.display}: this command never creates one"
+            " (check --store or MEMORY_ES_STORE)"
+        )
+
+
+def prepare_store(spec: StoreSpec) -> None:
+    """Make the place a new store goes: a SQLite file's folder."""
+    if spec.kind != "sqlite":
+        return
+    path = Path(spec.sqlite_path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreUnavailable(f"cannot create the folder for {path}: {error.strerror}") from None
+
+
+def holds_store(spec: StoreSpec, application: str) -> bool:
+    """Whether ``spec`` already holds the log of the eventsourcing application named
+    ``application`` (``memory://`` always does: it is created with its process). Checked
+    without writing anything; a driver error goes up for the caller to translate."""
+    if spec.kind == "memory":
+        return True
+    if spec.kind == "sqlite":
+        import sqlite3
+        from contextlib import closing
+
+        path = Path(spec.sqlite_path)
+        if not path.is_file():
+            return False
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            found = db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stored_events'"
+            ).fetchone()
+        return found is not None
+    import psycopg
+
+    # eventsourcing's PostgreSQL recorder names the table after the application (SQLite's
+    # is always stored_events).
+    with psycopg.connect(**spec.pg_connect) as db:
+        row = db.execute(
+            "SELECT to_regclass(format('%%I.%%I', %s::text, %s::text))",
+            (spec.pg_schema, f"{application.lower()}_events"),
+        ).fetchone()
+    return row is not None and row[0] is not None
 
 
 def parse_store_url(url: str) -> StoreSpec:
@@ -69,10 +124,6 @@ def _sqlite(url: str) -> StoreSpec:
             " use memory:// for an in-process store or a file path"
         )
     path = Path(raw)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise StoreUnavailable(f"cannot create the folder for {path}: {error.strerror}") from None
     return StoreSpec(
         kind="sqlite",
         url=url,
@@ -101,7 +152,14 @@ def _postgres(url: str) -> StoreSpec:
     parts = urlsplit(url)
     query = parse_qs(parts.query)
     schema = query.get("schema", ["public"])[0] or "public"
-    dbname = unquote(parts.path.lstrip("/")) or "postgres"
+    dbname = unquote(parts.path.lstrip("/"))
+    if not dbname:
+        # libpq would fall back to the server's own `postgres` database and the store's
+        # tables would land among the server's.
+        raise StoreUnavailable(
+            f"a PostgreSQL URL names its database: {NO_DATABASE_FIX}"
+            f" (create it once: createdb {DEFAULT_DATABASE})"
+        )
     host = unquote(parts.hostname or "127.0.0.1")
     port = _port(parts.netloc)
     user = unquote(parts.username or "postgres")

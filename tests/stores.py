@@ -17,7 +17,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+# The tests' own database, never the server's `postgres` (.ci/run creates it when missing).
+DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/memory_es_test"
 
 
 def postgres_base_url() -> str:
@@ -38,7 +39,10 @@ def postgres_unavailable_reason() -> str | None:
         with psycopg.connect(**{**_connect(url), "connect_timeout": 3}):
             return None
     except psycopg.Error as error:
-        return f"no PostgreSQL at {url} ({str(error).strip().splitlines()[0]})"
+        return (
+            f"no PostgreSQL at {url} ({str(error).strip().splitlines()[0]});"
+            " a missing database: createdb it, or set MEMORY_ES_TEST_POSTGRES_URL"
+        )
 
 
 def require_postgres() -> None:

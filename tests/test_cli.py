@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import memory_es
 from memory_es.cli import main
 
 NOW = "2026-03-02T09:00:00Z"
@@ -105,6 +106,7 @@ def test_bad_input_exits_2_with_one_line_and_changes_nothing(
     message: str,
 ) -> None:
     url = persistent_store_url
+    memory_es.open(url).close()  # a store that exists: reads refuse a missing one
     before = log_head(capsys, url)
     code, out, err = run(capsys, url, *args)
     assert code == 2

@@ -56,14 +56,15 @@ def test_recall_as_of_reads_history_and_plain_output_is_belief_lines(
     assert code == 0
     assert [line.split("] ", 1)[1] for line in out.splitlines()] == ["User lives in Seattle."]
     code, out, _ = run(capsys, url, "recall", "--principal", "ana", "--include-superseded", "live")
+    # A closed belief mixed in says what it is; the live one stays a bare line.
     assert [line.split("] ", 1)[1] for line in out.splitlines()] == [
         "User lives in Portland.",
-        "User lives in Seattle.",
+        "User lives in Seattle.  (superseded)",
     ]
     code, out, _ = run(capsys, url, "recall", "--principal", "ana", "--limit", "1", "user")
     assert code == 0 and len(out.splitlines()) == 1 and out.startswith("[m:")
     code, _, err = run(capsys, url, "recall", "--principal", "ana", "--as-of", "yesterday", "x")
-    assert code == 2 and "as_of" in err
+    assert code == 2 and "argument --as-of:" in err and "as_of" not in err
 
 
 def test_maintenance_run_expires_operator_trace_fields(

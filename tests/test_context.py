@@ -126,6 +126,7 @@ def test_the_context_command_prints_the_pack(
 def test_the_context_command_refuses_an_unknown_session(
     capsys: pytest.CaptureFixture[str], persistent_store_url: str
 ) -> None:
+    memory_es.open(persistent_store_url).close()  # a store that exists, without the session
     code, out = run(
         capsys, persistent_store_url, "2026-03-03T09:04:00Z", "context", "--session", "x", "hi"
     )

@@ -106,6 +106,8 @@ def http_server(url: str, tmp_path: Path) -> Iterator[str]:
                     pytest.fail(f"the server did not listen on {port} in {START_SECONDS}s")
                 time.sleep(0.1)
         yield f"http://127.0.0.1:{port}/mcp"
+        assert f"listening on http://127.0.0.1:{port}/mcp" in log.read_text()
+        assert "stop it with Ctrl-C" in log.read_text()
     finally:
         process.terminate()
         try:
@@ -259,6 +261,22 @@ def test_a_misconfigured_server_exits_2_with_one_line(
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("memory-es: error:") and problem in err, err
     assert not (tmp_path / "m.db").exists()  # refused before the store was opened
+
+
+def test_a_busy_port_exits_2_with_one_line_before_the_store_opens(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.yaml").write_text(f"{ALICE_TOKEN}: alice\n")
+    with socket.create_server(("127.0.0.1", 0)) as holder:
+        port = holder.getsockname()[1]
+        code, err = run_cli(
+            capsys, tmp_path, "--transport", "http", "--tokens", "t.yaml", "--port", str(port)
+        )
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"memory-es: error: cannot listen on 127.0.0.1:{port}:")
+    assert "choose another --port" in err
+    assert not (tmp_path / "m.db").exists()
 
 
 @pytest.mark.parametrize(

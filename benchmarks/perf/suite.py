@@ -19,6 +19,8 @@ from typing import Any
 
 import orjson
 
+from memory_es.stores import DEFAULT_DATABASE
+
 SCALES: dict[str, dict[str, Any]] = {
     # For the test suite: the machinery end to end, in seconds. Not a measurement.
     "tiny": {
@@ -81,7 +83,9 @@ def with_needs(phases: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(p for p in STORE_PHASES if p in wanted)
 
 
-DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+# The project's own database, never the server's `postgres` one (created once with
+# `createdb memory_es`: docs/performance.md; without it the PostgreSQL lane is skipped).
+DEFAULT_PG_URL = f"postgresql://postgres@127.0.0.1:5432/{DEFAULT_DATABASE}"
 
 Log = Callable[[str], None]
 

@@ -292,8 +292,10 @@ def _write(memory: memory_es.Memory, path: str, text: str) -> None:
 
 
 def _bad_bytes(kind: str, url: str) -> ProbeResult:
-    """Each refused character through each write path: refused with InvalidInput, and
-    the store still records, recalls and reports afterwards with nothing quarantined."""
+    """Each control character through each write path: a turn (say, ingest) keeps its
+    text cleaned (memory_es/domain/inputs.py), a statement to remember refuses it with
+    InvalidInput, and the store still records, recalls and reports afterwards with
+    nothing quarantined."""
     failed = tried = 0
     with memory_es.open(url, clock=FixedClock(START)) as memory:
         told(memory, "ana", "I live in Oslo.")
@@ -303,9 +305,13 @@ def _bad_bytes(kind: str, url: str) -> ProbeResult:
                 try:
                     _write(memory, path, f"I live in Ber{char}lin.")
                 except InvalidInput:
-                    continue  # refused, as promised
+                    if path == "remember":
+                        continue  # refused, as promised
                 except Exception:
                     pass
+                else:
+                    if path != "remember":
+                        continue  # kept, as promised
                 failed += 1
         told(memory, "ana", "I work at Acme.")
         usable = bool(memory.recall("ana", "where do I live").lines())

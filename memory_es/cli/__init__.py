@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib import import_module
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from memory_es.cli.common import Handler, fail, raw_bytes, utf8
 from memory_es.errors import MemoryEsError
@@ -69,6 +69,25 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class _Version(argparse.Action):
+    """``--version``: the distribution's version, read only when asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(
+            option_strings,
+            dest=argparse.SUPPRESS,
+            default=argparse.SUPPRESS,
+            nargs=0,
+            help="print the version of memory-es and exit",
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
+        import memory_es
+
+        print(f"memory-es {memory_es.__version__}")
+        parser.exit()
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser for every command, or (``command``, one of :data:`COMMANDS`) for that
     command alone: the same parser as far as that command's arguments go."""
@@ -77,6 +96,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Event-sourced, governed long-term memory for LLM agents.",
     )
     _add_options(parser)
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     names = [command] if command in COMMANDS else list(COMMANDS)

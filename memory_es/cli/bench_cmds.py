@@ -23,7 +23,9 @@ def register(commands: Subparsers) -> None:
             " a stopwatch. PostgreSQL: env MEMORY_ES_BENCH_POSTGRES_URL."
         ),
     )
-    bench.add_argument("--quick", action="store_true", help="about a minute: stops at 10k")
+    bench.add_argument(
+        "--quick", action="store_true", help="about three to six minutes on 2 cores: stops at 10k"
+    )
     bench.add_argument("--json", action="store_true", help="one JSON object on stdout")
     bench.add_argument("--no-postgres", action="store_true", help="SQLite only")
     bench.add_argument(

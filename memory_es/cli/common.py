@@ -14,6 +14,8 @@ from memory_es.errors import UsageError
 from memory_es.stores import DEFAULT_STORE, parse_store_url
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from memory_es.ports import Clock
 
 
@@ -55,6 +57,26 @@ def raw_bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
+def instant_option(text: str) -> datetime:
+    """argparse's ``type`` for an instant option (``--as-of``): a refusal names the flag."""
+    from memory_es.ports import parse_iso
+
+    try:
+        return parse_iso(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"needs an ISO-8601 instant with a timezone, not {text!r}"
+        ) from None
+
+
+def position_option(text: str) -> int:
+    """argparse's ``type`` for a log position option (``--as-of-position``, ``--until``):
+    an integer from 0 (past the log's head is the library's refusal, the same for all)."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"a log position is an integer from 0, not {text!r}")
+    return int(text)
+
+
 def clock(args: argparse.Namespace) -> Clock:
     """The system clock, or ``--now``: an instant from 1970 through 2200 (ports.py)."""
     from memory_es.ports import FixedClock, SystemClock, check_instant, parse_iso
@@ -79,9 +101,14 @@ def open_store(
     on_stale: Literal["refuse", "rebuild", "ignore"] = "refuse",
     in_process: bool = False,
     check_formation: bool = True,
+    create: bool = False,
 ) -> memory_es.Memory:
     """The store the command works on; ``in_process``: a long-running command (the MCP
     server) may serve ``memory://``, which lives as long as its process.
+
+    ``create``: only a command that records something new (a session, a remembered
+    statement, ingested or imported turns) creates a store; every other command refuses
+    a place that holds none (one line, exit 2) instead of leaving an empty store there.
 
     ``check_formation``: when sessions were formed under another formation policy, say
     so in one line on stderr with the command that fixes it (the hooks an agent calls
@@ -94,7 +121,12 @@ def open_store(
         )
     profile = getattr(args, "profile", None) or os.environ.get("MEMORY_ES_PROFILE") or None
     memory = memory_es.open(
-        url, clock=clock(args), on_stale=on_stale, profile=profile, check_formation=False
+        url,
+        clock=clock(args),
+        on_stale=on_stale,
+        profile=profile,
+        check_formation=False,
+        create=create,
     )
     if check_formation:
         try:
@@ -120,6 +152,17 @@ def position_bar(total: int, unit: str = "ev") -> Iterator[Callable[[int, int], 
             bar.update(position - bar.n)
 
         yield progress
+
+
+def say_empty(message: str) -> None:
+    """An empty answer, said in one line on stderr (stdout stays empty for a script; the
+    exit status is 0: nothing went wrong)."""
+    print(f"memory-es: {message}", file=sys.stderr)
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 session``, ``2 sessions``: a count with its noun agreeing (regular plurals)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def print_json(value: Any) -> None:

@@ -38,7 +38,7 @@ def _demo(args: argparse.Namespace) -> int:
 
     principal = args.principal or f"demo-{uuid.uuid4().hex[:8]}"
     clock = FixedClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
-    with open_store(args) as memory:
+    with open_store(args, create=True) as memory:
         memory.clock = clock
         print(f"store: {memory.spec.display}   principal: {principal}")
         long_running: str | None = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from memory_es.cli.common import Subparsers, print_json
+from memory_es.cli.common import Subparsers, counted, print_json
 
 
 def _eval_actions(commands: Subparsers) -> Any:
@@ -54,7 +54,7 @@ def _formation(args: argparse.Namespace) -> int:
         return 0
     t = report.total
     print(
-        f"formation eval ({report.extractor}) over {len(cases)} cases from {path}"
+        f"formation eval ({report.extractor}) over {counted(len(cases), 'case')} from {path}"
         f" (sha256 {digest[:12]})"
     )
     print(

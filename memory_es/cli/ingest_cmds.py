@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from memory_es.cli.common import Subparsers, open_store, print_json
+from memory_es.cli.common import Subparsers, counted, open_store, print_json
 from memory_es.errors import UsageError
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def _ingest(args: argparse.Namespace) -> int:
     # Validate before the store is even opened: a bad file changes nothing anywhere.
     turns = ingest.validate(ingest.read_lines(args.file))
     with (
-        open_store(args) as memory,
+        open_store(args, create=True) as memory,
         tqdm(total=len(turns), unit="turn", file=sys.stderr, disable=None, leave=False) as bar,
     ):
         report = ingest.ingest(
@@ -61,10 +61,10 @@ def _ingest(args: argparse.Namespace) -> int:
     else:
         counts = report.counts
         print(
-            f"ingested {report.sessions} sessions, {report.turns} turns"
-            f" in {_plural(report.transactions, 'transaction')};"
-            f" formed {counts.get('committed', 0)}"
-            f" beliefs (reinforced {counts.get('reinforced', 0)},"
+            f"ingested {counted(report.sessions, 'session')}, {counted(report.turns, 'turn')}"
+            f" in {counted(report.transactions, 'transaction')};"
+            f" formed {counted(counts.get('committed', 0), 'belief')}"
+            f" (reinforced {counts.get('reinforced', 0)},"
             f" superseded {counts.get('superseded', 0)},"
             f" conflicted {counts.get('conflicted', 0)})" + _already(report)
         )
@@ -76,10 +76,6 @@ def _already(report: IngestReport) -> str:
     if not (report.skipped_sessions or report.resumed_sessions):
         return ""
     return (
-        f"; already ingested: {_plural(report.skipped_sessions, 'session')} skipped,"
-        f" {report.resumed_sessions} resumed ({_plural(report.skipped_turns, 'turn')} skipped)"
+        f"; already ingested: {counted(report.skipped_sessions, 'session')} skipped,"
+        f" {report.resumed_sessions} resumed ({counted(report.skipped_turns, 'turn')} skipped)"
     )
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -39,7 +39,8 @@ def _keys_export(args: argparse.Namespace) -> int:
 
 
 def _keys_import(args: argparse.Namespace) -> int:
-    with open_store(args, on_stale="ignore") as memory:
+    # Keys go in before the log they open (``log import``): the store may be new.
+    with open_store(args, on_stale="ignore", create=True) as memory:
         count = memory.import_keys(args.file)
     if args.json:
         print_json({"keys": count, "file": str(args.file)})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from memory_es.cli.common import Subparsers, open_store, print_json
+from memory_es.cli.common import Subparsers, counted, open_store, print_json, say_empty
 
 # The parser is built from light modules only (tests/test_cli_startup.py): each handler
 # imports what it runs.
@@ -62,7 +62,7 @@ def _cite(args: argparse.Namespace) -> int:
         return 0
     print(
         f"run {receipt.run_id}: cited {len(receipt.cited)}, uncited {len(receipt.uncited)},"
-        f" ambiguous {len(receipt.ambiguous)} (over {len(receipt.traces)} traces)"
+        f" ambiguous {len(receipt.ambiguous)} (over {counted(len(receipt.traces), 'trace')})"
     )
     return 0
 
@@ -88,7 +88,7 @@ def _conflicts(args: argparse.Namespace) -> int:
         b = p.belief
         print(render_line(b.belief_id, b.statement, tuple(x.belief_id for x in p.partners)))
     if not pending:
-        print("no conflict awaits confirmation")
+        say_empty("no conflict awaits confirmation")
     return 0
 
 

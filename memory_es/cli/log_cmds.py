@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from memory_es.cli.common import Subparsers, open_store, position_bar, print_json
+from memory_es.cli.common import (
+    Subparsers,
+    counted,
+    open_store,
+    position_bar,
+    position_option,
+    print_json,
+)
 
 
 def register(commands: Subparsers) -> None:
@@ -15,7 +22,7 @@ def register(commands: Subparsers) -> None:
     export = actions.add_parser("export", help="write the whole log, in order, as JSON Lines")
     export.add_argument("file", metavar="FILE.jsonl", type=Path)
     export.add_argument(
-        "--until", type=int, default=None, metavar="N", help="only up to position N"
+        "--until", type=position_option, default=None, metavar="N", help="only up to position N"
     )
     export.add_argument(
         "--decrypted",
@@ -50,7 +57,7 @@ def _export(args: argparse.Namespace) -> int:
         print_json(done.as_dict())
     else:
         print(
-            f"exported {done.events} events (positions {done.first_position}"
+            f"exported {counted(done.events, 'event')} (positions {done.first_position}"
             f" to {done.last_position}) to {args.file}"
         )
     return 0
@@ -58,7 +65,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     with (
-        open_store(args, on_stale="ignore") as memory,
+        open_store(args, on_stale="ignore", create=True) as memory,
         position_bar(0) as progress,
         position_bar(0) as rebuild_progress,
     ):
@@ -67,7 +74,10 @@ def _import(args: argparse.Namespace) -> int:
     if args.json:
         print_json({**done.as_dict(), "tracked_position": head})
     else:
-        print(f"imported {done.events} events from {args.file}; read model rebuilt to {head}")
+        print(
+            f"imported {counted(done.events, 'event')} from {args.file};"
+            f" read model rebuilt to {head}"
+        )
     return 0
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from memory_es.cli.common import Subparsers, open_store
 from memory_es.errors import UsageError
@@ -40,6 +41,21 @@ def register(commands: Subparsers) -> None:
     mcp.set_defaults(handler=_mcp)
 
 
+def _port_free(host: str, port: int) -> None:
+    """Refuse a port another process holds (exit 2, one line) before the store opens,
+    rather than let the server library print its own error and exit 3."""
+    import socket
+
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as error:
+        raise UsageError(
+            f"cannot listen on {host}:{port}: {error.strerror or error};"
+            " stop what holds it or choose another --port"
+        ) from None
+
+
 def _mcp(args: argparse.Namespace) -> int:
     from memory_es.mcp.tokens import load_tokens
 
@@ -66,7 +82,17 @@ def _mcp(args: argparse.Namespace) -> int:
         raise UsageError(MISSING_SDK) from None
     from memory_es.mcp.server import serve
 
-    with open_store(args, in_process=True) as memory:
+    if args.transport == "http":
+        _port_free(args.host, args.port)
+    with open_store(args, in_process=True, create=True) as memory:
+        if args.transport == "http":
+            # stdout is left alone; stderr tells the operator where and how to stop.
+            print(
+                f"memory-es: MCP server listening on http://{args.host}:{args.port}/mcp"
+                " (streamable HTTP); stop it with Ctrl-C or SIGTERM",
+                file=sys.stderr,
+                flush=True,
+            )
         serve(
             memory,
             transport=args.transport,

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from memory_es.cli import lifecycle_cmds
-from memory_es.cli.common import Subparsers, open_store, print_json
+from memory_es.cli.common import Subparsers, counted, open_store, print_json, say_empty
 from memory_es.domain.values import DEFAULT_TENANT
 from memory_es.errors import UsageError
 
@@ -102,6 +102,8 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     for b in beliefs:
         print(f"{render_line(b.belief_id, b.statement, b.conflicts_with)}  ({b.status})")
+    if not beliefs:
+        say_empty(f"no beliefs: memory holds nothing for {args.principal}")
     return 0
 
 
@@ -117,7 +119,7 @@ def _reject(args: argparse.Namespace) -> int:
 def _remember(args: argparse.Namespace) -> int:
     from memory_es.retrieval.render import render_line
 
-    with open_store(args) as memory:
+    with open_store(args, create=True) as memory:
         result = memory.remember(
             args.principal, args.text, project=args.project, from_user=args.from_user
         )
@@ -236,8 +238,9 @@ def _print_rederivation(report: RederiveReport) -> None:
 
     mode = "dry run" if report.dry_run else "applied"
     print(
-        f"rederive under {report.policy} ({mode}): {report.sessions_examined} sessions"
-        f" examined, {report.sessions_skipped} already current"
+        f"rederive under {report.policy} ({mode}):"
+        f" {counted(report.sessions_examined, 'session')} examined,"
+        f" {report.sessions_skipped} already current"
     )
     verb = (
         ("would form", "would retire", "would be superseded")
@@ -256,8 +259,7 @@ def _print_rederivation(report: RederiveReport) -> None:
             for change in changes:
                 print(f"  {label}: {render_line(change.belief_id, change.statement)}")
         stay = "would stay" if report.dry_run else "stayed"
-        plural = "" if principal.unchanged == 1 else "s"
-        print(f"  {stay}: {principal.unchanged} belief{plural}")
+        print(f"  {stay}: {counted(principal.unchanged, 'belief')}")
     counts = report.as_dict()
     summary = ", ".join(
         f"{k}={counts[k]}"

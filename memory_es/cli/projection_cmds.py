@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from memory_es.cli.common import Subparsers, open_store, position_bar, print_json
+from memory_es.cli.common import Subparsers, counted, open_store, position_bar, print_json
 
 if TYPE_CHECKING:
     from memory_es.app import ProjectionStatus
@@ -77,8 +77,8 @@ def status_lines(record: dict[str, Any], formation: FormationStatus) -> list[str
     ]
     if record["quarantined_events"]:
         lines.append(
-            f"{record['quarantined_events']} events quarantined: the read model could not"
-            " apply them and skipped them (`projections status --json` lists them)"
+            f"{counted(record['quarantined_events'], 'event')} quarantined: the read model"
+            " could not apply them and skipped them (`projections status --json` lists them)"
         )
     lines.append(_formation_line(formation))
     rebuild = record["rebuild"]
@@ -113,7 +113,9 @@ def _status(args: argparse.Namespace) -> int:
 def _formation_line(formation: FormationStatus) -> str:
     """Whether a re-derivation is pending for a newer formation policy (issue 16)."""
     if not formation.pending:
-        return f"formation: {formation.current} — current ({formation.sessions} sessions)"
+        return (
+            f"formation: {formation.current} — current ({counted(formation.sessions, 'session')})"
+        )
     return f"formation: re-derivation pending — {formation.message()}"
 
 
@@ -133,7 +135,7 @@ def _rebuild(args: argparse.Namespace) -> int:
         else ""
     )
     print(
-        f"rebuilt {status.name}: {read} events replayed{resumed},"
+        f"rebuilt {status.name}: {counted(read, 'event')} replayed{resumed},"
         f" position {status.tracked_position}"
     )
     return 0

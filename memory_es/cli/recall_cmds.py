@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from memory_es.cli.common import Subparsers, open_store, print_json
+from memory_es.cli.common import (
+    Subparsers,
+    instant_option,
+    open_store,
+    position_option,
+    print_json,
+    say_empty,
+)
 
 if TYPE_CHECKING:
     from memory_es.retrieval.recall import RecallResult
@@ -18,13 +25,14 @@ def register(commands: Subparsers) -> None:
     recall.add_argument("--limit", type=int, default=10, help="item budget (default 10)")
     recall.add_argument(
         "--as-of",
+        type=instant_option,
         default=None,
         metavar="ISO8601",
         help="what was believed at that instant (valid_from <= t < valid_to)",
     )
     recall.add_argument(
         "--as-of-position",
-        type=int,
+        type=position_option,
         default=None,
         metavar="N",
         help="what memory held when the log stood at position N (transaction time)",
@@ -40,6 +48,8 @@ def register(commands: Subparsers) -> None:
 
 
 def _recall(args: argparse.Namespace) -> int:
+    from memory_es.domain.values import LIVE_STATUSES
+
     with open_store(args, check_formation=False) as memory:
         result = memory.recall(
             args.principal,
@@ -53,8 +63,15 @@ def _recall(args: argparse.Namespace) -> int:
     if args.json:
         print_json(as_json(result))
     else:
-        for line in result.lines():
-            print(line)
+        lines = result.lines()
+        for line, scored in zip(lines, result.items, strict=True):
+            status = scored.record.status
+            # --include-superseded mixes closed beliefs in: each says what it is, in the
+            # form `memory list` uses.
+            marked = args.include_superseded and status not in LIVE_STATUSES
+            print(f"{line}  ({status})" if marked else line)
+        if not lines:
+            say_empty(f"nothing recalled: no belief of {args.principal} matches this query")
     return 0
 
 

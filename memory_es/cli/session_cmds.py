@@ -30,7 +30,7 @@ def register(commands: Subparsers) -> None:
 
 
 def _open(args: argparse.Namespace) -> int:
-    with open_store(args, check_formation=False) as memory:
+    with open_store(args, check_formation=False, create=True) as memory:
         print(memory.open_session(args.principal, project=args.project))
     return 0
 
@@ -43,16 +43,30 @@ def _say(args: argparse.Namespace) -> int:
         note += f" redacted={','.join(receipt.redactions)}"
     if not receipt.trusted and args.role == "user":
         note += " untrusted"
+    if receipt.cleaned_characters:
+        note += f" cleaned={receipt.cleaned_characters}"
     print(f"turn {receipt.seq} recorded{note}")
     return 0
 
 
 def _close(args: argparse.Namespace) -> int:
+    from memory_es.retrieval.render import formation_lines
+
     with open_store(args, check_formation=False) as memory:
         result = memory.close_session(args.session_id)
+        lines = formation_lines(result, memory.index.get)
     counts = result.counts.as_dict()
     if args.json:
-        print_json({"session_id": result.session_id, "counts": counts, "formed": result.formed})
-    else:
-        print("closed; " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+        print_json(
+            {
+                "session_id": result.session_id,
+                "counts": counts,
+                "formed": result.formed,
+                "superseded": result.superseded,
+            }
+        )
+        return 0
+    for line in lines:
+        print(line)
+    print("closed; " + ", ".join(f"{k}={v}" for k, v in counts.items()))
     return 0

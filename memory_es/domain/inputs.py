@@ -5,7 +5,13 @@ through the same commands, and each command's handler cleans its text here befor
 event exists, so the log holds only what every read model can apply (an append-only log
 cannot be cleaned later).
 
-- Text is NFC-normalized. NUL, the other C0 control characters but tab, newline and
+- A turn (``clean_turn``) is kept whatever it holds, because dropping it drops what the
+  user said (a pasted terminal log's escape codes, a form feed): what no store can hold —
+  NUL (PostgreSQL's text type has no room for it) and lone surrogates (what undecodable
+  bytes become) — becomes U+FFFD, every other control character but tab and newline is
+  dropped, and the turn's event records how many characters were changed.
+- Other text (``clean_text``: a statement to remember, an established fact) is
+  NFC-normalized. NUL, the other C0 control characters but tab, newline and
   carriage return, DEL, the C1 controls (U+0080 to U+009F) and lone surrogates (what
   undecodable bytes become) are refused with ``InvalidInput``, never escaped: an escape
   would change what the user said, silently, and PostgreSQL's text type cannot hold a
@@ -25,6 +31,10 @@ from memory_es.errors import InvalidInput
 
 # Refused in text: C0 but \t \n \r, DEL, C1, lone surrogates.
 _TEXT_REFUSED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+# In a turn: replaced by U+FFFD (no store can hold them), and dropped (every other
+# control character but tab and newline).
+_TURN_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+_TURN_DROPPED = re.compile("[\x01-\x08\x0b-\x1f\x7f-\x9f]")
 # Refused in a name: every control character (tab and newlines included).
 _NAME_REFUSED = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
@@ -44,6 +54,14 @@ def clean_text(text: str, *, what: str = "text") -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def clean_turn(text: str) -> tuple[str, int]:
+    """A turn's text as the log keeps it, NFC-normalized, and how many characters were
+    replaced or dropped to get there (two linear passes: any length screens alike)."""
+    stored, replaced = _TURN_UNSTORABLE.subn("\ufffd", text)
+    stored, dropped = _TURN_DROPPED.subn("", stored)
+    return unicodedata.normalize("NFC", stored), replaced + dropped
+
+
 def clean_name(name: str, *, what: str = "a principal") -> str:
     """A name as it is keyed (``normalize_name``), or ``InvalidInput``."""
     found = _NAME_REFUSED.search(name)
@@ -53,3 +71,13 @@ def clean_name(name: str, *, what: str = "a principal") -> str:
     if not cleaned:
         raise InvalidInput(f"{what} needs a non-empty name")
     return cleaned
+
+
+def check_position(position: int, head: int) -> None:
+    """The one rule for a log position a caller names (``--as-of-position``, ``log export
+    --until``): an integer from 0 up to the log's head; past the head is refused, never
+    quietly read as the head."""
+    if isinstance(position, bool) or not isinstance(position, int) or position < 0:
+        raise InvalidInput(f"a log position is an integer from 0, not {position!r}")
+    if position > head:
+        raise InvalidInput(f"position {position} is past the log head ({head})")

@@ -90,6 +90,9 @@ class Session(Aggregate):
         redactions: list[str]
         hazards: list[str]
         opens_screening: list[str]
+        # Characters replaced or dropped before the text was stored (domain/inputs.py's
+        # clean_turn); a turn recorded before the count existed loads with 0.
+        cleaned_characters: int = 0
 
     class FactsEstablished(Aggregate.Event):
         """Conclusions established in the session, each with the turn ids backing it
@@ -154,8 +157,10 @@ class Session(Aggregate):
         redactions: list[str],
         hazards: list[str],
         opens_screening: Sequence[str] = (),
+        cleaned_characters: int = 0,
     ) -> None:
-        """Record one turn; ``text`` must already be redacted (the log is append-only)."""
+        """Record one turn; ``text`` must already be cleaned and redacted (the log is
+        append-only)."""
         if self.is_closed:
             raise SessionClosed(str(self.id))
         if not text.strip():
@@ -171,6 +176,7 @@ class Session(Aggregate):
             redactions=redactions,
             hazards=hazards,
             opens_screening=list(opens_screening),
+            cleaned_characters=cleaned_characters,
         )
 
     @event(TurnRecorded)
@@ -185,6 +191,7 @@ class Session(Aggregate):
         redactions: list[str],
         hazards: list[str],
         opens_screening: list[str],
+        cleaned_characters: int = 0,
     ) -> None:
         self.turn_count = seq
         self.last_activity_at = at

@@ -8,6 +8,8 @@ import unicodedata
 from enum import IntEnum, StrEnum
 from uuid import UUID, uuid5
 
+from memory_es.errors import InvalidInput
+
 DEFAULT_TENANT = "default"
 GENERAL_SCOPE = "general"
 
@@ -76,6 +78,10 @@ def principal_identity(tenant: str, principal: str) -> str:
     so two different pairs never share a key: (``acme``, ``x/y``) and (``acme/x``, ``y``)
     are two principals."""
     tenant, principal = normalize_name(tenant), normalize_name(principal)
+    if not principal:
+        # Every path keys a principal here, so every read and write refuses an empty one
+        # alike (the same words as memory_es/domain/inputs.py's clean_name).
+        raise InvalidInput("a principal needs a non-empty name")
     if "/" not in tenant and "/" not in principal:
         return f"{tenant}/{principal}"
     return "/" + json.dumps([tenant, principal], ensure_ascii=False, separators=(",", ":"))
@@ -99,6 +105,10 @@ def legacy_principal_aggregate_id(principal: str, tenant: str = DEFAULT_TENANT) 
     name (None when it is today's id): the repository reads a principal's memory from it
     when that aggregate was created for exactly this pair."""
     tenant, principal = normalize_name(tenant), normalize_name(principal)
+    if not principal:
+        # Every path keys a principal here, so every read and write refuses an empty one
+        # alike (the same words as memory_es/domain/inputs.py's clean_name).
+        raise InvalidInput("a principal needs a non-empty name")
     if "/" not in tenant and "/" not in principal:
         return None
     return uuid5(PRINCIPAL_NAMESPACE, f"{tenant}/{principal}")

@@ -1,7 +1,10 @@
 """``memory-es stats``: the seed's tracked lifecycle metrics, computed from the log and
 the trace store. Counts only: no belief statement, no secret, no path.
 
-Read from the log (the principal aggregate's events): decay sweeps, beliefs decayed,
+First what memory holds: the live (active or provisional) beliefs, from the read
+model, over the sessions opened and the principals that opened one or hold memory, from
+the log. Then, read
+from the log (the principal aggregate's events): decay sweeps, beliefs decayed,
 retired and revived, citations recorded and ambiguous, conflicts committed (from each
 consolidation's counts), confirmations requested and settled, deactivations,
 reactivations, pins. From the trace store: traces whose operator tier expired.
@@ -16,6 +19,8 @@ from uuid import UUID
 from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
+from memory_es.domain.session import Session
+from memory_es.domain.values import LIVE_STATUSES, normalize_name
 from memory_es.projections.records import principal_key
 from memory_es.services.unit_of_work import principal_aggregate_ids
 
@@ -38,11 +43,20 @@ _ONE_EACH: dict[type[Any], str] = {
     P.BeliefUnpinned: "unpins",
 }
 # The events the metrics read; the recorder filters on their topics (nothing else decodes).
-_COUNTED: tuple[type[Any], ...] = (*_ONE_EACH, P.ConsolidationRecorded)
+_COUNTED: tuple[type[Any], ...] = (
+    *_ONE_EACH,
+    P.ConsolidationRecorded,
+    P.Created,
+    Session.Opened,
+)
 _TOPICS = sorted(get_topic(cls) for cls in _COUNTED)
 _PAGE = 1000
 
 KEYS = (
+    # What a reader asks first: how much memory, over how many sessions and principals.
+    "beliefs",
+    "sessions",
+    "principals",
     "decay_sweeps",
     "beliefs_decayed",
     "beliefs_retired",
@@ -66,8 +80,10 @@ KEYS = (
 
 def lifecycle_stats(memory: Memory, principal: str | None = None, *, tenant: str) -> dict[str, Any]:
     """Every key of ``KEYS`` as an integer, for one principal or the whole store."""
-    only = principal_aggregate_ids(memory.app, tenant, principal) if principal else None
+    only = None if principal is None else principal_aggregate_ids(memory.app, tenant, principal)
     counts: Counter[str] = Counter({key: 0 for key in KEYS})
+    principals: set[str] = set()
+    named = None if principal is None else (tenant, normalize_name(principal))
     recorder, mapper = memory.app.recorder, memory.app.mapper
     after = 0
     while True:
@@ -75,19 +91,33 @@ def lifecycle_stats(memory: Memory, principal: str | None = None, *, tenant: str
             start=after, limit=_PAGE, topics=_TOPICS, inclusive_of_start=False
         )
         for notification in page:
+            event = mapper.to_domain_event(notification)
+            if isinstance(event, Session.Opened):
+                # A session is its own aggregate: it names its principal in its fields.
+                if named is None or (event.tenant, event.principal) == named:
+                    counts["sessions"] += 1
+                    principals.add(principal_key(event.tenant, event.principal))
+                continue
             if only is not None and notification.originator_id not in only:
                 continue
-            _count(mapper.to_domain_event(notification), counts)
+            if isinstance(event, P.Created):
+                principals.add(principal_key(event.tenant, event.principal))
+            _count(event, counts)
         if len(page) < _PAGE:
             break
         after = page[-1].id
     counts["trace_expiries"] = memory.traces.count_expired(
-        principal_key(tenant, principal) if principal else None
+        None if principal is None else principal_key(tenant, principal)
     )
     # Events the read model could not apply and skipped (projections/runner.py): the
     # store's, or those of the principal's own aggregate.
     counts["quarantined_events"] = sum(
         1 for q in memory.index.quarantined() if only is None or UUID(q.originator_id) in only
+    )
+    counts["principals"] = len(principals)
+    # The beliefs memory holds now (active or provisional), from the read model.
+    counts["beliefs"] = sum(
+        sum(1 for b in memory.index.beliefs(key) if b.status in LIVE_STATUSES) for key in principals
     )
     return {key: int(counts[key]) for key in KEYS}
 

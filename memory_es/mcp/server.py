@@ -20,6 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from pydantic import Field
 
+import memory_es
 from memory_es.app import Memory
 from memory_es.errors import MemoryEsError, UnknownBelief, UsageError
 from memory_es.mcp.tokens import TokenTable
@@ -86,7 +87,11 @@ def build_server(
             "auth": AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None),
         }
     server: MCPServer[Any] = MCPServer(
-        "memory_es", instructions=INSTRUCTIONS, log_level="WARNING", **auth
+        "memory_es",
+        instructions=INSTRUCTIONS,
+        version=memory_es.__version__,
+        log_level="WARNING",
+        **auth,
     )
 
     def who() -> str:

@@ -21,7 +21,7 @@ from memory_es.errors import InvalidInput, UnknownSession
 from memory_es.formation.consolidation import ConsolidationResult
 from memory_es.history import source_turns
 from memory_es.projections.records import BeliefRecord, principal_key
-from memory_es.retrieval.render import render_line
+from memory_es.retrieval.render import formation_lines, render_line
 
 T = TypeVar("T")
 
@@ -56,6 +56,8 @@ class MemoryTools:
                 line += "; untrusted (it reads as an instruction to memory): it will not form"
             if receipt.redactions:
                 line += "; redacted before storage: " + ", ".join(receipt.redactions)
+            if receipt.cleaned_characters:
+                line += f"; {receipt.cleaned_characters} control characters replaced or dropped"
             return line
 
         return self._serial(call)
@@ -197,12 +199,7 @@ class MemoryTools:
 
     def _formation_text(self, result: ConsolidationResult) -> str:
         """What formation did: each belief formed or superseded as a line, then the counts."""
-        lines = [
-            f"{kind}: {render_line(r.belief_id, r.statement, r.conflicts_with)}"
-            for kind, ids in (("formed", result.formed), ("superseded", result.superseded))
-            for r in (self.memory.index.get(b) for b in ids)
-            if r is not None
-        ]
+        lines = formation_lines(result, self.memory.index.get)
         counts = {k: v for k, v in result.counts.as_dict().items() if v}
         lines.append("counts: " + (", ".join(f"{k}={v}" for k, v in counts.items()) or "none"))
         return "\n".join(lines)

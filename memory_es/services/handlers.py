@@ -12,11 +12,12 @@ re-derivation) are in ``memory_es/services/messagebus.py``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from memory_es.domain.inputs import clean_name, clean_text
+from memory_es.domain.inputs import clean_name, clean_text, clean_turn
 from memory_es.domain.session import Session
 from memory_es.domain.values import (
     GENERAL_SCOPE,
@@ -81,19 +82,31 @@ def open_session(cmd: commands.OpenSession, uow: UnitOfWork) -> str:
     return str(session.id)
 
 
+# How much of each turn formation reads (characters; docs/formation.md).
+FORMATION_PREFIX_CHARS = 65_536
+
+
 def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
     if not cmd.text or not cmd.text.strip():
         raise InvalidInput("a turn needs non-empty text")
     # Secrets are redacted before the event exists: the log can never be scrubbed. What
-    # no read model could hold is refused before that (memory_es/domain/inputs.py).
-    text = clean_text(cmd.text, what="a turn")
+    # no store could hold is replaced or dropped before that (memory_es/domain/inputs.py).
+    text, cleaned = clean_turn(cmd.text)
     session = uow.sessions.get(cmd.session_id)
     # A credential an earlier turn named screens this turn's bare values (the context
     # is the session's own, rebuilt from its turn events).
     screened = screen(text, context=session.screening_context)
     trusted = cmd.role is Role.USER and not screened.injection
     turn_id = uow.ids.new_id()
-    _record_turn(session, turn_id, cmd.role, screened, trusted=trusted, at=iso(uow.clock.now()))
+    _record_turn(
+        session,
+        turn_id,
+        cmd.role,
+        screened,
+        trusted=trusted,
+        at=iso(uow.clock.now()),
+        cleaned_characters=cleaned,
+    )
     uow.sessions.add(session)
     uow.commit()
     return TurnReceipt(
@@ -102,11 +115,19 @@ def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
         seq=session.turn_count,
         trusted=trusted,
         redactions=screened.redactions,
+        cleaned_characters=cleaned,
     )
 
 
 def _record_turn(
-    session: Session, turn_id: str, role: Role, screened: Screened, *, trusted: bool, at: str
+    session: Session,
+    turn_id: str,
+    role: Role,
+    screened: Screened,
+    *,
+    trusted: bool,
+    at: str,
+    cleaned_characters: int = 0,
 ) -> None:
     session.record_turn(
         turn_id=turn_id,
@@ -117,6 +138,7 @@ def _record_turn(
         redactions=list(screened.redactions),
         hazards=list(screened.hazards),
         opens_screening=list(screened.opens),
+        cleaned_characters=cleaned_characters,
     )
 
 
@@ -170,7 +192,11 @@ def events_input(
     admitted, refused_facts = established_proposals(
         facts, turns, read=lambda turn: uow.extractor.extract([turn])
     )
-    proposals = uow.extractor.extract(turns)
+    # The extractor reads a bounded prefix of each turn: a megabyte pasted into one turn
+    # is kept whole in the log, but the beliefs a turn states come in its opening text.
+    proposals = uow.extractor.extract(
+        [replace(t, text=t.text[:FORMATION_PREFIX_CHARS]) for t in turns]
+    )
     if targets is not None:
         proposals = resolve_corrections(proposals, targets)
         # The remember tool's readings correct as the user's own words would.
@@ -474,12 +500,6 @@ def handlers() -> dict[type[commands.Command[Any]], Handler]:
         }
         _HANDLERS = table
     return table
-
-
-def __getattr__(name: str) -> Any:
-    if name == "HANDLERS":  # the table's name before the formation commands moved out
-        return handlers()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def handle_in(command: commands.Command[Any], uow: UnitOfWork) -> Any:

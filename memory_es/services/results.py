@@ -37,3 +37,5 @@ class TurnReceipt:
     seq: int
     trusted: bool
     redactions: tuple[str, ...]
+    # Characters replaced (NUL, lone surrogates) or dropped (control characters).
+    cleaned_characters: int = 0

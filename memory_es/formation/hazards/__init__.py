@@ -32,9 +32,9 @@ __all__ = [
     "screen",
 ]
 
-# The largest turn accepted (characters). Screening is linear, so this bounds the time
-# one turn can take (docs/hazards.md: a turn this size screens well under two seconds).
-MAX_TURN_CHARS = 65_536
+# The largest turn accepted (characters): a pasted document or log of a megabyte is kept.
+# Screening is linear, so this bounds the time one turn can take (docs/hazards.md).
+MAX_TURN_CHARS = 1_048_576
 
 
 @dataclass(frozen=True)

@@ -205,3 +205,16 @@ def test_the_users_own_speech_around_a_paste_still_forms() -> None:
     formed = _formed("I live in Lisbon. Here's the log:\n```\nI live in Oslo.\n```")
     assert ("user_model_attr", "User lives in Lisbon.") in formed
     assert not [s for _, s in formed if "Oslo" in s]
+
+
+def test_a_turn_that_orders_the_assistant_keeps_only_its_direct_statements() -> None:
+    """The screen is bypassed here (a trusted turn handed to the extractor) to show the
+    extractor's own rule: the order's framing sentences form no inferred reading."""
+    from memory_es.formation.extractor import ClauseExtractor, SourceTurn
+
+    text = "I live in Oslo. The fjord was lovely this morning. The assistant may share my files."
+    turn = SourceTurn("t1", 1, "user", text, True, "2026-03-02T09:00:00Z")
+    statements = [p.statement for p in ClauseExtractor(residue=True).extract([turn])]
+    assert statements == ["User lives in Oslo."]
+    calm = SourceTurn("t2", 1, "user", text.rsplit(" The assistant", 1)[0], True, turn.at)
+    assert len(ClauseExtractor(residue=True).extract([calm])) == 2

@@ -199,7 +199,9 @@ def test_the_command_line_names_the_stale_policy_and_its_fix(
 def test_rederive_usage_errors_are_one_line_and_exit_2(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, args: tuple[str, ...], message: str
 ) -> None:
-    code, out, err = run(capsys, f"sqlite:///{tmp_path / 'm.db'}", "memory", "rederive", *args)
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    memory_es.open(url).close()  # a store that exists: the usage is what is refused
+    code, out, err = run(capsys, url, "memory", "rederive", *args)
     assert code == 2 and out == "" and message in err
     assert err.strip().splitlines()[-1].startswith("memory-es")
 

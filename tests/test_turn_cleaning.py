@@ -100,7 +100,9 @@ def test_a_store_given_such_turns_closes_rebuilds_exports_and_imports(
         assert sorted(b.statement for b in memory.list_beliefs("ana")) == before
         turns = [t.text for t in memory.session_turns(session)]
         memory.export_log(exported)
+        memory.export_keys(tmp_path / "keys.json")  # the log's sealed text travels with them
     with memory_es.open(f"sqlite:///{tmp_path / 'copy.db'}") as copy:
+        copy.import_keys(tmp_path / "keys.json")
         copy.import_log(exported)
         assert sorted(b.statement for b in copy.list_beliefs("ana")) == before
         assert [t.text for t in copy.session_turns(session)] == turns

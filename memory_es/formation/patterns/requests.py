@@ -52,15 +52,20 @@ def _noun(raw: str) -> str:
     rf"(?:(?:really|very|a bit|a little|nice and|fairly|pretty) )?{_STYLE}{_TAIL}",
 )
 def _keep(m: re.Match[str]) -> list[Found]:
-    style = _comparative(m["style"].lower())
-    noun = _noun(m["noun"])
-    if style.startswith(("in ", "under ", "to ")):
-        statement = f"User prefers {noun} {style}"
-    else:
-        statement = f"User prefers {style} {noun}"
+    statement = _styled_answers(m)
     # The slot the prefer rule gives the same words ("answer style"): a later "I prefer
     # detailed answers" supersedes "keep answers short".
     return [found("preference.request_style", statement, PREF, preference_subject(statement))]
+
+
+def _styled_answers(m: re.Match[str]) -> str:
+    """ "User prefers short replies" / "User prefers answers in bullet points" from a
+    match's ``style`` and ``noun``."""
+    style = _comparative(m["style"].lower())
+    noun = _noun(m["noun"])
+    if style.startswith(("in ", "under ", "to ")):
+        return f"User prefers {noun} {style}"
+    return f"User prefers {style} {noun}"
 
 
 def _comparative(style: str) -> str:
@@ -128,13 +133,7 @@ _WISH_TAIL = (
     rf"(?P<noun>{_RESPONSES}){_WISH_TAIL}",
 )
 def _wish(m: re.Match[str]) -> list[Found]:
-    style = _comparative(m["style"].lower())
-    noun = _noun(m["noun"])
-    statement = (
-        f"User prefers {noun} {style}"
-        if style.startswith(("in ", "under ", "to "))
-        else f"User prefers {style} {noun}"
-    )
+    statement = _styled_answers(m)
     return [found("preference.request_wish", statement, PREF, preference_subject(statement))]
 
 

@@ -6,9 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     __version__: str
-    from memory_es.app import Memory, ProjectionStatus, TurnReceipt, open
+    from memory_es.app import Memory, TurnReceipt
+    from memory_es.bootstrap import open
     from memory_es.formation.established import EstablishedFact
     from memory_es.ports import FixedClock, RandomIds, SequentialIds, SystemClock
+    from memory_es.views import ProjectionStatus
 
 __all__ = [
     "EstablishedFact",
@@ -27,9 +29,9 @@ __all__ = [
 _LAZY = {
     "EstablishedFact": "memory_es.formation.established",
     "Memory": "memory_es.app",
-    "ProjectionStatus": "memory_es.app",
+    "ProjectionStatus": "memory_es.views",
     "TurnReceipt": "memory_es.app",
-    "open": "memory_es.app",
+    "open": "memory_es.bootstrap",
     "FixedClock": "memory_es.ports",
     "RandomIds": "memory_es.ports",
     "SequentialIds": "memory_es.ports",

@@ -1,61 +1,38 @@
-"""The eventsourcing Application and the composition root (``memory_es.open``).
+"""The ``Memory`` facade: each method builds a command or a query and hands it on.
 
-Everything with I/O is wired here: the store, the read model, the clock, the ids. The
-domain below it stays pure; the read model follows the log inline after every save.
+The store, the read model and the services are built by the composition root
+(``memory_es/bootstrap.py``, ``memory_es.open``); the read side's own status is in
+``memory_es/views.py``.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
+from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
-
-from eventsourcing.persistence import Mapper
 
 from memory_es.domain.inputs import check_position
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role, normalize_name
-from memory_es.errors import (
-    InvalidInput,
-    StaleFormationWarning,
-    StaleReadModel,
-    StoreUnavailable,
-    UnknownSession,
-    UsageError,
-)
-from memory_es.es_internals import IntervalsByTopic, SnapshotsFromMemory
-from memory_es.ports import (
-    Clock,
-    IdGenerator,
-    RandomIds,
-    SequentialIds,
-    SystemClock,
-    instant_second,
-    parse_iso,
-)
-from memory_es.profile_document import PROFILE_ENV, SHIPPED_SEMANTIC_ENABLED, shipped_profile
+from memory_es.errors import InvalidInput, UnknownSession, UsageError
+from memory_es.ports import Clock, IdGenerator, instant_second, parse_iso
+from memory_es.profile_document import shipped_profile
 from memory_es.projections.records import BeliefRecord, principal_key
 from memory_es.projections.runner import Progress, ProjectionRunner
-from memory_es.projections.vectors import Embedder, VectorEncoder
+from memory_es.projections.vectors import Embedder
 from memory_es.services import Adapters, Services, commands
 from memory_es.services.results import TurnReceipt
 from memory_es.services.unit_of_work import load_session, parse_session_id
-from memory_es.store_errors import driver_errors, event_store_errors, first_line
-from memory_es.stores import (
-    StoreMissing,
-    StoreSpec,
-    holds_store,
-    parse_store_url,
-    prepare_store,
-)
+from memory_es.store_errors import event_store_errors
+from memory_es.stores import StoreSpec
+from memory_es.views import ProjectionStatus
 
 # What only some commands need is imported where it is used (issue 13): `session say`
 # records a turn without loading the recall stack, formation, numpy or pydantic; the
 # profile is validated, the retriever and the extractor built, on first use.
 if TYPE_CHECKING:
+    from memory_es.bootstrap import MemoryApplication
     from memory_es.context.episodes import EpisodeSearch
     from memory_es.context.pack import ContextPack
     from memory_es.domain.session import Session
@@ -65,7 +42,7 @@ if TYPE_CHECKING:
     from memory_es.formation.extractor import Extractor, SourceTurn
     from memory_es.history import BeliefEvent
     from memory_es.ingest import IngestReport
-    from memory_es.keys import KeyRing, KeySource
+    from memory_es.keys import KeyRing
     from memory_es.lifecycle.conflicts import PendingConflict
     from memory_es.lifecycle.usage import UsageReceipt
     from memory_es.logio import LogTransfer
@@ -77,66 +54,7 @@ if TYPE_CHECKING:
     from memory_es.services.formation_results import FactsReceipt, RederiveReport
     from memory_es.services.ledger import FormationStatus
 
-__all__ = ["Memory", "MemoryApplication", "ProjectionStatus", "TurnReceipt", "open"]
-
-
-class MemoryApplication(SnapshotsFromMemory):
-    name = "memory_es"
-    # Snapshots bound how many events a cold load replays; the cache makes a warm
-    # command cost one fast-forward read instead of a replay.
-    # By topic: a command that saves a session only never imports the principal's module.
-    snapshotting_intervals: ClassVar[dict[type[Any], int]] = IntervalsByTopic(
-        {
-            "memory_es.domain.principal:PrincipalMemory": 200,
-            "memory_es.domain.session:Session": 200,
-        }
-    )
-    env: ClassVar[dict[str, str]] = {
-        "AGGREGATE_CACHE_MAXSIZE": "1000",
-        # Commands run under one write lock per process and evict on failure, so the
-        # cached aggregate can be handed out without a deep copy (which is O(state)).
-        "DEEPCOPY_FROM_AGGREGATE_CACHE": "n",
-        # The json module's stored format, parsed and written by orjson (transcoder.py).
-        "TRANSCODER_TOPIC": "memory_es.transcoder:OrjsonTranscoder",
-    }
-
-    def __init__(self, env: dict[str, str] | None = None, *, keys: KeyRing | None = None) -> None:
-        # Set before the library builds the mapper (construct_mapper) in its __init__.
-        self.keys = keys
-        super().__init__(env=env)
-
-    def construct_mapper(self) -> Mapper[UUID]:
-        """With a key ring, the sealing mapper: user-derived text is encrypted under keys
-        kept outside the log (memory_es/sealing.py); without one, the library's."""
-        if self.keys is None:
-            return super().construct_mapper()
-        from memory_es.sealing import SealingMapper
-
-        return SealingMapper(transcoder=self.construct_transcoder(), keys=self.keys)
-
-
-@dataclass(frozen=True)
-class ProjectionStatus:
-    name: str
-    tracked_position: int
-    log_head: int
-    version: str | None
-    expected_version: str
-    # An unfinished rebuild beside the serving read model: its committed position, the
-    # version it builds, and whether a rebuild holds the lock now (else it was cut off).
-    rebuild_position: int | None = None
-    rebuild_version: str | None = None
-    rebuild_running: bool = False
-    # Events the read model could not apply, recorded and skipped (projections/runner.py).
-    quarantined: int = 0
-
-    @property
-    def lag(self) -> int:
-        return max(0, self.log_head - self.tracked_position)
-
-    @property
-    def stale(self) -> bool:
-        return self.version is not None and self.version != self.expected_version
+__all__ = ["Memory", "ProjectionStatus", "TurnReceipt"]
 
 
 class Memory:
@@ -746,151 +664,7 @@ def _instant(value: datetime | str | None) -> datetime | None:
         raise InvalidInput(f"as_of needs an ISO-8601 instant with a timezone: {value!r}") from None
 
 
-def open(
-    url: str,
-    *,
-    clock: Clock | None = None,
-    ids: IdGenerator | None = None,
-    extractor: Extractor | None = None,
-    on_stale: Literal["refuse", "rebuild", "ignore"] = "refuse",
-    profile: MemoryProfile | str | Path | None = None,
-    embedder: Embedder | None = None,
-    check_formation: bool = True,
-    sealing: bool = True,
-    key_source: KeySource | None = None,
-    create: bool = True,
-) -> Memory:
-    """Open a store: create its tables, apply migrations, catch the read model up.
-
-    ``create=False`` opens only a store that exists (``StoreMissing`` otherwise, and
-    nothing is written): what a command that reads does.
-
-    A read model built by other code (``on_stale``) is refused with a clear message,
-    rebuilt from position 0, or left alone for an operator command to inspect.
-    ``profile`` is a MemoryProfile or an overlay YAML path (default: MEMORY_ES_PROFILE,
-    else the shipped profiles.yaml). With ``retrieval.semantic_enabled`` the vector arm
-    runs with ``embedder`` (default: the profile's) and the read model holds its vectors.
-    With ``check_formation`` a store whose sessions were formed under another formation
-    policy (version or extractor) warns (``StaleFormationWarning``) and sets
-    ``Memory.formation_staleness``; the fix is ``memory-es memory rederive --all``.
-    With ``sealing`` (the default) user-derived text in new events is encrypted under
-    keys in the store's key table, from ``key_source`` (default: the system's random
-    source), so that ``Memory.forget`` can shred it (memory_es/sealing.py); events
-    written without sealing read as before either way.
-    """
-    spec = parse_store_url(url)
-    resolved: MemoryProfile | None = None  # the shipped profile, validated on first use
-    overlay = (os.environ.get(PROFILE_ENV) or None) if profile is None else profile
-    if overlay is not None or SHIPPED_SEMANTIC_ENABLED:
-        # An operator's profile is validated now, so a bad one fails here, before any
-        # write (and so is the shipped one if it ever turned the vector arm on).
-        from memory_es.profiles import resolve_profile
-
-        resolved = resolve_profile(profile)
-    if resolved is not None and resolved.retrieval.semantic_enabled:
-        from memory_es.retrieval.embedding import make_embedder
-
-        embedder = embedder or make_embedder(resolved.retrieval.embedder)
-    else:
-        embedder = None
-    try:
-        if create:
-            prepare_store(spec)
-        elif not holds_store(spec, MemoryApplication.name):
-            raise StoreMissing(spec)
-        index = _make_index(spec, VectorEncoder(embedder) if embedder else None)
-        with index.setup_lock():  # first opens race to create the tables: one at a time
-            keys = _make_key_ring(spec, key_source) if sealing else None
-            app = MemoryApplication(env=spec.env, keys=keys)
-    except StoreMissing:
-        raise
-    except Exception as error:
-        # driver_errors() after the fact: psycopg is imported only for a PostgreSQL store.
-        if not isinstance(error, (*driver_errors(), OSError, StoreUnavailable)):
-            raise
-        # The read model's adapter translated its driver's error already: name its cause.
-        cause = error.__cause__ if isinstance(error, StoreUnavailable) else error
-        reason = first_line(cause or error)
-        raise StoreUnavailable(f"cannot open store {spec.display}: {reason}") from None
-    if spec.persistent and isinstance(ids, SequentialIds):
-        # Other processes may write this store with sequential ids too: take numbers
-        # from the store's sequence, never a second copy of someone else's.
-        ids.bind(index.reserve_ids)
-    memory = Memory(
-        spec,
-        app,
-        index,
-        clock=clock or SystemClock(),
-        ids=ids or RandomIds(),
-        # An operator's extractor (a provider needs its MEMORY_ES_MODEL_* settings) is
-        # built now; the shipped profile's clause extractor on first use.
-        extractor=extractor or (_extractor(resolved) if resolved is not None else None),
-        profile=resolved,
-        embedder=embedder,
-    )
-    status = memory.projection_status()
-    if status.stale and on_stale == "ignore":
-        return memory
-    if status.stale:
-        if on_stale == "refuse":
-            memory.close()
-            raise StaleReadModel(
-                f"the read model was built as {status.version}, this code reads "
-                f"{status.expected_version}: run `memory-es projections rebuild`"
-            )
-        memory.rebuild_projections()
-    else:
-        memory.catch_up()
-    if check_formation:
-        _check_formation(memory)
-    return memory
-
-
-def _check_formation(memory: Memory) -> None:
-    """Warn when a re-derivation is pending (one scan of the consolidation audit
-    events: docs/operations.md gives its cost)."""
-    import warnings
-
-    status = memory.formation_status()
-    if status.pending:
-        memory.formation_staleness = status
-        warnings.warn(StaleFormationWarning(status.message()), stacklevel=3)
-
-
 def _extractor(profile: MemoryProfile) -> Extractor:
     from memory_es.formation.extractor import make_extractor
 
     return make_extractor(profile.formation)
-
-
-def _make_key_ring(spec: StoreSpec, source: KeySource | None) -> KeyRing:
-    """The key ring over the store's own key table (memory_es/keys.py)."""
-    from memory_es.keys import KeyRing, MemoryKeyTable, PostgresKeyTable, SqliteKeyTable
-
-    if spec.kind == "sqlite":
-        return KeyRing(SqliteKeyTable(spec.sqlite_path), source)
-    if spec.kind == "postgres":
-        return KeyRing(PostgresKeyTable(spec.pg_connect, spec.pg_schema), source)
-    return KeyRing(MemoryKeyTable(), source)
-
-
-def _make_index(spec: StoreSpec, encoder: VectorEncoder | None = None) -> RecallIndex:
-    index: RecallIndex
-    if spec.kind == "memory":
-        from memory_es.projections.memory import MemoryRecallIndex
-
-        index = MemoryRecallIndex()
-    elif spec.kind == "sqlite":
-        from memory_es.projections.sqlite import SqliteRecallIndex
-
-        sqlite_index = SqliteRecallIndex(spec.sqlite_path)
-        sqlite_index.migrate()
-        index = sqlite_index
-    else:
-        from memory_es.projections.postgres import PostgresRecallIndex
-
-        pg_index = PostgresRecallIndex(spec.pg_connect, schema=spec.pg_schema)
-        pg_index.migrate()
-        index = pg_index
-    index.vector_encoder = encoder
-    return index

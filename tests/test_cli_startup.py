@@ -24,6 +24,7 @@ HEAVY = (
     "eventsourcing",
     "psycopg",
     "memory_es.app",
+    "memory_es.bootstrap",
     "memory_es.retrieval.recall",
     "memory_es.profiles",
     "projections",

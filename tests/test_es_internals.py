@@ -18,7 +18,7 @@ import pytest
 from eventsourcing.persistence import ApplicationRecorder
 
 from memory_es import es_internals
-from memory_es.app import MemoryApplication
+from memory_es.bootstrap import MemoryApplication
 from memory_es.domain.session import Session
 from memory_es.errors import MemoryEsError
 from memory_es.es_internals import (
@@ -211,7 +211,7 @@ def test_the_sqlite_event_store_takes_the_write_lock_when_a_write_begins(tmp_pat
 def test_snapshot_intervals_named_by_topic_find_each_aggregate_class() -> None:
     # memory_es's application names its aggregates by topic (so `session say` need not
     # import the principal's module); the library's lookups by class still find them.
-    from memory_es.app import MemoryApplication
+    from memory_es.bootstrap import MemoryApplication
     from memory_es.domain.principal import PrincipalMemory
 
     intervals = MemoryApplication.snapshotting_intervals

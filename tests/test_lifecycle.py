@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memory_es.app import MemoryApplication
+from memory_es.bootstrap import MemoryApplication
 from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.values import Authority
 from memory_es.lifecycle.importance import importance

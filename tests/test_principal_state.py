@@ -10,7 +10,7 @@ from eventsourcing.persistence import StoredEvent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_es.app import MemoryApplication
+from memory_es.bootstrap import MemoryApplication
 from memory_es.domain.principal import (
     INTEGERS,
     ORDERS,

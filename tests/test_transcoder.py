@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import memory_es
-from memory_es.app import MemoryApplication
+from memory_es.bootstrap import MemoryApplication
 from memory_es.domain.values import Status
 from memory_es.transcoder import OrjsonTranscoder
 

@@ -132,7 +132,9 @@ def race(target: Callable[..., None], args: list[tuple[Any, ...]]) -> list[int |
     """One process per ``args`` tuple, started together (a barrier, passed last); their
     exit codes."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["memory_es", "memory_es.app", "memory_es.formation"])
+    context.set_forkserver_preload(
+        ["memory_es", "memory_es.app", "memory_es.bootstrap", "memory_es.formation"]
+    )
     barrier = context.Barrier(len(args))
     processes = [context.Process(target=target, args=(*a, barrier)) for a in args]
     for p in processes:

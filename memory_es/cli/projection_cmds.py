@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from memory_es.cli.common import Subparsers, counted, open_store, position_bar, print_json
 
 if TYPE_CHECKING:
-    from memory_es.app import ProjectionStatus
     from memory_es.services.ledger import FormationStatus
+    from memory_es.views import ProjectionStatus
 
 
 def register(commands: Subparsers) -> None:

@@ -84,6 +84,11 @@ class ProjectionRunner:
         # The lean read filters by originator in SQL; the library's read cannot.
         self._keep = None if originators is None or lean else {str(o) for o in originators}
 
+    def wrap_page_reader(self, wrap: Callable[[PageReader], PageReader]) -> None:
+        """Read the log's pages through ``wrap(reader)`` from now on (a benchmark times
+        the reads apart from the projector this way)."""
+        self._read = wrap(self._read)
+
     def log_head(self) -> int:
         with event_store_errors():
             return self._recorder.max_notification_id() or 0

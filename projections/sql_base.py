@@ -235,6 +235,44 @@ class SqlBase(RecallIndex):
     def _rename_rebuilt_indexes(self) -> None:
         """After the swap: give indexes built under the rebuild prefix their live names."""
 
+    # -- the seam for tables beside the read model (recall traces) and for tools ----------
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The index's lock (re-entrant): hold it to make several statements one step
+        for the other threads of this process."""
+        return self._lock
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """One statement (``?`` placeholders) under the index's lock; inside
+        ``transaction()`` it is part of that transaction."""
+        with self._lock:
+            return self._execute(sql, params)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction under the index's lock (it serializes with every other
+        writer of the read model)."""
+        with self._lock, self._transaction():
+            yield
+
+    def insert_rows(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        """Append rows that cannot conflict, the adapter's bulk path (inside
+        ``transaction()``)."""
+        self._insert_rows(table, columns, rows)
+
+    def write_operational(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """A batch of operational records (recall traces) in one statement, its own
+        transaction, written the store's cheapest way."""
+        self._write_operational(sql, rows)
+
+    def for_update(self) -> str:
+        """The clause that row-locks a read for read-modify-write ('' where the write
+        lock already serializes)."""
+        return self._for_update()
+
     # -- schema -----------------------------------------------------------------------------
 
     def migrate(self) -> None:

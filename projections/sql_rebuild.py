@@ -120,5 +120,10 @@ class SqlRebuild(SqlBase):
             (),
         )
 
+    def analyze(self) -> None:
+        """Planner statistics for the read model's tables now (PostgreSQL: what a rebuild
+        does after its swap, and a bulk load may want too)."""
+        self._analyze()
+
     def _analyze(self) -> None:
         """After a swap: planner statistics for the fresh tables (PostgreSQL)."""

@@ -216,22 +216,22 @@ class SqlTraceStore(TraceStore):
 
     def record(self, trace: TraceRecord) -> None:
         row = _encode(trace)
-        with self._index._lock:
+        with self._index.lock:
             self._queued.append(row)
             if len(self._queued) < TRACE_BATCH:
                 return
         self.flush()
 
     def flush(self) -> None:
-        with self._index._lock:
+        with self._index.lock:
             rows, self._queued = self._queued, []
             if rows:
-                self._index._write_operational(_INSERT, rows)
+                self._index.write_operational(_INSERT, rows)
 
     def get(self, trace_id: str) -> TraceRecord | None:
         self.flush()
-        with self._index._lock:
-            rows = self._index._execute(
+        with self._index.lock:
+            rows = self._index.execute(
                 f"SELECT {', '.join(TRACE_COLUMNS)} FROM recall_traces WHERE trace_id = ?",
                 (trace_id,),
             )
@@ -239,8 +239,8 @@ class SqlTraceStore(TraceStore):
 
     def for_principal(self, principal: str) -> list[TraceRecord]:
         self.flush()
-        with self._index._lock:
-            rows = self._index._execute(
+        with self._index.lock:
+            rows = self._index.execute(
                 f"SELECT {', '.join(TRACE_COLUMNS)} FROM recall_traces WHERE principal = ?"
                 " ORDER BY created_at, trace_id",
                 (principal,),
@@ -249,10 +249,10 @@ class SqlTraceStore(TraceStore):
 
     def mark_cited(self, trace_id: str, principal: str, cited: Sequence[str]) -> int:
         self.flush()
-        with self._index._lock, self._index._transaction():
-            rows = self._index._execute(
+        with self._index.transaction():
+            rows = self._index.execute(
                 "SELECT returned, cited FROM recall_traces WHERE trace_id = ? AND principal = ?"
-                + self._index._for_update(),
+                + self._index.for_update(),
                 (trace_id, principal),
             )
             if not rows:
@@ -260,7 +260,7 @@ class SqlTraceStore(TraceStore):
             returned, before = set(orjson.loads(rows[0][0])), set(orjson.loads(rows[0][1]))
             new = (set(cited) & returned) - before
             if new:
-                self._index._execute(
+                self._index.execute(
                     "UPDATE recall_traces SET cited = ? WHERE trace_id = ?",
                     (orjson.dumps(sorted(before | new)).decode(), trace_id),
                 )
@@ -269,17 +269,17 @@ class SqlTraceStore(TraceStore):
     def count_expired(self, principal: str | None = None) -> int:
         self.flush()
         sql = "SELECT COUNT(*) FROM recall_traces WHERE operator_expired = 1"
-        with self._index._lock:
+        with self._index.lock:
             if principal is None:
-                rows = self._index._execute(sql)
+                rows = self._index.execute(sql)
             else:
-                rows = self._index._execute(sql + " AND principal = ?", (principal,))
+                rows = self._index.execute(sql + " AND principal = ?", (principal,))
         return int(rows[0][0])
 
     def due_for_expiry(self, now: str) -> int:
         self.flush()
-        with self._index._lock:
-            rows = self._index._execute(
+        with self._index.lock:
+            rows = self._index.execute(
                 "SELECT COUNT(*) FROM recall_traces WHERE operator_expired = 0"
                 " AND operator_expires_at <= ?",
                 (now,),
@@ -289,8 +289,8 @@ class SqlTraceStore(TraceStore):
     def expire_operator_fields(self, now: str, limit: int | None = None) -> int:
         self.flush()
         nulls = ", ".join(f"{c} = NULL" for c in OPERATOR_FIELDS)
-        with self._index._lock, self._index._transaction():
-            rows = self._index._execute(
+        with self._index.transaction():
+            rows = self._index.execute(
                 "SELECT trace_id FROM recall_traces WHERE operator_expired = 0"
                 " AND operator_expires_at <= ? ORDER BY operator_expires_at, trace_id"
                 + (" LIMIT ?" if limit is not None else ""),
@@ -300,7 +300,7 @@ class SqlTraceStore(TraceStore):
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
                 marks = ", ".join("?" for _ in chunk)
-                self._index._execute(
+                self._index.execute(
                     f"UPDATE recall_traces SET operator_expired = 1, {nulls}"
                     f" WHERE trace_id IN ({marks})",
                     chunk,

@@ -20,11 +20,11 @@ def _ms(seconds: float) -> float:
 def settle(memory: memory_es.Memory) -> None:
     """After a bulk load on PostgreSQL: planner statistics, as autovacuum would gather
     within a minute or so (a rebuild does this itself)."""
-    analyze = getattr(memory.index, "_analyze", None)
+    analyze = getattr(memory.index, "analyze", None)
     if memory.spec.kind == "postgres" and analyze is not None:
         analyze()
         table = events_table_name(memory.app.recorder)
-        memory.index._execute(f"ANALYZE {table}")  # type: ignore[attr-defined]
+        memory.index.execute(f"ANALYZE {table}")  # type: ignore[attr-defined]
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:

@@ -128,24 +128,26 @@ def _projector_only(memory: memory_es.Memory) -> dict[str, Any]:
     are warm: the figure errs on the fast side. The time spent inside the page reader
     (query, fetch, decode, events built) is timed apart; the rest is the projector's
     handling, tokenizing and the in-memory index's staging included."""
-    from memory_es.es_internals import Page
+    from memory_es.es_internals import Page, PageReader
     from memory_es.projections.memory import MemoryRecallIndex
     from memory_es.projections.runner import ProjectionRunner
 
     index = MemoryRecallIndex()
     index.vector_encoder = memory.index.vector_encoder  # the same rows as the store's
     runner = ProjectionRunner(memory.app.recorder, memory.app.mapper, index)
-    read = runner._read
     read_s = 0.0
 
-    def timed_read(after: int, stop: int, limit: int) -> Page:
-        nonlocal read_s
-        t0 = time.perf_counter()
-        page = read(after, stop, limit)
-        read_s += time.perf_counter() - t0
-        return page
+    def timed(read: PageReader) -> PageReader:
+        def timed_read(after: int, stop: int, limit: int) -> Page:
+            nonlocal read_s
+            t0 = time.perf_counter()
+            page = read(after, stop, limit)
+            read_s += time.perf_counter() - t0
+            return page
 
-    runner._read = timed_read
+        return timed_read
+
+    runner.wrap_page_reader(timed)
     gc.collect()
     t0 = time.perf_counter()
     replayed = runner.rebuild()
@@ -173,7 +175,7 @@ def _tokenize_time(memory: memory_es.Memory, *, cold: bool = False) -> float:
 
     texts = [
         statement + " " + " ".join(orjson.loads(subjects))
-        for statement, subjects in memory.index._execute(  # type: ignore[attr-defined]
+        for statement, subjects in memory.index.execute(  # type: ignore[attr-defined]
             "SELECT statement, subjects FROM beliefs"
         )
     ]
@@ -194,33 +196,33 @@ def _raw_read_model_write(memory: memory_es.Memory) -> tuple[float, int]:
 
     index: Any = memory.index
     prefix = "floor_"
-    rows = {t: index._execute(f"SELECT * FROM {t}") for t in READ_MODEL_TABLES}
-    with index._lock, index._transaction():
+    rows = {t: index.execute(f"SELECT * FROM {t}") for t in READ_MODEL_TABLES}
+    with index.transaction():
         for table in READ_MODEL_TABLES:
-            index._execute(f"DROP TABLE IF EXISTS {prefix}{table}")
+            index.execute(f"DROP TABLE IF EXISTS {prefix}{table}")
         for _, tables, indexes in load_migrations(index.dialect):
             for statement in [*tables, *indexes]:
-                index._execute(statement.format(p=prefix))
+                index.execute(statement.format(p=prefix))
         columns = {t: _column_names(index, f"{prefix}{t}") for t in READ_MODEL_TABLES}
     t0 = time.perf_counter()
-    with index._lock, index._transaction():
+    with index.transaction():
         for table, table_rows in rows.items():
             if table_rows:
-                index._insert_rows(f"{prefix}{table}", columns[table], table_rows)
+                index.insert_rows(f"{prefix}{table}", columns[table], table_rows)
     elapsed = time.perf_counter() - t0
-    with index._lock, index._transaction():
+    with index.transaction():
         for table in READ_MODEL_TABLES:
-            index._execute(f"DROP TABLE IF EXISTS {prefix}{table}")
+            index.execute(f"DROP TABLE IF EXISTS {prefix}{table}")
     return elapsed, sum(len(r) for r in rows.values())
 
 
 def _column_names(index: Any, table: str) -> list[str]:
     """A table's columns in ``SELECT *`` order (what the floor's rows were read as)."""
     if index.dialect == "sqlite":
-        return [r[1] for r in index._execute(f"PRAGMA table_info({table})")]
+        return [r[1] for r in index.execute(f"PRAGMA table_info({table})")]
     return [
         r[0]
-        for r in index._execute(
+        for r in index.execute(
             "SELECT column_name FROM information_schema.columns"
             " WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
             (table,),

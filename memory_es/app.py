@@ -21,7 +21,7 @@ from memory_es.profile_document import shipped_profile
 from memory_es.projections.records import BeliefRecord, principal_key
 from memory_es.projections.runner import Progress, ProjectionRunner
 from memory_es.projections.vectors import Embedder
-from memory_es.services import Adapters, Services, commands
+from memory_es.services import Adapters, CommandBus, commands
 from memory_es.services.results import TurnReceipt
 from memory_es.services.unit_of_work import load_session, parse_session_id
 from memory_es.store_errors import event_store_errors
@@ -115,7 +115,7 @@ class Memory:
         def make_extractor(resolved: MemoryProfile) -> Extractor:
             return extractor or _extractor(resolved)
 
-        self.services = Services(
+        self.services = CommandBus(
             Adapters(
                 app=app,
                 index=index,

@@ -172,7 +172,7 @@ def _plan(memory: Memory, scope: str, target: str, tenant: str) -> _Plan:
     _classify(memory, plan, everything=scope == "principal")
     if scope != "principal":
         _stale_session_snapshots(memory, plan)
-    plan.stale_snapshots.add(principal_aggregate_id(plan.principal, plan.tenant))
+    plan.stale_snapshots.add(principal_aggregate_id(principal=plan.principal, tenant=plan.tenant))
     return plan
 
 
@@ -218,7 +218,9 @@ def _execute(memory: Memory, plan: _Plan, scope: str, target: str, reason: str) 
     assert keys is not None  # checked by forget()
     at = iso(memory.clock.now())
     with event_store_errors():
-        aggregate: Any = app.repository.get(principal_aggregate_id(plan.principal, plan.tenant))
+        aggregate: Any = app.repository.get(
+            principal_aggregate_id(principal=plan.principal, tenant=plan.tenant)
+        )
         if not isinstance(aggregate, PrincipalMemory):
             raise InvalidInput(f"no memory for principal {plan.principal!r}")
         records = {

@@ -62,14 +62,14 @@ from pydantic import (
 from memory_es.domain.inputs import clean_name, clean_turn
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, Role
 from memory_es.errors import InvalidInput, StoreUnavailable
+from memory_es.es_internals import save_collected
 from memory_es.formation.hazards import check_turn_size
 from memory_es.ports import FixedClock, check_instant
 from memory_es.services import commands
 from memory_es.services.handlers import handle_in
-from memory_es.unit_of_work import save_collected
 
 if TYPE_CHECKING:
-    from memory_es.services import BatchUnitOfWork, Services
+    from memory_es.services import BatchUnitOfWork, CommandBus
 
 DEFAULT_BATCH_EVENTS = 2000
 
@@ -325,7 +325,7 @@ def ingest_session_id(tenant: str, principal: str, key: str) -> str:
 
 
 def ingest(
-    services: Services,
+    services: CommandBus,
     turns: list[NumberedTurn],
     *,
     tenant: str = DEFAULT_TENANT,
@@ -378,7 +378,7 @@ class _Trial:
 class _Writer:
     def __init__(
         self,
-        services: Services,
+        services: CommandBus,
         turns: list[NumberedTurn],
         *,
         tenant: str,

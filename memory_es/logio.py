@@ -286,7 +286,9 @@ def compact_log(source: Memory, target: Memory, *, progress: Progress | None = N
                     getattr(event, "principal", None),
                 )
                 if isinstance(tenant, str) and isinstance(principal, str):
-                    note_owner(str(n.originator_id), principal_identity(tenant, principal))
+                    note_owner(
+                        str(n.originator_id), principal_identity(tenant=tenant, principal=principal)
+                    )
                 batch.append(mapper.to_stored_event(event))
             target.app.recorder.insert_events(batch)
             written += len(batch)

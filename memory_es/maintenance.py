@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memory_es.lifecycle.commands import SweepDecay, SweepL1
 from memory_es.lifecycle.decay import DecayReport
 from memory_es.lifecycle.l1 import L1Report
-from memory_es.lifecycle.sweeps import sweep_decay, sweep_l1
 from memory_es.ports import instant_second
 from memory_es.services.formation_commands import SweepIdle
 from memory_es.services.formation_results import IdleSweep
@@ -55,8 +55,8 @@ class MaintenanceReport:
 
 def run_maintenance(memory: Memory, *, dry_run: bool = False) -> MaintenanceReport:
     idle = memory.services.handle(SweepIdle(dry_run=dry_run))
-    decay = sweep_decay(memory.services, dry_run=dry_run)
-    l1 = sweep_l1(memory.services, dry_run=dry_run)
+    decay = memory.services.handle(SweepDecay(dry_run=dry_run))
+    l1 = memory.services.handle(SweepL1(dry_run=dry_run))
     if dry_run:
         now = instant_second(memory.clock.now())
         expired = memory.traces.due_for_expiry(now)

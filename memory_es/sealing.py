@@ -151,7 +151,9 @@ class SealingMapper(Mapper[Any]):
                 getattr(aggregate, "principal", None),
             )
             if isinstance(tenant, str) and isinstance(principal, str):
-                self._owners[str(aggregate_id)] = principal_identity(tenant, principal)
+                self._owners[str(aggregate_id)] = principal_identity(
+                    tenant=tenant, principal=principal
+                )
         for event in events:
             sealed = SEALED.get(get_topic(type(event)))
             if sealed is None:
@@ -200,7 +202,7 @@ class SealingMapper(Mapper[Any]):
         if owner is None:
             inner = state.get("state")  # an aggregate snapshot names its owner
             if isinstance(inner, dict) and "tenant" in inner and "principal" in inner:
-                owner = principal_identity(inner["tenant"], inner["principal"])
+                owner = principal_identity(tenant=inner["tenant"], principal=inner["principal"])
                 self._owners[originator] = owner
         if owner is None:
             raise SealingError(f"no owner known for aggregate {originator}")

@@ -102,7 +102,7 @@ class Candidate:
 
 def principal_key(tenant: str, principal: str) -> str:
     """The read model's key of a principal (memory_es/domain/values.py)."""
-    return principal_identity(tenant, principal)
+    return principal_identity(tenant=tenant, principal=principal)
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ def live(memory: memory_es.Memory, statement: str) -> BeliefRecord:
 
 
 def principal_events(memory: memory_es.Memory, kind: type[Any]) -> list[Any]:
-    events = memory.app.events.get(principal_aggregate_id(PRINCIPAL))
+    events = memory.app.events.get(principal_aggregate_id(principal=PRINCIPAL))
     return [e for e in events if isinstance(e, kind)]
 
 

@@ -123,7 +123,9 @@ def log_head(memory: memory_es.Memory) -> int:
 
 def events_of(memory: memory_es.Memory, principal: str, kind: type[Any]) -> list[Any]:
     return [
-        e for e in memory.app.events.get(principal_aggregate_id(principal)) if isinstance(e, kind)
+        e
+        for e in memory.app.events.get(principal_aggregate_id(principal=principal))
+        if isinstance(e, kind)
     ]
 
 

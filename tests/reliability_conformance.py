@@ -139,7 +139,7 @@ class ReliabilityConformance:
         from memory_es.domain import principal as principal_module
         from memory_es.services import unit_of_work
 
-        def old_key(principal: str, tenant: str = "default") -> uuid.UUID:
+        def old_key(*, tenant: str = "default", principal: str) -> uuid.UUID:
             return uuid.uuid5(PRINCIPAL_NAMESPACE, f"{tenant}/{principal}")
 
         with monkeypatch.context() as old_code:  # the aggregate id as it was keyed before

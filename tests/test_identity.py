@@ -33,31 +33,39 @@ names = (
 
 
 def test_a_name_without_a_slash_keeps_the_id_stores_were_written_with() -> None:
-    assert principal_aggregate_id("alice") == uuid5(PRINCIPAL_NAMESPACE, "default/alice")
-    assert principal_aggregate_id("bob", "acme") == uuid5(PRINCIPAL_NAMESPACE, "acme/bob")
-    assert legacy_principal_aggregate_id("alice") is None
+    assert principal_aggregate_id(principal="alice") == uuid5(PRINCIPAL_NAMESPACE, "default/alice")
+    assert principal_aggregate_id(principal="bob", tenant="acme") == uuid5(
+        PRINCIPAL_NAMESPACE, "acme/bob"
+    )
+    assert legacy_principal_aggregate_id(principal="alice") is None
 
 
 def test_a_slash_in_either_name_never_makes_two_pairs_one_principal() -> None:
     one, other = ("acme", "x/y"), ("acme/x", "y")
-    assert principal_identity(*one) != principal_identity(*other)
-    assert principal_aggregate_id(one[1], one[0]) != principal_aggregate_id(other[1], other[0])
-    # The old encoding made them one: the repository reads it only for the pair it created.
-    assert legacy_principal_aggregate_id(one[1], one[0]) == legacy_principal_aggregate_id(
-        other[1], other[0]
+    assert principal_identity(tenant=one[0], principal=one[1]) != principal_identity(
+        tenant=other[0], principal=other[1]
     )
+    assert principal_aggregate_id(tenant=one[0], principal=one[1]) != principal_aggregate_id(
+        tenant=other[0], principal=other[1]
+    )
+    # The old encoding made them one: the repository reads it only for the pair it created.
+    assert legacy_principal_aggregate_id(
+        tenant=one[0], principal=one[1]
+    ) == legacy_principal_aggregate_id(tenant=other[0], principal=other[1])
 
 
 @given(names, names, names, names)
 def test_the_key_is_injective_and_reads_back(t1: str, p1: str, t2: str, p2: str) -> None:
-    assert split_principal_identity(principal_identity(t1, p1)) == (t1, p1)
+    assert split_principal_identity(principal_identity(tenant=t1, principal=p1)) == (t1, p1)
     if (t1, p1) != (t2, p2):
-        assert principal_identity(t1, p1) != principal_identity(t2, p2)
+        assert principal_identity(tenant=t1, principal=p1) != principal_identity(
+            tenant=t2, principal=p2
+        )
 
 
 def test_names_are_keyed_stripped_and_nfc_on_every_path() -> None:
     decomposed = unicodedata.normalize("NFD", "zoë")
-    assert principal_identity(" acme ", f" {decomposed}\n") == "acme/zoë"
+    assert principal_identity(tenant=" acme ", principal=f" {decomposed}\n") == "acme/zoë"
     assert clean_name(f"  {decomposed} ") == "zoë"
     with pytest.raises(InvalidInput, match="non-empty"):
         clean_name("   ")

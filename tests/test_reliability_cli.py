@@ -27,7 +27,7 @@ def test_projections_status_and_stats_report_quarantined_events(
     url = persistent_store_url
     _formed(capsys, url, "ana", "I live in Oslo.")
     with memory_es.open(url) as memory:  # a pin of a belief never formed, forced in
-        aggregate = memory.app.repository.get(principal_aggregate_id("ana"))
+        aggregate = memory.app.repository.get(principal_aggregate_id(principal="ana"))
         assert isinstance(aggregate, PrincipalMemory)
         aggregate.pin_belief(belief_id=str(uuid.UUID(int=9)), at="2026-03-02T10:00:00Z")
         memory.app.save(aggregate)

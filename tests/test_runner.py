@@ -169,7 +169,7 @@ def test_the_lean_log_read_of_one_originator_is_the_librarys_read_filtered(
     log's read filtered by originator."""
     with memory_es.open(persistent_store_url, clock=clock, ids=memory_es.SequentialIds()) as m:
         play(m, clock)
-        alice = principal_aggregate_id("alice")
+        alice = principal_aggregate_id(principal="alice")
         one = ProjectionRunner(m.app.recorder, m.app.mapper, m.index, originators=[alice])
         assert one._read != one._library_page and one._keep is None
         head = one.log_head()

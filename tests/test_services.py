@@ -238,26 +238,46 @@ def test_the_services_never_import_the_facade() -> None:
     assert importers == []
 
 
-def test_the_formation_commands_read_through_their_old_paths() -> None:
-    # services/commands.py defines a turn's commands; the rest are in
-    # formation_commands.py and read as commands.<Name> (results likewise).
-    from memory_es import services
-    from memory_es.services import (
-        commands,
-        formation_commands,
-        formation_results,
-        handlers,
-        results,
-    )
+def test_every_command_is_a_row_of_the_one_handler_table() -> None:
+    # One way in: every Command subclass the library defines has exactly one handler, in
+    # the one table the bus reads; a command made of commands is a Composite row.
+    from memory_es.lifecycle import commands as lifecycle
+    from memory_es.services import commands, formation_commands, handlers
 
-    for name in commands.FORMATION_COMMANDS:
-        assert getattr(commands, name) is getattr(formation_commands, name)
-    for name in ("FactsReceipt", "IdleClosed", "IdleSweep", "RederiveReport"):
-        assert getattr(results, name) is getattr(formation_results, name)
-    assert services.IdleSweep is formation_results.IdleSweep
-    composite = {"Remember", "Rederive", "SweepIdle"}  # made of commands (messagebus.py)
-    table = handlers.handlers()
-    assert {c.__name__ for c in table} == {"OpenSession", "Say"} | (
-        commands.FORMATION_COMMANDS - composite
-    )
-    assert set(handlers.SESSION_HANDLERS) == {commands.OpenSession, commands.Say}
+    defined = {
+        value
+        for module in (commands, formation_commands, lifecycle)
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, commands.Command)
+        and value is not commands.Command
+    }
+    table = handlers.handler_table()
+    assert set(table) == defined
+    composite = {c.__name__ for c, h in table.items() if isinstance(h, handlers.Composite)}
+    assert composite == {"Remember", "SweepIdle", "Rederive", "SweepDecay", "SweepL1"}
+    assert all(callable(h) for h in table.values() if not isinstance(h, handlers.Composite))
+
+
+def test_a_composite_command_refuses_to_run_inside_another_unit_of_work() -> None:
+    from memory_es.services import commands, handlers
+
+    with pytest.raises(TypeError, match="made of commands"):
+        handlers.handle_in(commands.SweepIdle(dry_run=True), None)  # type: ignore[arg-type]
+
+
+def test_the_maintenance_sweeps_run_through_the_bus(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memory_es.services import CommandBus
+
+    seen: list[str] = []
+    real = CommandBus.handle
+
+    def spy(bus: CommandBus, command: Any) -> Any:
+        seen.append(type(command).__name__)
+        return real(bus, command)
+
+    monkeypatch.setattr(CommandBus, "handle", spy)
+    with memory_es.open("memory://") as memory:
+        report = memory.run_maintenance(dry_run=True)
+    assert {"SweepIdle", "SweepDecay", "SweepL1"} <= set(seen)
+    assert report.decay.dry_run and report.l1.dry_run

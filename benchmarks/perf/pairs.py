@@ -104,7 +104,6 @@ def first(src: str, n: int, command: str) -> dict[str, float]:
     import memory_es
     import memory_es.app
     import memory_es.formation.hazards
-    import memory_es.formation.service
     import memory_es.projections.sqlite
     import memory_es.retrieval.recall
     import memory_es.services
@@ -251,7 +250,7 @@ def append(path: str, n: int) -> dict[str, float]:
     import memory_es
     from memory_es.domain.session import Session
     from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE
-    from memory_es.unit_of_work import save_collected
+    from memory_es.es_internals import save_collected
 
     file = f"{path}.append-{os.getpid()}"
     try:

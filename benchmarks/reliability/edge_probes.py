@@ -47,8 +47,8 @@ from unittest import mock
 import orjson
 
 import memory_es
+from memory_es import es_internals
 from memory_es import ingest as ingest_module
-from memory_es import unit_of_work
 from memory_es.benchmarks.hazards.__main__ import CONVERSATIONAL
 from memory_es.benchmarks.hazards.corpus import INJECTIONS, PROBED_INJECTIONS, leaked, secret_cases
 from memory_es.benchmarks.perf.synthetic import ingest_lines
@@ -377,7 +377,7 @@ def disk_full_mid_ingest(workdir: Path) -> list[ProbeResult]:
     path = workdir / "full.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     reference = _reference(lines)
-    real = unit_of_work.save_collected
+    real = es_internals.save_collected
     points = range(1, 4 if quick() else 9)
     failed = 0
     for fail_on in points:

@@ -212,8 +212,8 @@ def force_unappliable_events(
     its id by ``other`` (what colliding id sources write); and, in an open session of
     ``speaker`` (returned; its close forms from it), a turn holding a NUL byte, which
     PostgreSQL's text cannot hold. ``owner`` and ``other`` must have formed already."""
-    owned: object = memory.app.repository.get(principal_aggregate_id(owner))
-    copier: object = memory.app.repository.get(principal_aggregate_id(other))
+    owned: object = memory.app.repository.get(principal_aggregate_id(principal=owner))
+    copier: object = memory.app.repository.get(principal_aggregate_id(principal=other))
     assert isinstance(owned, PrincipalMemory) and isinstance(copier, PrincipalMemory)
     owned.pin_belief(belief_id=str(uuid.UUID(int=7)), at=at)
     formed = next(

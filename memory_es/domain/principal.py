@@ -375,7 +375,7 @@ class PrincipalMemory(Aggregate):
 
     @staticmethod
     def create_id(tenant: str, principal: str) -> UUID:
-        return principal_aggregate_id(principal, tenant)
+        return principal_aggregate_id(principal=principal, tenant=tenant)
 
     @event(Created)
     def __init__(self, tenant: str, principal: str) -> None:

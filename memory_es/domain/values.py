@@ -67,7 +67,7 @@ def normalize_name(name: str) -> str:
     return unicodedata.normalize("NFC", name).strip()
 
 
-def principal_identity(tenant: str, principal: str) -> str:
+def principal_identity(*, tenant: str, principal: str) -> str:
     """The one key of a (tenant, principal): the read model's ``principal`` column and,
     through uuid5, the principal aggregate's id.
 
@@ -96,11 +96,11 @@ def split_principal_identity(key: str) -> tuple[str, str]:
     return tenant, principal
 
 
-def principal_aggregate_id(principal: str, tenant: str = DEFAULT_TENANT) -> UUID:
-    return uuid5(PRINCIPAL_NAMESPACE, principal_identity(tenant, principal))
+def principal_aggregate_id(*, tenant: str = DEFAULT_TENANT, principal: str) -> UUID:
+    return uuid5(PRINCIPAL_NAMESPACE, principal_identity(tenant=tenant, principal=principal))
 
 
-def legacy_principal_aggregate_id(principal: str, tenant: str = DEFAULT_TENANT) -> UUID | None:
+def legacy_principal_aggregate_id(*, tenant: str = DEFAULT_TENANT, principal: str) -> UUID | None:
     """The id the ambiguous ``tenant/principal`` encoding gave a pair with a ``/`` in a
     name (None when it is today's id): the repository reads a principal's memory from it
     when that aggregate was created for exactly this pair."""

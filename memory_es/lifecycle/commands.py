@@ -1,14 +1,16 @@
 """The lifecycle's commands, as values (the service layer's shape: memory_es/services/).
 
 Each is handled by one function in ``memory_es/lifecycle/handlers.py`` in one unit of
-work; the sweeps that write one command per principal are in ``sweeps.py``.
+work; the sweeps (``SweepDecay``, ``SweepL1``), each one command per principal, are in
+``sweeps.py``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memory_es.lifecycle.decay import Decay
+from memory_es.lifecycle.decay import Decay, DecayReport
+from memory_es.lifecycle.l1 import L1Report
 from memory_es.lifecycle.usage import UsageReceipt
 from memory_es.projections.records import BeliefRecord
 from memory_es.services.commands import Command
@@ -64,3 +66,19 @@ class RecordUsage(Command[UsageReceipt]):
     session_id: str
     run_id: str
     final_message: str
+
+
+@dataclass(frozen=True)
+class SweepDecay(Command[DecayReport]):
+    """The decay sweep over the store (``formation.scheduled_enabled``): one
+    ``ApplyDecay`` per principal; ``dry_run`` writes nothing."""
+
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class SweepL1(Command[L1Report]):
+    """L1 reversible deactivation over the store (``lifecycle.l1.enabled``): one
+    ``Deactivate`` per principal; ``dry_run`` writes nothing."""
+
+    dry_run: bool = False

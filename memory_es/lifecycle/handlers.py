@@ -1,12 +1,9 @@
 """The lifecycle's command handlers: each takes its command and a unit of work, reads
 what it needs, decides with the pure rules beside it, and commits the principal's new
-events once. Registered in the service layer's ``HANDLERS`` (memory_es/services/handlers.py).
+events once. Rows of the service layer's one handler table (memory_es/services/handlers.py).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
@@ -196,16 +193,3 @@ def shown_traces(traces: TraceStore, session: Session, principal: str) -> list[T
         if t.session_id == str(session.id) and t.kind != SNAPSHOT_TRACE_KIND
     )
     return out
-
-
-Handler = Callable[[Any, UnitOfWork], Any]
-
-HANDLERS: dict[type[Any], Handler] = {
-    commands.ApplyDecay: apply_decay,
-    commands.Deactivate: deactivate,
-    commands.EndSession: end_session,
-    commands.Reactivate: reactivate,
-    commands.SetPinned: set_pinned,
-    commands.Confirm: confirm,
-    commands.RecordUsage: record_usage,
-}

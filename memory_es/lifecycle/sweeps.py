@@ -1,6 +1,7 @@
-"""The lifecycle's sweeps over a store: each reads its window from the read model once,
-then writes one command per principal through the service layer (each its own unit of
-work, with the one retry loop). Also the context pack's in-turn trace.
+"""The lifecycle's sweeps over a store, commands made of commands (rows of the one
+handler table): each reads its window from the read model once, then hands one command
+per principal to the bus (each its own unit of work, with the one retry loop). Also the
+context pack's in-turn trace.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from memory_es.lifecycle import l1 as l1_rules
 from memory_es.lifecycle.usage import CONTEXT_TRACE_KIND, shown_trace
 from memory_es.policy import retrieval_policy
 from memory_es.ports import iso
-from memory_es.services import Services
+from memory_es.services import CommandBus
 
 # Context traces' ids are uuid5 in this namespace (see record_context_trace).
 CONTEXT_TRACE_NAMESPACE = UUID("9a4e2c71-0d3b-5f88-b6a1-4c2e7d9f0b35")
 
 
-def sweep_decay(services: Services, *, dry_run: bool = False) -> decay_rules.DecayReport:
+def sweep_decay(cmd: commands.SweepDecay, services: CommandBus) -> decay_rules.DecayReport:
+    dry_run = cmd.dry_run
     a = services.adapters
     now = a.clock.now().replace(microsecond=0)
     enabled = a.profile.formation.scheduled_enabled
@@ -46,7 +48,8 @@ def sweep_decay(services: Services, *, dry_run: bool = False) -> decay_rules.Dec
     return report
 
 
-def sweep_l1(services: Services, *, dry_run: bool = False) -> l1_rules.L1Report:
+def sweep_l1(cmd: commands.SweepL1, services: CommandBus) -> l1_rules.L1Report:
+    dry_run = cmd.dry_run
     a = services.adapters
     enabled = a.profile.lifecycle.l1.enabled
     report = l1_rules.L1Report(enabled=enabled, dry_run=dry_run or not enabled)
@@ -67,7 +70,7 @@ def sweep_l1(services: Services, *, dry_run: bool = False) -> l1_rules.L1Report:
     return report
 
 
-def record_context_trace(services: Services, pack: ContextPack) -> str | None:
+def record_context_trace(services: CommandBus, pack: ContextPack) -> str | None:
     """The in-turn trace of a context pack: what its recall and delta blocks showed,
     which ``record_usage`` credits."""
     a = services.adapters

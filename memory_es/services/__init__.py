@@ -1,6 +1,6 @@
 """The service layer: commands, their handlers, units of work, the service runner.
 
-    Memory (facade, app.py) ─► Services.handle(command)        messagebus.py
+    Memory (facade, app.py) ─► CommandBus.handle(command)        messagebus.py
         ─► run_retrying: a fresh UnitOfWork per attempt          unit_of_work.py
             ─► handler(command, uow)                             handlers.py
                 ─► uow.sessions / uow.principals ─► domain ─► uow.commit()
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memory_es.services import commands
-from memory_es.services.messagebus import Services
+from memory_es.services.messagebus import CommandBus
 from memory_es.services.results import TurnReceipt
 from memory_es.services.unit_of_work import Adapters, BatchUnitOfWork, UnitOfWork
 
@@ -35,10 +35,10 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Adapters",
     "BatchUnitOfWork",
+    "CommandBus",
     "FactsReceipt",
     "IdleClosed",
     "IdleSweep",
-    "Services",
     "TurnReceipt",
     "UnitOfWork",
     "commands",

@@ -2,17 +2,19 @@
 
 Sessions (open, say) and formation (close and consolidate, established facts, the
 remember tool's turn, durable rejection, governed replay, one principal's
-re-derivation). A handler reads aggregates from ``uow.sessions`` / ``uow.principals``,
-calls the pure domain, adds what it changed and calls ``uow.commit()``; it reads the
-clock, ids, extractor and read model from the unit of work, never from the ``Memory``
-facade. Commands made of other commands (the remember tool, the idle sweep, the whole
-re-derivation) are in ``memory_es/services/messagebus.py``.
+re-derivation), and the one table of every command's handler (``handler_for``). A
+handler reads aggregates from ``uow.sessions`` / ``uow.principals``, calls the pure
+domain, adds what it changed and calls ``uow.commit()``; it reads the clock, ids,
+extractor and read model from the unit of work, never from the ``Memory`` facade.
+Commands made of other commands (the remember tool, the idle sweep, the whole
+re-derivation) are in ``memory_es/services/composites.py``, the lifecycle's handlers
+and sweeps in ``memory_es/lifecycle/``; all are rows of the table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from memory_es.formation.rederive import Rederivation, SessionInput
     from memory_es.projections.base import RecallIndex
     from memory_es.services.formation_results import FactsReceipt
+    from memory_es.services.messagebus import CommandBus
 
 # Formation, the session snapshot (the recall stack) and the policy are imported by the
 # handlers that use them: `say` records a turn without loading them (issue 13).
@@ -471,37 +474,79 @@ def _as_list(value: object) -> list[object]:
 
 Handler = Callable[[Any, UnitOfWork], Any]
 
-# One handler per command that runs in one unit of work: a session's own (open, say)
-# here; the formation commands' (memory_es/services/formation_commands.py) are added on
-# the first lookup of another command, so a turn builds no formation command class.
-SESSION_HANDLERS: dict[type[commands.Command[Any]], Handler] = {
+
+@dataclass(frozen=True)
+class Composite:
+    """A command made of commands: ``run(command, bus)`` hands each step to the bus."""
+
+    run: Callable[[Any, CommandBus], Any]
+
+
+# The one handler table, command class -> its handler. A session's own commands (open,
+# say) are in it from the start; every other command joins it on the first lookup of
+# one, so a turn imports no formation command, no lifecycle module and no profile.
+_TABLE: dict[type[Any], Handler | Composite] = {
     commands.OpenSession: open_session,
     commands.Say: say,
 }
-_HANDLERS: dict[type[commands.Command[Any]], Handler] | None = None
+_COMPLETE = False
 
 
-def handlers() -> dict[type[commands.Command[Any]], Handler]:
-    """Every command's handler that runs in one unit of work, by command class (built
-    whole, then published: a thread never sees part of the table)."""
-    global _HANDLERS
-    table = _HANDLERS
-    if table is None:
-        from memory_es.services import formation_commands as formation
+def _every_handler() -> dict[type[Any], Handler | Composite]:
+    """The table's full form. To add a command: its class (a commands module), its
+    handler (a function of (command, uow), or of (command, bus) wrapped in Composite),
+    and its row here (docs/architecture.md, "Adding a command")."""
+    # The lifecycle builds on this package (its handlers take this unit of work): read
+    # here, at run time, not at import.
+    from memory_es.lifecycle import commands as lifecycle
+    from memory_es.lifecycle import handlers as lifecycle_handlers
+    from memory_es.lifecycle import sweeps
+    from memory_es.services import composites
+    from memory_es.services import formation_commands as formation
 
-        table = {
-            **SESSION_HANDLERS,
-            formation.CloseSession: close_session,
-            formation.EstablishFacts: establish_facts,
-            formation.RecordRemembered: record_remembered,
-            formation.Reject: reject,
-            formation.ReplaySession: replay,
-            formation.RederivePrincipal: rederive_principal,
-        }
-        _HANDLERS = table
-    return table
+    return {
+        commands.OpenSession: open_session,
+        commands.Say: say,
+        formation.CloseSession: close_session,
+        formation.EstablishFacts: establish_facts,
+        formation.RecordRemembered: record_remembered,
+        formation.Reject: reject,
+        formation.ReplaySession: replay,
+        formation.RederivePrincipal: rederive_principal,
+        formation.Remember: Composite(composites.remember),
+        formation.SweepIdle: Composite(composites.sweep_idle),
+        formation.Rederive: Composite(composites.rederive),
+        lifecycle.ApplyDecay: lifecycle_handlers.apply_decay,
+        lifecycle.Deactivate: lifecycle_handlers.deactivate,
+        lifecycle.EndSession: lifecycle_handlers.end_session,
+        lifecycle.Reactivate: lifecycle_handlers.reactivate,
+        lifecycle.SetPinned: lifecycle_handlers.set_pinned,
+        lifecycle.Confirm: lifecycle_handlers.confirm,
+        lifecycle.RecordUsage: lifecycle_handlers.record_usage,
+        lifecycle.SweepDecay: Composite(sweeps.sweep_decay),
+        lifecycle.SweepL1: Composite(sweeps.sweep_l1),
+    }
+
+
+def handler_table() -> dict[type[Any], Handler | Composite]:
+    """The whole table (built whole, then published: a thread never sees part of it)."""
+    global _TABLE, _COMPLETE
+    if not _COMPLETE:
+        _TABLE = _every_handler()
+        _COMPLETE = True
+    return _TABLE
+
+
+def handler_for(command_type: type[Any]) -> Handler | Composite:
+    handler = _TABLE.get(command_type) or handler_table().get(command_type)
+    if handler is None:
+        raise LookupError(f"no handler for the command {command_type.__name__}")
+    return handler
 
 
 def handle_in(command: commands.Command[Any], uow: UnitOfWork) -> Any:
     """Run one command's handler in a unit of work the caller manages (a batch)."""
-    return handlers()[type(command)](command, uow)
+    handler = handler_for(type(command))
+    if isinstance(handler, Composite):
+        raise TypeError(f"{type(command).__name__} is made of commands: hand it to the bus")
+    return handler(command, uow)

@@ -1,9 +1,10 @@
-"""The service runner: a command in, its handler run in a fresh unit of work, retried.
+"""The command bus: every command in by one door, ``CommandBus.handle``.
 
-``Services.handle`` is how every write reaches the domain: the ``Memory`` facade builds a
-command and hands it here. Commands made of other commands — the remember tool (open,
-record, close) and the idle sweep (one close per idle session) — are composed here, each
-step its own transaction with its own retry. ``Services.run_batch`` is the bulk path's:
+The bus looks the command's class up in the one handler table (``handlers.handler_for``)
+and runs what it finds: a handler of one unit of work in a fresh ``UnitOfWork`` under
+``run_retrying`` (the one retry loop), a ``Composite`` (a command made of commands:
+remember, the idle sweep, re-derivation, the decay and L1 sweeps) with the bus itself,
+each of its steps a ``handle`` of its own. ``CommandBus.run_batch`` is the bulk path's:
 many commands in one ``BatchUnitOfWork``, flushed in one transaction, the whole batch
 retried on a lost race.
 """
@@ -11,17 +12,12 @@ retried on a lost race.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
-from memory_es.domain.inputs import clean_text
-from memory_es.domain.session import SESSION_IDLE_SECONDS
-from memory_es.domain.values import GENERAL_SCOPE
-from memory_es.errors import InvalidInput, SessionClosed
-from memory_es.formation.hazards import screen
-from memory_es.ports import Clock, iso
+from memory_es.es_internals import save_collected
+from memory_es.ports import Clock
 from memory_es.services import commands
-from memory_es.services.handlers import SESSION_HANDLERS, handlers
+from memory_es.services.handlers import Composite, handler_for
 from memory_es.services.unit_of_work import (
     Adapters,
     BatchUnitOfWork,
@@ -29,46 +25,20 @@ from memory_es.services.unit_of_work import (
     UnitOfWork,
     run_retrying,
 )
-from memory_es.unit_of_work import save_collected
-
-if TYPE_CHECKING:
-    from memory_es.formation.consolidation import ConsolidationResult
-    from memory_es.services.formation_results import IdleSweep, RederiveReport
 
 T = TypeVar("T")
 
-IDLE_SWEEP_PAGE = 500
 
-
-class Services:
+class CommandBus:
     def __init__(self, adapters: Adapters) -> None:
         self.adapters = adapters
 
-    @staticmethod
-    def handler_for(command_type: type[Any]) -> Any:
-        """Sessions' and formation's handlers, else the lifecycle's (decay, L1, pins,
-        confirmation, usage): imported here because memory_es/lifecycle/ builds on this
-        package, and on first use because they load the profile (pydantic), which a
-        command such as `say` never needs."""
-        handler = SESSION_HANDLERS.get(command_type) or handlers().get(command_type)
-        if handler is None:
-            from memory_es.lifecycle.handlers import HANDLERS as LIFECYCLE_HANDLERS
-
-            handler = LIFECYCLE_HANDLERS[command_type]
-        return handler
-
     def handle(self, command: commands.Command[T]) -> T:
-        """Run ``command`` in its own unit of work (one transaction), retried on a race."""
-        # A session's own commands first: a turn never loads the formation commands.
-        handler = SESSION_HANDLERS.get(type(command))
-        if handler is None:
-            if isinstance(command, commands.Remember):
-                return cast(T, self._remember(command))
-            if isinstance(command, commands.SweepIdle):
-                return cast(T, self._sweep_idle(command))
-            if isinstance(command, commands.Rederive):
-                return cast(T, self._rederive(command))
-            handler = self.handler_for(type(command))
+        """Run ``command``'s handler: one unit of work (one transaction) retried on a
+        race, or a composite's steps, each its own ``handle``."""
+        handler = handler_for(type(command))
+        if isinstance(handler, Composite):
+            return cast(T, handler.run(command, self))
         result: Any = run_retrying(
             lambda: UnitOfWork(self.adapters), lambda uow: handler(command, uow)
         )
@@ -90,97 +60,3 @@ class Services:
             return result
 
         return run_retrying(lambda: BatchUnitOfWork(self.adapters, clock=clock, save=save), attempt)
-
-    # -- commands made of commands -----------------------------------------------------------
-
-    def _remember(self, cmd: commands.Remember) -> ConsolidationResult:
-        """The remember tool: the statement is its own evidence, formed at AFFIRMED (at
-        USER ``from_user``: a statement the user made to memory directly)."""
-        if not cmd.text or not cmd.text.strip():
-            raise InvalidInput("remember needs a non-empty statement")
-        screened = screen(clean_text(cmd.text, what="a statement to remember"))
-        session_id = self.handle(
-            commands.OpenSession(cmd.principal, project=cmd.project, tenant=cmd.tenant)
-        )
-        self.handle(commands.RecordRemembered(session_id, screened, from_user=cmd.from_user))
-        return self.handle(commands.CloseSession(session_id, trigger="remember"))
-
-    def _sweep_idle(self, cmd: commands.SweepIdle) -> IdleSweep:
-        """Close every session idle past the boundary, each at its own project scope."""
-        index = self.adapters.index
-        boundary = iso(self.adapters.clock.now() - timedelta(seconds=SESSION_IDLE_SECONDS))
-        from memory_es.services.formation_results import IdleClosed, IdleSweep
-
-        sweep = IdleSweep(boundary=boundary, dry_run=cmd.dry_run)
-        seen: set[str] = set()
-        while True:
-            page = [
-                r
-                for r in index.idle_sessions(
-                    last_activity_before=boundary, limit=IDLE_SWEEP_PAGE + len(seen)
-                )
-                if r.session_id not in seen
-            ]
-            if not page:
-                return sweep
-            for row in page:
-                seen.add(row.session_id)
-                result = None
-                if not cmd.dry_run:
-                    try:
-                        result = self.handle(commands.CloseSession(row.session_id, "idle"))
-                    except SessionClosed:
-                        continue  # closed by someone else since the read
-                sweep.closed.append(
-                    IdleClosed(
-                        session_id=row.session_id,
-                        principal=row.principal,
-                        project=row.project or GENERAL_SCOPE,
-                        last_activity_at=row.last_activity_at,
-                        result=result,
-                    )
-                )
-            if cmd.dry_run and len(page) < IDLE_SWEEP_PAGE:
-                return sweep
-
-    def _rederive(self, cmd: commands.Rederive) -> RederiveReport:
-        """Every principal's (or one's) stale sessions, one transaction per principal:
-        an interrupted run leaves whole principals done (their sessions recorded under
-        the current policy, so skipped when it runs again) and nothing of the rest."""
-        from memory_es.policy import formation_key
-        from memory_es.services.formation_results import RederiveReport
-        from memory_es.services.ledger import formation_ledger
-
-        with self.adapters.lock:
-            self.adapters.runner.catch_up()
-            ledgers = list(formation_ledger(self.adapters.app).values())
-            current = formation_key(self.adapters.extractor.name)
-        if cmd.principal is not None:
-            wanted = f"{cmd.tenant}/{cmd.principal.strip()}"
-            ledgers = [ledger for ledger in ledgers if ledger.key == wanted]
-            if not ledgers:
-                raise InvalidInput(f"unknown principal: {cmd.principal.strip()} has no memory")
-        report = RederiveReport(policy=current, dry_run=not cmd.confirm)
-        total = sum(len(ledger.sessions) for ledger in ledgers)
-        done = 0
-        for ledger in ledgers:
-            stale = ledger.stale(current)
-            skipped = len(ledger.sessions) - len(stale)
-            report.sessions_skipped += skipped
-            if stale:
-                report.principals.append(
-                    self.handle(
-                        commands.RederivePrincipal(
-                            ledger.tenant,
-                            ledger.principal,
-                            tuple(stale),
-                            skipped=skipped,
-                            confirm=cmd.confirm,
-                            seen_version=ledger.version,
-                        )
-                    )
-                )
-            done += len(ledger.sessions)
-            if cmd.progress is not None:
-                cmd.progress(done, total)
-        return report

@@ -39,13 +39,12 @@ from eventsourcing.persistence import RecordConflictError
 from memory_es.domain.session import Session
 from memory_es.domain.values import legacy_principal_aggregate_id, principal_aggregate_id
 from memory_es.errors import UnknownSession, WriteConflict
-from memory_es.es_internals import evict_cache
+from memory_es.es_internals import evict_cache, save_collected
 from memory_es.ports import Clock, IdGenerator
 from memory_es.projections.base import RecallIndex
 from memory_es.projections.records import principal_key
 from memory_es.projections.runner import ProjectionRunner
 from memory_es.store_errors import event_store_errors
-from memory_es.unit_of_work import PendingWrites, save_collected
 
 if TYPE_CHECKING:
     from memory_es.domain.principal import PrincipalMemory
@@ -181,7 +180,7 @@ def legacy_principal(
     """A principal whose name holds a "/", written before the structured key: the
     aggregate the old ``tenant/principal`` key named, if it was created for exactly this
     pair (another pair the old key confused with it starts afresh under its own key)."""
-    legacy = legacy_principal_aggregate_id(principal, tenant)
+    legacy = legacy_principal_aggregate_id(principal=principal, tenant=tenant)
     if legacy is None:
         return None
     from memory_es.domain.principal import PrincipalMemory  # see PrincipalRepository
@@ -195,7 +194,7 @@ def legacy_principal(
 def principal_aggregate_ids(app: Application[UUID], tenant: str, principal: str) -> set[UUID]:
     """Every aggregate holding the principal's memory, for reads of the log (history,
     stats): its own, and the legacy one ``legacy_principal`` finds."""
-    ids = {principal_aggregate_id(principal, tenant)}
+    ids = {principal_aggregate_id(principal=principal, tenant=tenant)}
 
     def load(aggregate_id: UUID) -> Any | None:
         try:
@@ -219,7 +218,7 @@ class PrincipalRepository:
         from memory_es.domain.principal import PrincipalMemory
 
         self._uow.principals_seen.add(principal_key(tenant, principal))
-        found = self._uow.load(principal_aggregate_id(principal, tenant))
+        found = self._uow.load(principal_aggregate_id(principal=principal, tenant=tenant))
         if isinstance(found, PrincipalMemory):
             return found
         return legacy_principal(self._uow.load, tenant, principal) or PrincipalMemory(
@@ -320,6 +319,41 @@ class UnitOfWork:
     def _write(self, aggregates: list[Any]) -> None:
         self.adapters.app.save(*aggregates)
         self.adapters.runner.catch_up()
+
+
+class PendingWrites:
+    """A batch's pending writes: many commands' events kept in command order, saved in
+    one transaction by ``flush`` (the events are those the one-at-a-time path writes;
+    only the transactions are fewer)."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+        self._by_originator: dict[UUID, list[Any]] = {}
+        # Every aggregate touched since the last flush, by id: later commands in the
+        # same batch read them from here (the store has not seen their events yet).
+        self.aggregates: dict[UUID, Any] = {}
+
+    def collect(self, *aggregates: Any) -> None:
+        for aggregate in aggregates:
+            new = aggregate.collect_events()
+            self.events.extend(new)
+            self._by_originator.setdefault(aggregate.id, []).extend(new)
+            self.aggregates[aggregate.id] = aggregate
+
+    def get(self, aggregate_id: UUID) -> Any | None:
+        return self.aggregates.get(aggregate_id)
+
+    def events_of(self, aggregate_id: UUID) -> list[Any]:
+        return self._by_originator.get(aggregate_id, [])
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def take(self) -> tuple[list[Any], list[Any]]:
+        """Everything collected so far, emptied: (events in order, aggregates)."""
+        events, aggregates = self.events, list(self.aggregates.values())
+        self.events, self.aggregates, self._by_originator = [], {}, {}
+        return events, aggregates
 
 
 class BatchUnitOfWork(UnitOfWork):

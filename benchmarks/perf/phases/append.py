@@ -13,8 +13,8 @@ from memory_es.benchmarks.perf import library_path
 from memory_es.benchmarks.perf.phases.common import _open
 from memory_es.domain.session import Session
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE
+from memory_es.es_internals import save_collected
 from memory_es.stores import parse_store_url
-from memory_es.unit_of_work import save_collected
 
 
 def _turn_session(ids: Any, principal: str, turns: int, n: int) -> Session:

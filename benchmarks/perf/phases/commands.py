@@ -11,9 +11,9 @@ from memory_es.benchmarks.perf import synthetic
 from memory_es.benchmarks.perf.phases.common import _ms, _open, percentiles, settle
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import DEFAULT_TENANT
+from memory_es.es_internals import save_collected
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock, iso
-from memory_es.unit_of_work import save_collected
 
 
 def build_history(memory: memory_es.Memory, principal: str, sessions: int, start: Any) -> None:

@@ -15,9 +15,9 @@ from memory_es.benchmarks.perf.phases.common import _ms, _open, percentiles, set
 from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, BeliefType, normalize_statement
+from memory_es.es_internals import save_collected
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock, iso
-from memory_es.unit_of_work import save_collected
 
 
 def build_beliefs(

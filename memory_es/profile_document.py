@@ -12,77 +12,18 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from memory_es.errors import UsageError
+from memory_es.shipped_profile import SHIPPED_PROFILE
 
 if TYPE_CHECKING:
     import yaml
 
 PROFILE_ENV = "MEMORY_ES_PROFILE"
 
-# ``retrieval.semantic_enabled`` in the shipped profiles.yaml (the vector arm is opt-in),
-# which ``memory_es.open`` needs before anything else of the profile: with it off, the
-# shipped profile is validated on first use, not at open. tests/test_cli_startup.py
-# holds this equal to the file.
-SHIPPED_SEMANTIC_ENABLED = False
-
-# The shipped profile as validated (``MemoryProfile().model_dump()``, which profiles.yaml
-# holds equal), as plain data: the retriever of a store opened with no overlay reads its
-# knobs from :func:`shipped_profile`, so ``memory-es recall`` imports neither pydantic
-# nor yaml (~95 ms of CPU, a third of the command: issue 18). ``Memory.profile`` is
-# still the validated model, built on first use. tests/test_profiles.py holds this equal,
-# value and type, to the validated shipped profile.
-SHIPPED_PROFILE: dict[str, Any] = {
-    "schema_version": 1,
-    "retrieval": {
-        "semantic_enabled": False,
-        "embedder": "hashed",
-        "reciprocal_rank_fusion_k": 60,
-        "durable_item_share": 0.25,
-        "per_subject_cap": 2,
-        "per_source_cap": 1,
-        "time_decay_enabled": True,
-        "quality_reorder_enabled": False,
-        "ranking_weights": {
-            "match": 1.0,
-            "confidence": 0.2,
-            "reinforce": 0.15,
-            "authority": 0.1,
-            "scope": 0.1,
-            "utility": 0.05,
-            "dated": 0.3,
-        },
-        "lifecycle_weights": {"active": 1.0, "provisional": 0.8},
-        "decay_tau_days": {
-            "fact": 90.0,
-            "preference": 365.0,
-            "relationship": 730.0,
-            "user_model_attr": 365.0,
-            "procedure_pointer": 180.0,
-        },
-        "stale_penalty": 0.3,
-        "near_duplicate_penalty": 0.2,
-        "near_duplicate_jaccard": 0.8,
-        "bm25": {"k1": 1.2, "b": 0.75},
-        "usage": {"cited_utility_delta": 0.1, "uncited_utility_delta": 0.02},
-    },
-    "formation": {
-        "scheduled_enabled": True,
-        "scheduled_interval_seconds": 86400,
-        "residue_enabled": True,
-        "extractor": "clauses",
-        "decay": {"floor_confidence": 0.2, "step": 0.1, "max_per_sweep": 500},
-    },
-    "context": {
-        "snapshot_max_items": 12,
-        "snapshot_max_tokens": 600,
-        "recall_max_items": 10,
-        "recall_max_tokens": 800,
-        "window_tokens": 8192,
-    },
-    "trace": {"enabled": True, "operator_retention_days": 30},
-    "lifecycle": {
-        "l1": {"enabled": False, "importance_floor": 0, "retention_days": 90, "max_per_sweep": 500}
-    },
-}
+# The shipped profile's knobs as plain data, generated from profiles.yaml (the one
+# source; memory_es/shipped_profile.py says how). ``memory_es.open`` reads the vector
+# arm's switch from it before anything else of the profile: with the arm off, the
+# shipped profile is validated on first use, not at open.
+SHIPPED_SEMANTIC_ENABLED: bool = SHIPPED_PROFILE["retrieval"]["semantic_enabled"]
 
 
 class ProfileView:
@@ -132,8 +73,7 @@ def yaml_loader() -> type[yaml.SafeLoader]:
 
 
 def shipped_document() -> dict[str, Any]:
-    """``memory_es/profiles/profiles.yaml``: the defaults (a test holds it equal to the
-    validated ``MemoryProfile()``)."""
+    """``memory_es/profiles/profiles.yaml``: the shipped values, every knob named."""
     from importlib import resources
 
     import yaml

@@ -1,5 +1,5 @@
 """Context packs on every store: the session snapshot, the recall delta, correction lines,
-the prefix digest and episode paging (seed gates 14 and 15).
+the prefix digest and episode paging (gate.memory.recall_delta and gate.memory.correction_lines).
 
 A mixin for the ``TestXStore`` classes: it uses their ``url``, ``clock`` and ``memory``
 fixtures, so each case runs on memory, SQLite and PostgreSQL alike.
@@ -19,11 +19,11 @@ from memory_es.domain.values import BeliefType, short_id
 from memory_es.errors import FixedBodyOverflow, SessionClosed
 from memory_es.formation.extractor import FirstPersonExtractor, Proposal, SourceTurn
 from memory_es.ports import FixedClock
-from memory_es.profiles import MemoryProfile
+from memory_es.profiles import load_profile
 from memory_es.projections.records import principal_key
 
 DAY = 86400
-SNAPSHOT_TRACE_RETENTION_DAYS = MemoryProfile().trace.operator_retention_days
+SNAPSHOT_TRACE_RETENTION_DAYS = load_profile().trace.operator_retention_days
 
 
 def spoken(memory: memory_es.Memory, clock: FixedClock, principal: str, *turns: str) -> str:
@@ -165,9 +165,9 @@ class ContextConformance:
             memory.index.recent_candidates(key, project="general", cap=100, belief_types=[]) == []
         )
 
-    # -- gate 14: the recall delta ----------------------------------------------------------
+    # -- gate.memory.recall_delta: the recall delta ------------------------------------------------
 
-    def test_gate_14_recall_delta_surfaces_beliefs_formed_after_the_snapshot(
+    def test_recall_delta_surfaces_beliefs_formed_after_the_snapshot(
         self, memory: memory_es.Memory, clock: FixedClock
     ) -> None:
         spoken(memory, clock, "alice", "I live in Seattle. My wife is Morgan.")
@@ -190,7 +190,7 @@ class ContextConformance:
         assert [m.kind for m in pack.messages] == ["prefix", "delta", "turn"]
         assert pack.messages[1].trust == "memory" and pack.messages[1].role == "user"
 
-    def test_gate_14_the_delta_never_repeats_a_belief_the_base_recall_returned(
+    def test_recall_delta_the_delta_never_repeats_a_belief_the_base_recall_returned(
         self, memory: memory_es.Memory, clock: FixedClock
     ) -> None:
         spoken(memory, clock, "alice", "I live in Seattle.")
@@ -203,7 +203,7 @@ class ContextConformance:
         assert [i.belief_id for i in pack.recall] == [ada]
         assert [i.belief_id for i in pack.delta] == [rex]
 
-    def test_gate_14_the_delta_shares_what_the_base_left_and_waits_when_it_is_spent(
+    def test_recall_delta_the_delta_shares_what_the_base_left_and_waits_when_it_is_spent(
         self, memory: memory_es.Memory, clock: FixedClock
     ) -> None:
         spoken(memory, clock, "alice", "I live in Seattle.")
@@ -229,9 +229,9 @@ class ContextConformance:
         )
         assert len(pack.dropped_for_budget) == 1
 
-    # -- gate 15: correction lines ----------------------------------------------------------
+    # -- gate.memory.correction_lines: correction lines --------------------------------------------
 
-    def test_gate_15_a_superseded_snapshot_member_gets_its_correction_line(
+    def test_correction_lines_a_superseded_snapshot_member_gets_its_correction_line(
         self, memory: memory_es.Memory, clock: FixedClock
     ) -> None:
         spoken(memory, clock, "alice", "I live in Seattle. My wife is Morgan.")
@@ -272,7 +272,7 @@ class ContextConformance:
         assert pack.prefix_digest == first.prefix_digest
         assert f"[m:{short_id(seattle)}] User lives in Seattle." in pack.prefix
 
-    def test_gate_15_correction_lines_survive_budget_pressure_that_drops_recall_blocks(
+    def test_correction_lines_survive_budget_pressure_that_drops_recall_blocks(
         self, memory: memory_es.Memory, clock: FixedClock
     ) -> None:
         spoken(memory, clock, "alice", "I live in Seattle.")
@@ -293,7 +293,7 @@ class ContextConformance:
             assert tight.tokens <= window
             assert tight.prefix_digest == first.prefix_digest
 
-    def test_gate_15_correction_lines_alone_overflowing_is_a_fixed_body_error(
+    def test_correction_lines_alone_overflowing_is_a_fixed_body_error(
         self, memory: memory_es.Memory, clock: FixedClock
     ) -> None:
         spoken(memory, clock, "alice", "I live in Seattle.")
@@ -313,7 +313,7 @@ class ContextConformance:
         )
         assert raised.value.exit_code == 2
 
-    def test_gate_15_the_prefix_digest_never_changes_within_a_session(
+    def test_correction_lines_the_prefix_digest_never_changes_within_a_session(
         self, memory: memory_es.Memory, clock: FixedClock
     ) -> None:
         spoken(memory, clock, "alice", "I live in Seattle. My wife is Morgan.")

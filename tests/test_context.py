@@ -1,7 +1,8 @@
 """Context packs: the pure pieces (token estimate, block fitting, correction lines) and
 the ``memory-es context`` command on SQLite and PostgreSQL.
 
-Store-facing behaviour (gates 14 and 15, episode paging) is in tests/context_conformance.py.
+Store-facing behaviour (gate.memory.recall_delta and gate.memory.correction_lines, episode paging)
+is in tests/context_conformance.py.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from memory_es.context.budget import estimate_tokens, fit_lines, render_block
 from memory_es.context.corrections import render_correction
 from memory_es.context.snapshot import SYSTEM_PREAMBLE, prefix_digest, render_prefix
 from memory_es.ports import FixedClock
-from memory_es.profiles import MemoryProfile
+from memory_es.profiles import load_profile
 
 SEATTLE = "8f21a0c3-0000-4000-8000-000000000001"
 PORTLAND = "9d02b117-0000-4000-8000-000000000002"
@@ -196,7 +197,7 @@ def test_gates_14_and_15_hold_over_generated_histories(
             assert opened.watermark is not None
             assert all(i.position is not None and i.position > opened.watermark for i in pack.delta)
             assert not {i.belief_id for i in pack.delta} & {i.belief_id for i in pack.recall}
-            assert len(pack.recall) + len(pack.delta) <= MemoryProfile().context.recall_max_items
+            assert len(pack.recall) + len(pack.delta) <= load_profile().context.recall_max_items
 
 
 def test_an_overlay_changes_the_context_budgets(tmp_path: Path) -> None:

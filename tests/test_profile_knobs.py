@@ -1,4 +1,4 @@
-"""Every profile knob has a reader (issue 13).
+"""Every profile knob has a reader.
 
 A knob is a leaf field of the profile models (``memory_es/profiles/``). It counts as read
 when the package source outside the profiles module accesses it as an attribute
@@ -20,9 +20,9 @@ from memory_es.profiles import DecayTauDays, MemoryProfile, RetrievalProfile
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Not yet read, awaiting the lifecycle issue (15): none now (memory_es/lifecycle/ reads
+# Knobs nothing reads yet, each awaiting its reader: none now (memory_es/lifecycle/ reads
 # the decay sweep's knobs, its schedule, the usage deltas and L1's).
-AWAITING_ISSUE_15: set[str] = set()
+AWAITING_A_READER: set[str] = set()
 # Read without a literal attribute access, for a stated reason.
 READ_OTHERWISE = {
     # The document's version: Literal[1] rejects any other, so validation is its reader.
@@ -66,20 +66,20 @@ def unread_knobs(model: type[BaseModel], source: str) -> list[str]:
 
 
 def test_every_profile_knob_has_a_reader() -> None:
-    unread = set(unread_knobs(MemoryProfile, _source())) - AWAITING_ISSUE_15 - READ_OTHERWISE
+    unread = set(unread_knobs(MemoryProfile, _source())) - AWAITING_A_READER - READ_OTHERWISE
     assert unread == set(), f"profile knobs nothing reads (wire or remove them): {sorted(unread)}"
 
 
 def test_the_allow_list_holds_only_knobs_still_unread() -> None:
     unread = set(unread_knobs(MemoryProfile, _source()))
     every = {path for path, _, _ in _knobs(MemoryProfile)}
-    assert every >= AWAITING_ISSUE_15  # no stale name
-    assert AWAITING_ISSUE_15 - unread == set(), "now read: take them off AWAITING_ISSUE_15"
+    assert every >= AWAITING_A_READER  # no stale name
+    assert AWAITING_A_READER - unread == set(), "now read: take them off AWAITING_A_READER"
 
 
 def test_a_new_knob_that_nothing_reads_fails() -> None:
     grown = create_model("GrownRetrieval", __base__=RetrievalProfile, never_read_knob_xyz=(int, 3))
-    profile = create_model("GrownProfile", __base__=MemoryProfile, retrieval=(grown, grown()))
+    profile = create_model("GrownProfile", __base__=MemoryProfile, retrieval=(grown, ...))
     assert "retrieval.never_read_knob_xyz" in unread_knobs(profile, _source())
 
 

@@ -1,4 +1,4 @@
-"""Memory profiles as configuration (seed gate 10: gate.memory.profiles_wired)."""
+"""Memory profiles as configuration (gate.memory.profiles_wired)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 import memory_es
 from memory_es.errors import UsageError
@@ -35,15 +36,21 @@ def _formed(memory: memory_es.Memory) -> None:
     memory.close_session(session)
 
 
-def test_gate_10_the_shipped_document_validates_to_exactly_the_defaults() -> None:
-    assert load_profile() == MemoryProfile()
-    # And the file names every knob the models have: nothing silently defaulted.
+def test_the_shipped_profile_has_one_source_and_the_generated_module_is_current() -> None:
+    # profiles.yaml is the one source: the models hold no defaults (a document missing a
+    # knob is refused), and memory_es/shipped_profile.py is generated from the file.
+    from memory_es.profiles import SHIPPED_MODULE, shipped_module_text
+
+    assert SHIPPED_MODULE.read_text() == shipped_module_text(), "run python -m memory_es.profiles"
+    with pytest.raises(ValidationError):
+        MemoryProfile.model_validate({"schema_version": 1})
+    # And the file names every knob the models have.
     assert sorted(_keys(shipped_document())) == sorted(
-        _keys(MemoryProfile().model_dump(by_alias=True))
+        _keys(load_profile().model_dump(by_alias=True))
     )
 
 
-def test_gate_10_an_operator_overlay_changes_the_value_the_retriever_uses(
+def test_profiles_wired_an_operator_overlay_changes_the_value_the_retriever_uses(
     tmp_path: Path, clock: FixedClock
 ) -> None:
     overlay = tmp_path / "operator.yaml"
@@ -60,7 +67,7 @@ def test_gate_10_an_operator_overlay_changes_the_value_the_retriever_uses(
     assert item.score == pytest.approx(base.score + (0.7 - 0.2) * confidence)
 
 
-def test_gate_10_the_environment_variable_names_the_overlay(
+def test_profiles_wired_the_environment_variable_names_the_overlay(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     overlay = tmp_path / "env.yaml"
@@ -71,7 +78,7 @@ def test_gate_10_the_environment_variable_names_the_overlay(
         assert memory.profile.trace.operator_retention_days == 7
 
 
-def test_gate_10_unknown_keys_are_rejected(tmp_path: Path) -> None:
+def test_profiles_wired_unknown_keys_are_rejected(tmp_path: Path) -> None:
     overlay = tmp_path / "typo.yaml"
     overlay.write_text("retrieval:\n  ranking_weights:\n    confidance: 0.3\n")
     with pytest.raises(UsageError, match="confidance"):
@@ -82,15 +89,15 @@ def test_gate_10_unknown_keys_are_rejected(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("weight", ["confidence", "authority"])
 @pytest.mark.parametrize("value", [0, -0.1])
-def test_gate_10_confidence_and_authority_weights_stay_strictly_positive(
+def test_profiles_wired_confidence_and_authority_weights_stay_strictly_positive(
     weight: str, value: float
 ) -> None:
     with pytest.raises(UsageError, match=weight):
         load_profile({"retrieval": {"ranking_weights": {weight: value}}})
 
 
-def test_gate_10_the_session_idle_boundary_is_not_in_the_document() -> None:
-    keys = _keys(shipped_document()) + _keys(MemoryProfile().model_dump(by_alias=True))
+def test_profiles_wired_the_session_idle_boundary_is_not_in_the_document() -> None:
+    keys = _keys(shipped_document()) + _keys(load_profile().model_dump(by_alias=True))
     assert not [k for k in keys if "idle" in k]
     with pytest.raises(UsageError):
         load_profile({"formation": {"session_idle_seconds": 600}})
@@ -183,7 +190,7 @@ def test_recall_reads_the_same_from_the_plain_and_the_validated_profile(
             ):
                 memory.say(session, text)
             memory.close_session(session)
-            assert memory.profile == MemoryProfile()  # the validated model, as before
+            assert memory.profile == load_profile()  # the validated model, as before
             answers.append(
                 [
                     [(i.record.statement, i.score) for i in memory.recall("alice", q).items]

@@ -42,12 +42,12 @@ def register(commands: Subparsers) -> None:
 def _formation(args: argparse.Namespace) -> int:
     from memory_es.formation.evaluation import evaluate, load_cases
     from memory_es.formation.extractor import Extractor, make_extractor
-    from memory_es.profiles import FormationProfile
+    from memory_es.profiles import load_profile
 
     cases, digest, path = load_cases(args.cases)
     extractor: Extractor | None = None
     if args.extractor == "provider":
-        extractor = make_extractor(FormationProfile(extractor="provider"))
+        extractor = make_extractor(load_profile({"formation": {"extractor": "provider"}}).formation)
     report = evaluate(cases, extractor=extractor, cases_path=path, digest=digest)
     if args.json:
         print_json(report.as_dict(misses=args.misses))

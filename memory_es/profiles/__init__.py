@@ -1,23 +1,27 @@
 """Memory profiles: the operator-reviewable knobs, as one validated configuration document.
 
-``profiles.yaml`` (shipped beside this module) is the defaults; a test holds it equal to
-``MemoryProfile()`` so the file and the code cannot drift. An operator overlay (the
+``profiles.yaml`` (shipped beside this module) is the one source of the shipped values:
+the models below hold the knobs' types and bounds, no defaults, and
+``memory_es/shipped_profile.py`` is generated from the file (``python -m
+memory_es.profiles``; a test fails while it is stale). An operator overlay (the
 ``--profile PATH`` CLI option, ``MEMORY_ES_PROFILE``, or ``memory_es.open(profile=...)``)
 is merged over it key by key and validated again: every model is frozen and rejects
 unknown keys, so a typo fails loudly instead of being ignored.
 
-The session idle boundary is deliberately *not* a knob (seed gate 10): it is part of the
+The session idle boundary is deliberately *not* a knob (gate.memory.profiles_wired): it is part of
+the
 formation policy a belief records, and a per-deployment threshold would make two beliefs
 formed under the same recorded policy incomparable.
 
 Every knob has a reader (``tests/test_profile_knobs.py`` fails for one that nothing
-reads). Removed because nothing read them (issue 13): ``formation.session_boundary_enabled``,
+reads). Removed because nothing read them: ``formation.session_boundary_enabled``,
 ``formation.established_facts_enabled``, ``snapshot.async`` and ``snapshot.child`` (the
 session snapshot's budgets are ``context.snapshot_max_*``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -38,123 +42,123 @@ class _Knobs(BaseModel):
 class RankingWeights(_Knobs):
     """The six additive coefficients of the ranking formula (docs/retrieval.md)."""
 
-    match: float = Field(default=1.0, ge=0)
+    match: float = Field(ge=0)
     # Strictly positive: an overlay must not flatten the lifecycle or provenance order.
-    confidence: float = Field(default=0.2, gt=0)
-    reinforce: float = Field(default=0.15, ge=0)
-    authority: float = Field(default=0.1, gt=0)
-    scope: float = Field(default=0.1, ge=0)
-    utility: float = Field(default=0.05, ge=0)
+    confidence: float = Field(gt=0)
+    reinforce: float = Field(ge=0)
+    authority: float = Field(gt=0)
+    scope: float = Field(ge=0)
+    utility: float = Field(ge=0)
     # A statement that carries a time, when the question asks when (retrieval/temporal.py).
-    dated: float = Field(default=0.3, ge=0)
+    dated: float = Field(ge=0)
 
 
 class LifecycleWeights(_Knobs):
     """Multipliers on the weighted sum, by status."""
 
-    active: float = Field(default=1.0, gt=0, le=1)
-    provisional: float = Field(default=0.8, gt=0, le=1)
+    active: float = Field(gt=0, le=1)
+    provisional: float = Field(gt=0, le=1)
 
 
 class DecayTauDays(_Knobs):
     """Time constant of reinforcement decay per belief type: a preference fades slowest."""
 
-    fact: float = Field(default=90.0, gt=0)
-    preference: float = Field(default=365.0, gt=0)
-    relationship: float = Field(default=730.0, gt=0)
-    user_model_attr: float = Field(default=365.0, gt=0)
-    procedure_pointer: float = Field(default=180.0, gt=0)
+    fact: float = Field(gt=0)
+    preference: float = Field(gt=0)
+    relationship: float = Field(gt=0)
+    user_model_attr: float = Field(gt=0)
+    procedure_pointer: float = Field(gt=0)
 
 
 class Bm25(_Knobs):
     """Candidate relevance (Okapi BM25) computed by the candidate query."""
 
-    k1: float = Field(default=1.2, ge=0)
-    b: float = Field(default=0.75, ge=0, le=1)
+    k1: float = Field(ge=0)
+    b: float = Field(ge=0, le=1)
 
 
 class UsageDeltas(_Knobs):
-    cited_utility_delta: float = Field(default=0.1, ge=0, le=1)
-    uncited_utility_delta: float = Field(default=0.02, ge=0, le=1)
+    cited_utility_delta: float = Field(ge=0, le=1)
+    uncited_utility_delta: float = Field(ge=0, le=1)
 
 
 class RetrievalProfile(_Knobs):
-    semantic_enabled: bool = False
-    embedder: Literal["hashed", "minilm"] = "hashed"
-    reciprocal_rank_fusion_k: int = Field(default=60, ge=1)
-    durable_item_share: float = Field(default=0.25, ge=0, le=1)
-    per_subject_cap: int = Field(default=2, ge=1)
-    per_source_cap: int = Field(default=1, ge=0)  # items per source turn in a query; 0: off
-    time_decay_enabled: bool = True
+    semantic_enabled: bool
+    embedder: Literal["hashed", "minilm"]
+    reciprocal_rank_fusion_k: int = Field(ge=1)
+    durable_item_share: float = Field(ge=0, le=1)
+    per_subject_cap: int = Field(ge=1)
+    per_source_cap: int = Field(ge=0)  # items per source turn in a query; 0: off
+    time_decay_enabled: bool
     # Seed 002's bounded +-2 quality reorder inside the chosen pool: opt-in, off.
-    quality_reorder_enabled: bool = False
-    ranking_weights: RankingWeights = RankingWeights()
-    lifecycle_weights: LifecycleWeights = LifecycleWeights()
-    decay_tau_days: DecayTauDays = DecayTauDays()
-    stale_penalty: float = Field(default=0.3, ge=0)
-    near_duplicate_penalty: float = Field(default=0.2, ge=0)
-    near_duplicate_jaccard: float = Field(default=0.8, gt=0, le=1)
-    bm25: Bm25 = Bm25()
-    usage: UsageDeltas = UsageDeltas()
+    quality_reorder_enabled: bool
+    ranking_weights: RankingWeights
+    lifecycle_weights: LifecycleWeights
+    decay_tau_days: DecayTauDays
+    stale_penalty: float = Field(ge=0)
+    near_duplicate_penalty: float = Field(ge=0)
+    near_duplicate_jaccard: float = Field(gt=0, le=1)
+    bm25: Bm25
+    usage: UsageDeltas
 
 
 class DecaySettings(_Knobs):
-    floor_confidence: float = Field(default=0.2, ge=0, le=1)
-    step: float = Field(default=0.1, gt=0, le=1)
-    max_per_sweep: int = Field(default=500, ge=1)
+    floor_confidence: float = Field(ge=0, le=1)
+    step: float = Field(gt=0, le=1)
+    max_per_sweep: int = Field(ge=1)
 
 
 class FormationProfile(_Knobs):
     """Formation knobs only; the formation logic reads them (memory_es/formation/)."""
 
-    scheduled_enabled: bool = True
-    scheduled_interval_seconds: int = Field(default=86400, ge=60)
+    scheduled_enabled: bool
+    scheduled_interval_seconds: int = Field(ge=60)
     # A declarative sentence no rule reads (or reads only in part) forms "User said: ..."
     # at inferred authority (on since formation@4; docs/formation.md "Residue").
-    residue_enabled: bool = True
+    residue_enabled: bool
     # Opt-in: candidates proposed by a model behind the model port (MEMORY_ES_MODEL_*),
     # at inferred authority; "clauses" is the deterministic extractor (docs/formation.md).
-    extractor: Literal["clauses", "provider"] = "clauses"
-    decay: DecaySettings = DecaySettings()
+    extractor: Literal["clauses", "provider"]
+    decay: DecaySettings
 
 
 class ContextProfile(_Knobs):
     """The interactive session's budgets: its snapshot, and the in-turn recall class that
     the base recall and the recall delta share, inside the model's window."""
 
-    snapshot_max_items: int = Field(default=12, ge=1)
-    snapshot_max_tokens: int = Field(default=600, ge=1)
-    recall_max_items: int = Field(default=10, ge=0)
-    recall_max_tokens: int = Field(default=800, ge=0)
-    window_tokens: int = Field(default=8192, ge=1)
+    snapshot_max_items: int = Field(ge=1)
+    snapshot_max_tokens: int = Field(ge=1)
+    recall_max_items: int = Field(ge=0)
+    recall_max_tokens: int = Field(ge=0)
+    window_tokens: int = Field(ge=1)
 
 
 class TraceProfile(_Knobs):
-    enabled: bool = True
-    operator_retention_days: int = Field(default=30, ge=1)
+    enabled: bool
+    operator_retention_days: int = Field(ge=1)
 
 
 class L1Settings(_Knobs):
     """RFC 002's reversible automated deactivation (docs/lifecycle.md). Off by default;
     while off, ``maintenance run`` still reports what it would deactivate (dry run first)."""
 
-    enabled: bool = False
-    importance_floor: int = Field(default=0, ge=0, le=3)  # at or below: "low" only
-    retention_days: int = Field(default=90, ge=1)  # idle and interval age, both
-    max_per_sweep: int = Field(default=500, ge=1)
+    enabled: bool
+    importance_floor: int = Field(ge=0, le=3)  # at or below: "low" only
+    retention_days: int = Field(ge=1)  # idle and interval age, both
+    max_per_sweep: int = Field(ge=1)
 
 
 class LifecycleProfile(_Knobs):
-    l1: L1Settings = L1Settings()
+    l1: L1Settings
 
 
 class MemoryProfile(_Knobs):
-    schema_version: Literal[1] = 1
-    retrieval: RetrievalProfile = RetrievalProfile()
-    formation: FormationProfile = FormationProfile()
-    context: ContextProfile = ContextProfile()
-    trace: TraceProfile = TraceProfile()
-    lifecycle: LifecycleProfile = LifecycleProfile()
+    schema_version: Literal[1]
+    retrieval: RetrievalProfile
+    formation: FormationProfile
+    context: ContextProfile
+    trace: TraceProfile
+    lifecycle: LifecycleProfile
 
 
 def load_profile(overlay: str | Path | dict[str, Any] | None = None) -> MemoryProfile:
@@ -181,6 +185,37 @@ def load_profile(overlay: str | Path | dict[str, Any] | None = None) -> MemoryPr
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise UsageError(f"invalid memory profile at {where}: {first['msg']}") from None
+
+
+SHIPPED_MODULE = Path(__file__).resolve().parents[1] / "shipped_profile.py"
+
+_SHIPPED_HEADER = '''"""The shipped profile as validated, as plain data: generated, do not edit.
+
+Its one source is ``memory_es/profiles/profiles.yaml``; after changing that file run
+``python -m memory_es.profiles`` to write this one again (tests/test_profiles.py fails
+while the two differ). A store opened with no overlay reads its knobs from here through
+``profile_document.shipped_profile``, so a command such as ``memory-es recall`` imports
+neither pydantic nor yaml.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SHIPPED_PROFILE: dict[str, Any] = '''
+
+
+def _render(value: Any, depth: int) -> str:
+    if not isinstance(value, dict):
+        return json.dumps(value) if isinstance(value, str) else repr(value)
+    pad = "    " * (depth + 1)
+    rows = "".join(f"{pad}{json.dumps(k)}: {_render(v, depth + 1)},\n" for k, v in value.items())
+    return "{\n" + rows + "    " * depth + "}"
+
+
+def shipped_module_text() -> str:
+    """``memory_es/shipped_profile.py`` as generated from the shipped profiles.yaml."""
+    return _SHIPPED_HEADER + _render(load_profile().model_dump(), 0) + "\n"
 
 
 def resolve_profile(profile: MemoryProfile | str | Path | None = None) -> MemoryProfile:
@@ -210,4 +245,5 @@ __all__ = [
     "merge",
     "resolve_profile",
     "shipped_document",
+    "shipped_module_text",
 ]

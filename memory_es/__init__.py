@@ -25,7 +25,9 @@ __all__ = [
 ]
 
 # Imported on first use (PEP 562), so `memory-es --help` and other light entry points do
-# not pay for eventsourcing, the tokenizer and the database drivers at start-up.
+# not pay for eventsourcing, the tokenizer and the database drivers at start-up (light
+# start-up: memory_es/startup.py; importing memory_es.app eagerly would cost every
+# command the whole store stack).
 _LAZY = {
     "EstablishedFact": "memory_es.formation.established",
     "Memory": "memory_es.app",

@@ -28,7 +28,8 @@ from memory_es.store_errors import event_store_errors
 from memory_es.stores import StoreSpec
 from memory_es.views import ProjectionStatus
 
-# What only some commands need is imported where it is used (issue 13): `session say`
+# What only some commands need is imported where it is used (light start-up:
+# memory_es/startup.py): `session say`
 # records a turn without loading the recall stack, formation, numpy or pydantic; the
 # profile is validated, the retriever and the extractor built, on first use.
 if TYPE_CHECKING:
@@ -285,7 +286,7 @@ class Memory:
 
         return run_maintenance(self, dry_run=dry_run)
 
-    # -- lifecycle (issue 15): usage feedback, conflicts, L1, pins, stats -------------------
+    # -- lifecycle: usage feedback, conflicts, L1, pins, stats -------------------
 
     def record_usage(self, session_id: str, run_id: str, final_message: str) -> UsageReceipt:
         """Usage feedback from a completed run's final message: the short ids it cites
@@ -521,13 +522,14 @@ class Memory:
         return self.traces.get(trace_id)
 
     def expire_operator_fields(self, now: datetime | None = None, limit: int | None = None) -> int:
-        """Null the operator tier of traces past their expiry; idempotent (seed gate 11)."""
+        """Null the operator tier of traces past their expiry; idempotent
+        (gate.memory.trace_retention)."""
         return self.traces.expire_operator_fields(instant_second(now or self.clock.now()), limit)
 
     def head_position(self, principal: str, *, tenant: str = DEFAULT_TENANT) -> int:
         return self.index.head_position(principal_key(tenant, principal))
 
-    # -- context (issue 5): context packs and episode search --------------------------------
+    # -- context: context packs and episode search --------------------------------
 
     def context(
         self,

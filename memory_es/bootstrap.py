@@ -23,7 +23,8 @@ from memory_es.projections.vectors import Embedder, VectorEncoder
 from memory_es.store_errors import driver_errors, first_line
 from memory_es.stores import StoreMissing, StoreSpec, holds_store, parse_store_url, prepare_store
 
-# What only some commands need is imported where it is used (issue 13): `session say`
+# What only some commands need is imported where it is used (light start-up:
+# memory_es/startup.py): `session say`
 # records a turn without loading the recall stack, formation, numpy or pydantic; the
 # profile is validated, the retriever and the extractor built, on first use.
 if TYPE_CHECKING:

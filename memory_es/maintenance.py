@@ -3,7 +3,7 @@
 One report over four sweeps, in this order: the idle-session sweep (formation), the
 decay sweep (memory_es/lifecycle/decay.py; ``formation.scheduled_enabled``), L1
 reversible deactivation (memory_es/lifecycle/l1.py; reported as a dry run unless
-``lifecycle.l1.enabled``) and the recall traces' operator-tier expiry (seed gate 11).
+``lifecycle.l1.enabled``) and the recall traces' operator-tier expiry (gate.memory.trace_retention).
 ``dry_run`` writes nothing; a second run at the same instant changes nothing.
 """
 

@@ -3,7 +3,7 @@
 The hazard screen (memory_es/formation/hazards) compiles some sixty large patterns when
 it is imported, and CPython's ``re`` parses and compiles in Python: about 25 ms of CPU,
 the largest part of the start-up of ``memory-es session say``, the command an agent
-hook runs on every turn (issue 18, ``cli.say_cpu_ratio``). A :class:`PatternCache`
+hook runs on every turn (``cli.say_cpu_ratio``). A :class:`PatternCache`
 stores, beside its module's bytecode (``__pycache__``, or under PYTHONPYCACHEPREFIX),
 the program ``re`` hands its C engine for each pattern, and the next process builds the
 pattern from it: the very object ``re.compile`` returns (``Pattern ==`` compares the

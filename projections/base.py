@@ -251,7 +251,7 @@ class RecallIndex(ABC):
     def _vector_rows(self, principal: str, filters: Filters) -> list[tuple[BeliefRecord, bytes]]:
         """Every valid row of the principal with its stored vector."""
 
-    # -- context (issue 5): no-text queries for the session snapshot and the recall delta --
+    # -- context: no-text queries for the session snapshot and the recall delta --
 
     def recent_candidates(
         self,

@@ -342,7 +342,7 @@ _Handler = Callable[[Any, int, IndexWriter], None]
 # By stored topic (the log's name for an event kind), not by class: the table names the
 # principal's events without importing memory_es.domain.principal, whose ~40 event
 # classes cost a short command more start-up than anything else it runs (`session say`
-# projects session events only; issue 18). The runner reads only these topics from the
+# projects session events only). The runner reads only these topics from the
 # log, so an event kind is projected iff it has a handler here.
 _PRINCIPAL = "memory_es.domain.principal:PrincipalMemory."
 _SESSION = "memory_es.domain.session:Session."

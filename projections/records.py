@@ -37,7 +37,7 @@ class BeliefRecord:
     # Usage feedback moves it (cited up, returned-but-uncited down), in [-1, 1]; never
     # confidence. A ranking input (the utility weight); 0 until usage is recorded.
     utility: float = 0.0
-    # -- lifecycle (issue 15; memory_es/lifecycle/) --------------------------------------
+    # -- lifecycle (memory_es/lifecycle/) --------------------------------------
     last_used_at: str | None = None  # the usage clock: the last citation, never evidence
     # max(last_evidence_at, last_used_at): a citation resists decay without renewing truth.
     idle_since: str = ""

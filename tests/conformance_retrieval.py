@@ -347,7 +347,7 @@ class RetrievalConformance:
 
     # -- recall traces ------------------------------------------------------------------
 
-    def test_gate_11_operator_trace_fields_expire_on_schedule(
+    def test_trace_retention_operator_trace_fields_expire_on_schedule(
         self, memory: memory_es.Memory, clock: FixedClock
     ) -> None:
         _play(memory, clock)

@@ -1,7 +1,8 @@
 """Tiny synthetic files shaped like each external dataset, with the real files' quirks.
 
 Written by hand for the tests: invented people, invented facts. The real datasets are
-never in the repository (seed gate 9); these builders write a fixture into a temporary
+never in the repository (gate.memory.bench_external_adapters); these builders write a fixture into
+a temporary
 directory so the mapping is tested without the data.
 """
 

@@ -1,5 +1,5 @@
-"""The lifecycle on every store: decay and retirement (seed gate 12), usage feedback
-(seed gate 13), conflict confirmation, and L1 reversible deactivation (the RFC's
+"""The lifecycle on every store: decay and retirement (gate.memory.decay_lifecycle), usage feedback
+(gate.memory.usage_feedback), conflict confirmation, and L1 reversible deactivation (the RFC's
 acceptance criteria), with the profile knobs each reads.
 
 A mixin for the ``TestXStore`` classes: it uses their ``url`` and ``clock`` fixtures and
@@ -186,9 +186,9 @@ class LifecycleConformance:
         say_session(memory, clock, "I like jazz.")
         assert by_statement(memory, JAZZ).confidence == 0.8
 
-    # -- seed gate 12: gate.memory.decay_lifecycle ----------------------------------------
+    # -- gate.memory.decay_lifecycle ----------------------------------------
 
-    def test_gate_12_unused_provisional_beliefs_decay_and_retire(
+    def test_decay_lifecycle_unused_provisional_beliefs_decay_and_retire(
         self, lifecycle: memory_es.Memory, clock: FixedClock
     ) -> None:
         """An idle provisional belief loses confidence and one below the floor retires
@@ -350,9 +350,9 @@ class LifecycleConformance:
         assert report.decay.decayed == [by_statement(lifecycle, JAZZ).belief_id]
         assert lifecycle.index.dump() == before and lifecycle.runner.log_head() == head
 
-    # -- seed gate 13: gate.memory.usage_feedback -----------------------------------------
+    # -- gate.memory.usage_feedback -----------------------------------------
 
-    def test_gate_13_citing_a_belief_resists_decay_and_never_raises_confidence(
+    def test_usage_feedback_citing_a_belief_resists_decay_and_never_raises_confidence(
         self, lifecycle: memory_es.Memory, clock: FixedClock
     ) -> None:
         """A belief whose short id appears in a completed run's final message is marked

@@ -1,4 +1,4 @@
-"""Re-derivation cases of the store conformance suite (issue 16): ``memory rederive``.
+"""Re-derivation cases of the store conformance suite: ``memory rederive``.
 
 Mixed into every store's test class (memory, SQLite, PostgreSQL). A store is written
 under a legacy formation policy (``LegacyExtractor``: no residence rule, and a reading
@@ -208,9 +208,11 @@ class RederiveConformance(abc.ABC):
             assert again.sessions_examined == 0 and again.sessions_skipped == 4
             assert not memory.formation_status().pending
 
-    # -- seed gate 19 ------------------------------------------------------------------------
+    # -- gate.memory.rederive_opt_in ---------------------------------------------------------------
 
-    def test_gate_19_rederive_replays_rejections_before_it_commits(self, tmp_path: Path) -> None:
+    def test_rederive_opt_in_rederive_replays_rejections_before_it_commits(
+        self, tmp_path: Path
+    ) -> None:
         with self.legacy_store(tmp_path, "store") as memory:
             # The user rejected a legacy reading and a belief today's policy derives again.
             vespa = beliefs(memory, "ana")["User has a Vespa."]

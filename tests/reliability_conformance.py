@@ -1,4 +1,4 @@
-"""Reliability cases every store runs (issue 14): what the log accepts, what the projector
+"""Reliability cases every store runs: what the log accepts, what the projector
 does with an event it cannot apply, identity across tenants and principals; and, for the
 stores that outlive a process, writers and first opens racing in real processes."""
 

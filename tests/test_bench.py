@@ -34,7 +34,7 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
         "rebuild_events_per_s",
         "rebuild_ratio",
         "formation_600_turn_close_s",
-        # Beside eventsourcing's own aggregate path and its bare insert (issue 18).
+        # Beside eventsourcing's own aggregate path and its bare insert.
         "append_record_save_events_per_s",
         "append_library_events_per_s",
         "append_library_insert_events_per_s",
@@ -59,7 +59,7 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
         assert log["projector_only_beliefs"] == log["rebuild_beliefs"] > 0
         assert log["projector_only_postings"] == log["rebuild_postings"] > 0
         assert log["projector_only_same_read_model"] is True
-        # 1 and 2 workers, both reported, the better against the ceiling (issue 18); the
+        # 1 and 2 workers, both reported, the better against the ceiling; the
         # two rebuilds built the same read model.
         for key in (
             "rebuild_of_ceiling_1_worker",
@@ -87,7 +87,7 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
         "rebuild_belief_heavy",
         "commands",
     }
-    # How the size-dependent figures grow across the run's sizes (issue 18's scale figures).
+    # How the size-dependent figures grow across the run's sizes ('s scale figures).
     growth = sqlite["scaling"]
     for metric in ("recall_p95_ms", "snapshot_mb", "rebuild_s", "first_command_ms"):
         assert isinstance(growth[metric]["exponent"], float), metric

@@ -1,4 +1,5 @@
-"""Seed gate 1: the memory benchmark corpus is shaped as declared, and a corpus that
+"""gate.memory.bench_corpus_shape: the memory benchmark corpus is shaped as declared, and a corpus
+that
 breaks any rule is refused."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from memory_es.benchmarks.memory_benchmark.corpus import (
 Doc = dict[str, Any]
 
 
-def test_gate_1_corpus_is_shaped_as_declared() -> None:
+def test_bench_corpus_shape_corpus_is_shaped_as_declared() -> None:
     loaded = load_corpus()
     corpus = loaded.corpus
     assert len(loaded.sha256) == 64
@@ -33,7 +34,7 @@ def test_gate_1_corpus_is_shaped_as_declared() -> None:
     assert sum(1 for s in corpus.scenarios if s.has_protected_abstention()) >= 4
 
 
-def test_gate_1_corpus_v1_has_the_declared_coverage() -> None:
+def test_bench_corpus_shape_corpus_v1_has_the_declared_coverage() -> None:
     corpus = load_corpus().corpus
     scenarios = corpus.scenarios
     # Sixteen scenarios of the seed, six written in natural phrasing and three currency
@@ -320,9 +321,9 @@ MUTATIONS: dict[str, tuple[Callable[[Doc], object], str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(MUTATIONS))
-def test_gate_1_a_corpus_breaking_a_rule_is_refused(name: str) -> None:
+def test_bench_corpus_shape_a_corpus_breaking_a_rule_is_refused(name: str) -> None:
     mutate, reason = MUTATIONS[name]
-    document = _shipped()  # passes unmutated (gate 1 above)
+    document = _shipped()  # passes unmutated (gate.memory.bench_corpus_shape above)
     mutate(document)
     with pytest.raises(CorpusError) as refused:
         parse_corpus(json.dumps(document).encode())

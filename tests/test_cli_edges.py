@@ -1,4 +1,4 @@
-"""Operational failures at the command line's edges (issue 14): each is one line on stderr
+"""Operational failures at the command line's edges: each is one line on stderr
 and the documented exit status (DESIGN.md: 2 for a usage error or bad input), never a
 traceback, and none changes a store."""
 

@@ -1,8 +1,8 @@
-"""`memory-es --help` starts light (issue 13): the parser is built from light modules only.
+"""Light commands start light: the one rule, memory_es/startup.py, held command by command.
 
-Every ``memory_es/cli/*_cmds.py`` module registers its parser without importing the
-store, the recall stack, numpy or pydantic; a command's implementation imports what it
-needs when it runs. A new command that imports a heavy module at the top fails here.
+Each probe runs a command in a fresh interpreter and lists what it loaded; a module the
+rule names for that command fails it (a new command that imports a heavy module at the
+top of its ``memory_es/cli/*_cmds.py`` fails the parser's probe).
 """
 
 from __future__ import annotations
@@ -16,18 +16,11 @@ from pathlib import Path
 import memory_es
 from memory_es.profile_document import PROFILE_ENV, SHIPPED_SEMANTIC_ENABLED
 from memory_es.profiles import resolve_profile, shipped_document
-
-HEAVY = (
-    "numpy",
-    "pydantic",
-    "yaml",
-    "eventsourcing",
-    "psycopg",
-    "memory_es.app",
-    "memory_es.bootstrap",
-    "memory_es.retrieval.recall",
-    "memory_es.profiles",
-    "projections",
+from memory_es.startup import (
+    PARSER_MUST_NOT_IMPORT,
+    RECALL_MUST_NOT_IMPORT,
+    SAY_MUST_NOT_IMPORT,
+    breaks_rule,
 )
 
 PROBE = """
@@ -48,8 +41,7 @@ def _modules_after(code: str) -> set[str]:
 def test_building_the_parser_imports_nothing_heavy() -> None:
     loaded = _modules_after(PROBE)
     assert "memory_es.cli" in loaded  # the probe ran
-    heavy = sorted(m for m in loaded if m in HEAVY or m.split(".")[0] in {"numpy", "pydantic"})
-    assert heavy == []
+    assert breaks_rule(loaded, PARSER_MUST_NOT_IMPORT) == []
 
 
 def test_help_prints_and_imports_nothing_heavy() -> None:
@@ -66,7 +58,7 @@ def test_help_prints_and_imports_nothing_heavy() -> None:
         "print(json.dumps(sorted(sys.modules)))\n"
     )
     loaded = _modules_after(code)
-    assert not [m for m in HEAVY if m in loaded]
+    assert breaks_rule(loaded, PARSER_MUST_NOT_IMPORT) == []
 
 
 def test_the_probe_would_see_a_heavy_import() -> None:
@@ -75,39 +67,8 @@ def test_the_probe_would_see_a_heavy_import() -> None:
     assert {"numpy", "memory_es.retrieval.recall"} <= loaded
 
 
-# `memory-es session say` is the call an agent hook makes on every turn (issue 13, issue
-# 18's `cli.say_cpu_ratio`): it opens the store, migrates and catches the read model up,
-# records the turn and projects it, and none of that needs numpy, pydantic, yaml, the
-# recall stack or formation's extractor.
-SAY_MUST_NOT_IMPORT = (
-    "numpy",
-    "pydantic",
-    "yaml",
-    "psycopg",
-    "memory_es.profiles",
-    "memory_es.retrieval",
-    "memory_es.formation.extractor",
-    "memory_es.formation.consolidation",
-    "memory_es.formation.patterns",
-    "memory_es.context",
-    "memory_es.lifecycle.handlers",
-    "memory_es.services.ledger",
-    # The principal's aggregate (~40 event classes): a turn touches only its session
-    # (the projector and the snapshot intervals name the principal's events by topic).
-    "memory_es.domain.principal",
-    # The formation commands and their results (services/formation_commands.py,
-    # formation_results.py: read as commands.<Name> on first use), and the recall
-    # traces' store (Memory.traces, made on first use): a turn builds none of them.
-    "memory_es.services.formation_commands",
-    "memory_es.services.formation_results",
-    "memory_es.projections.traces",
-    # The injection views decode entities with html.unescape, importing html (its
-    # entity table) only for a text holding "&" (formation/hazards/injection.py).
-    "html",
-    # The other commands' modules: a command builds only its own parser (cli/COMMANDS).
-    *(f"memory_es.cli.{m}" for m in ("memory_cmds", "recall_cmds", "eval_cmds", "bench_cmds")),
-)
-
+# `memory-es session say` is the call an agent hook makes on every turn (the bench's
+# `cli.say_cpu_ratio` measures it).
 SAY_PROBE = """
 import json, sys, contextlib, io
 import memory_es.cli
@@ -157,15 +118,7 @@ def test_session_say_imports_nothing_heavy(tmp_path: Path) -> None:
         "memory_es.projections.projector",
         "memory_es.services.handlers",
     } <= loaded
-    assert (
-        sorted(
-            m
-            for m in loaded
-            if m.split(".")[0] in SAY_MUST_NOT_IMPORT
-            or any(m == heavy or m.startswith(heavy + ".") for heavy in SAY_MUST_NOT_IMPORT)
-        )
-        == []
-    )
+    assert breaks_rule(loaded, SAY_MUST_NOT_IMPORT) == []
     # The hazard screen runs (its patterns come from the cache, memory_es/pattern_cache.py).
     assert {"memory_es.formation.hazards", "memory_es.pattern_cache"} <= loaded
     # The turn was recorded and projected (the read model caught up in the same command).
@@ -222,12 +175,6 @@ def test_a_command_parses_as_the_full_parser_parses_it() -> None:
     assert list(subparsers.choices) == list(COMMANDS)  # type: ignore[attr-defined]
 
 
-# `memory-es recall` (issue 18's `cli.recall_cpu_ratio`) needs the recall stack (numpy
-# for the ranking's arrays), but not every language's stemmer (the tokenizer runs
-# snowballstemmer's English stemmer alone), nor, with no profile overlay, pydantic or
-# yaml: the retriever reads the shipped knobs as plain data (profile_document.py).
-RECALL_MUST_NOT_IMPORT = ("snowballstemmer", "pydantic", "pydantic_core", "yaml")
-
 RECALL_PROBE = """
 import json, sys, contextlib, io
 import memory_es.cli
@@ -250,8 +197,7 @@ def test_recall_imports_no_other_language_and_no_profile_validation(tmp_path: Pa
     ).stdout
     loaded = set(json.loads(out))
     assert {"memory_es.retrieval.recall", "memory_es.retrieval.tokenizer"} <= loaded
-    assert sorted(m for m in loaded if m.split(".")[0] in RECALL_MUST_NOT_IMPORT) == []
-    assert "memory_es.profiles" not in loaded
+    assert breaks_rule(loaded, RECALL_MUST_NOT_IMPORT) == []
     # An overlay is read and validated as before (pydantic, yaml), and still ranks.
     overlay = tmp_path / "operator.yaml"
     overlay.write_text("retrieval:\n  ranking_weights:\n    confidence: 0.7\n")

@@ -1,4 +1,4 @@
-"""The command line of issue 16's half: rebuild, as-of-position, history, log export and
+"""The command line of time travel: rebuild, as-of-position, history, log export and
 import — on SQLite and PostgreSQL (the library's cases run on every store)."""
 
 from __future__ import annotations

@@ -53,10 +53,10 @@ def halumem_file(tmp_path: Path) -> Path:
     return write_jsonl(tmp_path / "synthetic-hm.jsonl", halumem_users())
 
 
-# -- gate 9 -------------------------------------------------------------------------------
+# -- gate.memory.bench_external_adapters -----------------------------------------------------------
 
 
-def test_gate_9_repository_holds_no_dataset_file() -> None:
+def test_bench_external_adapters_repository_holds_no_dataset_file() -> None:
     listed = subprocess.run(
         ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
     ).stdout.decode()
@@ -76,7 +76,7 @@ def test_gate_9_repository_holds_no_dataset_file() -> None:
     assert too_big == []
 
 
-def test_gate_9_each_loader_maps_its_synthetic_fixture(
+def test_bench_external_adapters_each_loader_maps_its_synthetic_fixture(
     locomo_file: Path, longmemeval_file: Path, halumem_file: Path
 ) -> None:
     for scenarios in (

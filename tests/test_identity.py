@@ -1,4 +1,4 @@
-"""Unambiguous identity (issue 14): one key per (tenant, principal), names normalized once.
+"""Unambiguous identity: one key per (tenant, principal), names normalized once.
 
 The aggregate id and the read model's principal key both come from
 ``principal_identity``: the old ``tenant/principal`` text while neither name holds a

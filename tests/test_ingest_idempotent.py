@@ -1,4 +1,4 @@
-"""Ingest is idempotent (issue 14): a re-run adds nothing, a cut-off run is resumed, and a
+"""Ingest is idempotent: a re-run adds nothing, a cut-off run is resumed, and a
 line that repeats a key is refused. Run against every store kind."""
 
 from __future__ import annotations

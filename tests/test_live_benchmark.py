@@ -1,4 +1,5 @@
-"""Seed gates 7 and 8: the live arm's evidence and its cost ceiling, against a real
+"""gate.memory.bench_evidence_publish and gate.memory.bench_cost_ceiling: the live arm's evidence
+and its cost ceiling, against a real
 chat-completions server on 127.0.0.1 (``tests/chat_server.py``) with scripted answers,
 token counts and prices. No network; the HTTP layer is real."""
 
@@ -98,10 +99,10 @@ def _document(capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, Any], str]:
     return json.loads(captured.out), captured.err
 
 
-# -- gate 7: evidence exists only when every pass condition held ---------------------------
+# -- gate.memory.bench_evidence_publish: evidence exists only when every pass condition held -------
 
 
-def test_gate_7_bench_evidence_publish(
+def test_bench_evidence_publish(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -178,7 +179,7 @@ def test_gate_7_bench_evidence_publish(
             LiveEvidence.model_validate({**raw, name: value})
 
 
-def test_gate_7_failing_run_writes_nothing(
+def test_bench_evidence_publish_failing_run_writes_nothing(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -199,7 +200,7 @@ def test_gate_7_failing_run_writes_nothing(
     assert "diagnostic: lift 0 < minimum_lift" in err
 
 
-def test_gate_7_one_model_across_every_run(
+def test_bench_evidence_publish_one_model_across_every_run(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -219,10 +220,10 @@ def test_gate_7_one_model_across_every_run(
     assert any("identities" in line for line in document["diagnostics"])
 
 
-# -- gate 8: the live arm stops before it exceeds its ceiling ------------------------------
+# -- gate.memory.bench_cost_ceiling: the live arm stops before it exceeds its ceiling --------------
 
 
-def test_gate_8_bench_cost_ceiling(
+def test_bench_cost_ceiling(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -255,7 +256,7 @@ def test_gate_8_bench_cost_ceiling(
 
 
 @pytest.mark.parametrize("why", ["zero price", "no usage reported"])
-def test_gate_8_zero_price_aborts(
+def test_bench_cost_ceiling_zero_price_aborts(
     why: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

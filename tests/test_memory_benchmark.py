@@ -1,5 +1,7 @@
-"""Seed gates 2 to 6: the memory benchmark's deterministic arm, its metrics and its
-exact baseline; and the `eval memory-benchmark` command."""
+"""The memory benchmark's deterministic arm, its metrics and its exact baseline, and the
+`eval memory-benchmark` command: gate.memory.bench_reproducible,
+gate.memory.bench_no_regression, gate.memory.bench_baseline_current,
+gate.memory.bench_protected_never_rendered and gate.memory.bench_supersession_current."""
 
 from __future__ import annotations
 
@@ -63,10 +65,10 @@ def scenario(loaded: LoadedCorpus, scenario_id: str) -> BenchmarkScenario:
     return next(s for s in loaded.corpus.scenarios if s.id == scenario_id)
 
 
-# -- gate 2 ---------------------------------------------------------------------------------
+# -- gate.memory.bench_reproducible ----------------------------------------------------------------
 
 
-def test_gate_2_deterministic_arm_is_reproducible(
+def test_bench_reproducible_deterministic_arm_is_reproducible(
     loaded: LoadedCorpus, result: BenchmarkResult
 ) -> None:
     again = run_deterministic(loaded)
@@ -77,7 +79,7 @@ def test_gate_2_deterministic_arm_is_reproducible(
     assert result.aggregate["model_calls"] == result.aggregate["probes"]
 
 
-def test_gate_2_output_is_byte_identical_across_processes_and_hash_seeds() -> None:
+def test_bench_reproducible_output_is_byte_identical_across_processes_and_hash_seeds() -> None:
     command = [sys.executable, "-m", "memory_es", "eval", "memory-benchmark"]
     runs = [
         subprocess.Popen(
@@ -99,17 +101,17 @@ def test_gate_2_output_is_byte_identical_across_processes_and_hash_seeds() -> No
     assert {"aggregate", "per_category", "probes", "comparison"} <= set(document)
 
 
-# -- gates 3 and 4 -------------------------------------------------------------------------
+# -- gate.memory.bench_no_regression and gate.memory.bench_baseline_current ------------------------
 
 
-def test_gate_3_benchmark_does_not_regress(result: BenchmarkResult) -> None:
+def test_bench_no_regression_benchmark_does_not_regress(result: BenchmarkResult) -> None:
     comparison = compare(result, load_baseline(SHIPPED_BASELINE))
     assert comparison.drift == []
     assert comparison.regressions == []
     assert comparison.no_regression
 
 
-def test_gate_4_baseline_is_current(result: BenchmarkResult) -> None:
+def test_bench_baseline_current(result: BenchmarkResult) -> None:
     comparison = compare(result, load_baseline(SHIPPED_BASELINE))
     assert comparison.changes == [], (
         "the deterministic arm moved: re-record the baseline in this change "
@@ -212,10 +214,10 @@ def test_the_baseline_holds_no_trace_or_belief_ids() -> None:
     assert ints and all(isinstance(v, int) for v in ints)
 
 
-# -- gate 5 ---------------------------------------------------------------------------------
+# -- gate.memory.bench_protected_never_rendered ----------------------------------------------------
 
 
-def test_gate_5_protected_content_never_forms_and_never_renders(
+def test_bench_protected_never_rendered_protected_content_never_forms_and_never_renders(
     loaded: LoadedCorpus, result: BenchmarkResult, observed: dict[str, ScenarioObservation]
 ) -> None:
     assert result.aggregate["policy_failures"] == 0
@@ -263,7 +265,7 @@ def _observation(
     )
 
 
-def test_gate_5_a_leak_would_be_counted(loaded: LoadedCorpus) -> None:
+def test_bench_protected_never_rendered_a_leak_would_be_counted(loaded: LoadedCorpus) -> None:
     s = scenario(loaded, TRANSFER)
     token = _view("b1", "fact", ("deploy token",), "The deploy token is REDACTED-DEPLOY-TOKEN.")
     manager = _view("b2", "relationship", ("manager",), "User's manager is Dana.")
@@ -281,10 +283,10 @@ def test_gate_5_a_leak_would_be_counted(loaded: LoadedCorpus) -> None:
     assert score_formation(s, formed).policy_failures == 2  # whatever the status
 
 
-# -- gate 6 ---------------------------------------------------------------------------------
+# -- gate.memory.bench_supersession_current --------------------------------------------------------
 
 
-def test_gate_6_formed_update_never_renders_what_it_superseded(
+def test_bench_supersession_current_formed_update_never_renders_what_it_superseded(
     loaded: LoadedCorpus, result: BenchmarkResult
 ) -> None:
     currency = [r for r in result.probes if r.category in ("update", "correction")]
@@ -295,7 +297,9 @@ def test_gate_6_formed_update_never_renders_what_it_superseded(
     assert result.aggregate["currency_violations"] == 0
 
 
-def test_gate_6_an_unformed_successor_is_counted_apart(loaded: LoadedCorpus) -> None:
+def test_bench_supersession_current_an_unformed_successor_is_counted_apart(
+    loaded: LoadedCorpus,
+) -> None:
     s = scenario(loaded, RELOCATION)
     update = s.probes[0]
     seattle = _view("b1", "user_model_attr", ("home location",), "User lives in Seattle.")

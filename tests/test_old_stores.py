@@ -1,4 +1,4 @@
-"""Stores written by earlier code keep working (issue 13).
+"""Stores written by earlier code keep working.
 
 ``tests/data/store_38fedeb.sqlite`` was written by commit 38fedeb, the head before wave 2
 (``tests/data/make_store_38fedeb.py``, run with that commit's code): two principals, five
@@ -101,7 +101,7 @@ def test_old_store_takes_new_writes(old_store: str) -> None:
 
 def test_old_store_formed_under_formation_3_is_reported_and_rederived(old_store: str) -> None:
     """The store predates formation@4: start-up names the stale policy and the fix; a
-    re-derivation keeps the rejection, and a second one writes nothing (issue 16)."""
+    re-derivation keeps the rejection, and a second one writes nothing."""
     with pytest.warns(StaleFormationWarning, match=r"formation@3/clauses@3.*rederive --all"):
         memory = _open(old_store)
     with memory:

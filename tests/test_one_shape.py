@@ -1,4 +1,4 @@
-"""One form each (issue 13): statuses are the ``Status`` enum inside the code, instants
+"""One form each: statuses are the ``Status`` enum inside the code, instants
 are cut to seconds by one helper (``memory_es/ports.py``), text only at SQL/JSON edges."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""One import name (issue 13): the design card's folders stay where they are and install
+"""One import name (light start-up: memory_es/startup.py): the design card's folders stay where
+they are and install
 inside ``memory_es``; the wheel adds exactly one top-level name."""
 
 from __future__ import annotations

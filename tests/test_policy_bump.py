@@ -1,6 +1,6 @@
 """Policy bumps: a read model built under retrieval@1 is detected stale and rebuilt
 (retrieval@4); a store formed under an older formation policy is reported at start-up
-and re-derived (``memory rederive``) to what a fresh store forms (issue 16)."""
+and re-derived (``memory rederive``) to what a fresh store forms."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_a_retrieval_1_read_model_is_refused_then_rebuilt(persistent_store_url: 
         assert memory.recall("alice", "where do I live").lines() == lines
 
 
-# -- a formation policy bump, end to end (issue 16) ------------------------------------------
+# -- a formation policy bump, end to end ------------------------------------------
 
 TURNS = [
     orjson.dumps({"principal": p, "session": s, "at": at, "text": text}).decode()

@@ -1,7 +1,8 @@
 """Provider-assisted formation (opt-in, profile ``formation.extractor: provider``): the
 model proposes, pydantic validates, and the hazard check, resolver, authority and
 provenance rules are the deterministic extractor's. Against a real chat-completions
-server on 127.0.0.1 with scripted answers; seed gate 20 as a named test."""
+server on 127.0.0.1 with scripted answers; gate.memory.provider_positive_coverage_v2 as a named
+test."""
 
 from __future__ import annotations
 
@@ -143,7 +144,7 @@ def test_the_provider_extractor_is_opt_in() -> None:
         assert "provider" not in memory.extractor.name
 
 
-# -- seed gate 20: provider coverage of the labelled positive formation cases --------------
+# -- gate.memory.provider_positive_coverage_v2: provider coverage of the labelled positive formation
 
 CASES, _, _ = load_cases()
 POSITIVE = [c for c in CASES if c.expected]
@@ -173,7 +174,7 @@ def _scripted_extraction(body: dict[str, Any], n: int) -> Reply:
     return Reply(content=f"```json\n{text}\n```" if n % 4 == 0 else text)
 
 
-def test_gate_20_provider_positive_coverage(
+def test_provider_positive_coverage_v2(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """gate.memory.provider_positive_coverage_v2, on our corpus: provider assistance fully

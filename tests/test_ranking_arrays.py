@@ -1,4 +1,4 @@
-"""The ranking over arrays gives the scalar formula's answer, double for double (issue 18).
+"""The ranking over arrays gives the scalar formula's answer, double for double.
 
 ``rank`` scores the candidate pool as numpy columns. The reference below is the formula
 of ranking.py's docstring written one candidate at a time, as ``rank`` was before it

@@ -1,4 +1,4 @@
-"""Recall's faster candidate search returns what the full search returns (issue 18).
+"""Recall's faster candidate search returns what the full search returns.
 
 Two changes, each held to identical answers:
 

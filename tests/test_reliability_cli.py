@@ -1,4 +1,4 @@
-"""Issue 14 on the command line: quarantined events reported, short ids within a
+"""Reliability on the command line: quarantined events reported, short ids within a
 principal, control characters refused — each failure one line and exit 2."""
 
 from __future__ import annotations

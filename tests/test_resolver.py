@@ -199,7 +199,7 @@ def test_beliefs_in_another_project_that_are_not_portable_never_meet() -> None:
     assert resolve(elsewhere, [local]).outcome is Outcome.NEW
 
 
-# -- seed gate 18: the resolver orders authority then recency (a property) ----------------
+# -- gate.memory.authority_recency: the resolver orders authority then recency (a property) --------
 
 AUTHORITIES = st.sampled_from(list(Authority))
 INSTANTS = st.sampled_from(
@@ -235,7 +235,7 @@ def prior_beliefs(draw: st.DrawFn) -> Existing:
     polarity=st.booleans(),
     priors=st.lists(prior_beliefs(), min_size=1, max_size=4, unique_by=lambda b: b.belief_id),
 )
-def test_gate_18_resolver_orders_authority_then_recency(
+def test_authority_recency_resolver_orders_authority_then_recency(
     auth_in: Authority, instant: str, seq: int, polarity: bool, priors: list[Existing]
 ) -> None:
     incoming = dataclasses.replace(

@@ -1,4 +1,4 @@
-"""Driver errors become the library's own at every edge (issue 13).
+"""Driver errors become the library's own at every edge.
 
 The read models (SQLite, PostgreSQL; the recall traces live in them), and the event
 store (eventsourcing's recorders on SQLite and PostgreSQL) each translate their driver's

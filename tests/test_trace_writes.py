@@ -1,4 +1,4 @@
-"""Recall traces are written off recall's hot path, and a clean close loses none (issue 18).
+"""Recall traces are written off recall's hot path, and a clean close loses none.
 
 A SQL store queues a recall's trace and writes the queue in one batch (every
 ``TRACE_BATCH`` recalls, before any read of the traces, and on ``Memory.close``). The

@@ -1,4 +1,4 @@
-"""Rebuilds that survive interruption, reading the past, moving a store (issue 16; issue
+"""Rebuilds that survive interruption, reading the past, moving a store (issue
 14's rebuild locking): cases every store kind runs the same way."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""eventsourcing's own append paths, on the event shapes memory_es writes (issue 18).
+"""eventsourcing's own append paths, on the event shapes memory_es writes.
 
 Beside the append phase's memory_es path (``Session`` and its turn events, our
 application with its transcoder and snapshotting), the same work through the library

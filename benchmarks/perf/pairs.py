@@ -1,4 +1,4 @@
-"""Before/after pairs and the first-command breakdown (issue 18), on a store built once.
+"""Before/after pairs and the first-command breakdown, on a store built once.
 
 On a machine shared with other engineers' runs the suite's wall times move 2-4x between
 runs; these measure CPU time (``time.process_time``) beside wall time, and a pair runs

@@ -111,7 +111,7 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _formation_line(formation: FormationStatus) -> str:
-    """Whether a re-derivation is pending for a newer formation policy (issue 16)."""
+    """Whether a re-derivation is pending for a newer formation policy."""
     if not formation.pending:
         return (
             f"formation: {formation.current} — current ({counted(formation.sessions, 'session')})"

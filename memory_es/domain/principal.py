@@ -224,7 +224,7 @@ class PrincipalMemory(Aggregate):
         unchanged: int
         at: str
 
-    # -- lifecycle (issue 15: memory_es/lifecycle/) ------------------------------------
+    # -- lifecycle (memory_es/lifecycle/) ------------------------------------
 
     class BeliefDecayed(Aggregate.Event):
         """The decay sweep lowered an idle inference's confidence: a quiet change (the

@@ -9,7 +9,8 @@ punctuation stripped) — the triple the benchmark matches on.
 
 precision = supported proposals / proposals; recall = supported expected / expected.
 A positive case (one that expects a belief) is *fully supported* when every belief it
-expects was proposed: seed gate 20's unit, reported as ``positive_supported`` of
+expects was proposed: gate.memory.provider_positive_coverage_v2's unit, reported as
+``positive_supported`` of
 ``positive_cases`` for whichever extractor ran (``--extractor provider`` for the
 provider-assisted one, whose own counts — calls, invalid responses — come beside it).
 """

@@ -16,7 +16,8 @@ The rules (docs/operations.md, "Re-derivation after a policy bump"):
   what the policy derives again with the same statement meets its belief by the same
   source rule and keeps its id, utility and citations (no new event); a new derivation
   forms and supersedes, or is superseded by, what a store that formed the sessions in
-  order would have; durable rejections are consulted before anything forms (gate 19).
+  order would have; durable rejections are consulted before anything forms
+  (gate.memory.rederive_opt_in).
 - The run ends with a ``SessionsRederived`` record: which sessions were re-derived under
   which policy, in the same transaction as everything it changed.
 """

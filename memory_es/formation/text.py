@@ -162,7 +162,7 @@ _CLAUSE_SPLIT = re.compile(
     # "... and work from home": a coordinated verb whose subject is the "I" before it.
     r"|\s+(?=and\s+(?:also\s+)?(?:work|live|prefer|like|love|use|have|own|speak|play|drive|"
     r"hate|enjoy)\s)"
-    # "... and accepted an offer from Quillmark": a coordinated event verb (issue 20).
+    # "... and accepted an offer from Quillmark": a coordinated event verb.
     r"|\s+(?=and\s+(?:then\s+|just\s+|finally\s+)?(?:accepted|joined|moved|relocated|"
     r"started|adopted|went)\s)",
     re.I,

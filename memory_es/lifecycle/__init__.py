@@ -1,4 +1,4 @@
-"""The lifecycle of a belief after formation (issue 15; docs/lifecycle.md).
+"""The lifecycle of a belief after formation (docs/lifecycle.md).
 
 Pure decisions over read-model rows and the principal aggregate, each producing events
 on the aggregate; the read models follow those events (projections/projector.py):

@@ -1,7 +1,8 @@
 """Conflicts awaiting confirmation, and settling one the user answered.
 
 A lower-authority contradiction commits flagged and linked both ways (the resolver;
-seed gate 17) and asks for confirmation. It awaits an answer while both ends of a link
+gate.memory.conflict_surfaced) and asks for confirmation. It awaits an answer while both ends of a
+link
 are live. Confirming a belief settles every open link it has: the confirmed belief holds
 at USER authority (the user said so), each live partner is superseded by it, and both
 ends of each link are closed — all events on the principal's aggregate.

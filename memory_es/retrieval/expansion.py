@@ -12,7 +12,6 @@ by their rarity like any term.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from memory_es.retrieval.tokenizer import stem
 
@@ -127,7 +126,8 @@ _FORMS: dict[str, tuple[str, ...]] = {
 }
 # The lexicon's keys (its own are stems; a verb's base form is stemmed above). A key's
 # expansion is stemmed when a question first holds it: stemming all ~600 words at
-# import was ~6.5 ms of CPU in every process that recalls once (issue 18).
+# import was ~6.5 ms of CPU in every process that recalls once (light start-up:
+# memory_es/startup.py).
 _KEYS = frozenset(_LEXICON.keys() | _FORMS.keys())
 
 
@@ -145,7 +145,6 @@ def expand(terms: set[str]) -> set[str]:
     return added - terms
 
 
-def __getattr__(name: str) -> Any:
-    if name == "EXPANSIONS":  # every key's expansion, stemmed (the table expand reads)
-        return {key: _expansion(key) for key in sorted(_KEYS)}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def every_expansion() -> dict[str, frozenset[str]]:
+    """Every key's expansion, stemmed (the table ``expand`` reads, built whole)."""
+    return {key: _expansion(key) for key in sorted(_KEYS)}

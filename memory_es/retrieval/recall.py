@@ -225,7 +225,7 @@ class Retriever:
         belief_types: Sequence[str] | None = None,
         exclude: Sequence[str] = (),
     ) -> RecallResult:
-        """A recall with no query text, ranked without a match term (context, issue 5).
+        """A recall with no query text, ranked without a match term (context).
 
         The session snapshot (durable types, positions up to the watermark) and the recall
         delta (positions past the watermark, the base recall's ids excluded before the

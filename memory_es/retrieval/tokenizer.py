@@ -27,7 +27,7 @@ def _english_stemmer() -> Any:
     ("international", "skis"), so one environment would index what another cannot find.
 
     ``snowballstemmer``'s ``__init__`` imports every language's stemmer (~9 ms of CPU, a
-    tenth of what ``memory-es recall`` adds to a turn: issue 18), and importing
+    tenth of what ``memory-es recall`` adds to a turn), and importing
     ``snowballstemmer.english_stemmer`` runs it first. So unless the package is imported
     already, its ``english_stemmer.py`` (with ``basestemmer`` and ``among``, its relative
     imports) is run from the package's directory under a private package name: the same

@@ -1,12 +1,13 @@
 """Commands: what a caller asks the store to do, as values.
 
-Each is handled by one function in ``memory_es/services/handlers.py`` (``handler_for``)
-that runs in a unit of work; ``Command[R]`` says what its handler returns.
+Each has one row in the handler table (``memory_es/services/handlers.py``,
+``handler_for``); ``Command[R]`` says what its handler returns.
 
 This module defines what a session's hook runs on every turn (open, say); the others
 (close, established facts, remember, reject, replay, re-derive, the idle sweep) are in
-``memory_es/services/formation_commands.py`` and read here by name on first use, so
-``memory-es session say`` builds two command classes, not eleven (issue 18).
+``memory_es/services/formation_commands.py`` and read here by name on first use, so a
+turn builds two command classes, not eleven (light start-up: memory_es/startup.py,
+2-3 ms of CPU a turn).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from memory_es.services.formation_results import FactsReceipt, IdleSweep
 
 if TYPE_CHECKING:
     # Quoted where a command names them as its result: a command module that imported
-    # formation would load it for every command (issue 13).
+    # formation would load it for every command.
     from memory_es.formation.consolidation import ConsolidationResult  # noqa: F401
     from memory_es.formation.established import EstablishedFact
     from memory_es.formation.hazards import Screened

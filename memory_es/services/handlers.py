@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from memory_es.services.messagebus import CommandBus
 
 # Formation, the session snapshot (the recall stack) and the policy are imported by the
-# handlers that use them: `say` records a turn without loading them (issue 13).
+# handlers that use them: `say` records a turn without loading them.
 
 # -- sessions ------------------------------------------------------------------------------
 

@@ -210,7 +210,7 @@ def principal_aggregate_ids(app: Application[UUID], tenant: str, principal: str)
 
 class PrincipalRepository:
     # The principal's module (its ~40 event classes) is imported by the first command
-    # that touches a principal: `session say` never does (issue 18).
+    # that touches a principal: `session say` never does.
     def __init__(self, uow: UnitOfWork) -> None:
         self._uow = uow
 

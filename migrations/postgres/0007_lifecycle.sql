@@ -1,4 +1,4 @@
--- 0007 lifecycle (issue 15): the usage clock, the idle instant the decay sweep selects
+-- 0007 lifecycle: the usage clock, the idle instant the decay sweep selects
 -- on (the later of last evidence and last use), the last touch (one sweep per
 -- interval), importance, pins and the lifecycle interval L1's retention counts from.
 -- PROJECTION_SCHEMA_VERSION 6: a store built before it is refused until

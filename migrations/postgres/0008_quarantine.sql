@@ -1,4 +1,4 @@
--- 0008 reliability (issue 14). Events the read model could not apply: recorded here,
+-- 0008 reliability. Events the read model could not apply: recorded here,
 -- reported by `projections status` and `stats`, skipped (a rebuild meets them again
 -- and records them again). PROJECTION_SCHEMA_VERSION 7, which also re-keys principals
 -- whose names hold a slash (memory_es/domain/values.py principal_identity).

@@ -95,7 +95,7 @@ def test_a_terms_postings_fill_blocks_in_belief_number_order(
     for name, index in stores.items():
         if not isinstance(index, SqlRecallIndex):
             continue
-        rows = index._execute(
+        rows = index.execute(
             "SELECT block, size, data FROM postings WHERE principal = ? AND term = ?"
             " ORDER BY block",
             (PRINCIPAL, A),
@@ -103,7 +103,7 @@ def test_a_terms_postings_fill_blocks_in_belief_number_order(
         df = index._statistics(PRINCIPAL, [A])[2][A]
         assert len(rows) == -(-df // cq.BLOCK) > 1, name  # full blocks, then the tail
         # The term's directory row, which writers read to find its last block.
-        directory = index._execute(
+        directory = index.execute(
             "SELECT documents, blocks FROM term_stats WHERE principal = ? AND term = ?",
             (PRINCIPAL, A),
         )

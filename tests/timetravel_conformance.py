@@ -109,8 +109,8 @@ class TimeTravelConformance:
             memory.rebuild_projections(progress=interrupt_after(2))
         if isinstance(memory.index, SqlRecallIndex):
             # Earlier code kept the rebuild's unfilled blocks in memory: none on disk.
-            with memory.index._transaction():
-                memory.index._execute(f"DROP TABLE {REBUILD_TAILS}")
+            with memory.index.transaction():
+                memory.index.execute(f"DROP TABLE {REBUILD_TAILS}")
             assert memory.projection_status().rebuild_position
             replayed = memory.rebuild_projections()
             assert replayed == memory.projection_status().log_head  # from 0

@@ -9,6 +9,7 @@ from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.rederive_conformance import RederiveConformance
+from tests.resolver_reads_conformance import ResolverReadsConformance
 from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
 from tests.stores import sqlite_url
 from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
@@ -22,6 +23,7 @@ class TestSqliteStore(
     TimeTravelConformance,
     PersistentTimeTravelConformance,
     RederiveConformance,
+    ResolverReadsConformance,
     ReliabilityConformance,
     ConcurrentProcessConformance,
 ):

@@ -1,10 +1,12 @@
-"""What the resolver reads, for the stores two instances share (SQLite files, PostgreSQL):
-the beliefs at the principal's version as saved, never a stale read that gets saved."""
+"""What the resolver reads: the principal's beliefs at the version the close saves on,
+with the batch's own beliefs the read model does not hold yet; never a stale read that
+gets saved."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+import orjson
 import pytest
 
 import memory_es
@@ -13,6 +15,34 @@ from memory_es.formation import consolidation
 
 
 class ResolverReadsConformance:
+    def test_a_batch_resolve_meets_the_beliefs_its_earlier_sessions_formed(
+        self, memory: memory_es.Memory, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """An ingest batch is written whole at its end: its second session's resolve
+        meets the first session's belief while the read model holds none of it, and
+        reinforces it instead of forming it twice."""
+        reads: list[tuple[list[str], int]] = []
+
+        def resolve_recording(incoming: Evidence, beliefs: Iterable[Existing]) -> Decision:
+            candidates = list(beliefs)
+            projected = len(memory.list_beliefs("lea"))
+            reads.append(([b.evidence.normalized for b in candidates], projected))
+            return resolve(incoming, candidates)
+
+        monkeypatch.setattr(consolidation, "resolve", resolve_recording)
+        lines = [
+            {"principal": "lea", "session": key, "at": at, "text": "I live in Porto."}
+            for key, at in (("first", "2026-03-02T09:00:00Z"), ("second", "2026-03-03T09:00:00Z"))
+        ]
+        report = memory.ingest([orjson.dumps(line).decode() for line in lines])
+
+        assert reads == [([], 0), (["user lives in porto"], 0)]
+        assert (report.formed, report.counts["reinforced"]) == (1, 1)
+        (porto,) = memory.list_beliefs("lea")
+        assert porto.evidence_count == 2
+
+
+class SharedStoreResolverReadsConformance:
     def test_a_resolve_that_raced_a_writer_is_saved_only_on_a_read_with_its_belief(
         self, url: str, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -55,4 +85,4 @@ def told(memory: memory_es.Memory, principal: str, text: str) -> None:
     memory.close_session(session)
 
 
-__all__ = ["ResolverReadsConformance"]
+__all__ = ["ResolverReadsConformance", "SharedStoreResolverReadsConformance"]

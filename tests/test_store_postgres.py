@@ -15,8 +15,11 @@ from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.rederive_conformance import RederiveConformance
-from tests.resolver_reads_conformance import ResolverReadsConformance
 from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
+from tests.resolver_reads_conformance import (
+    ResolverReadsConformance,
+    SharedStoreResolverReadsConformance,
+)
 from tests.stores import postgres_schema_url
 from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
@@ -30,6 +33,7 @@ class TestPostgresStore(
     PersistentTimeTravelConformance,
     RederiveConformance,
     ResolverReadsConformance,
+    SharedStoreResolverReadsConformance,
     ReliabilityConformance,
     ConcurrentProcessConformance,
 ):

@@ -9,8 +9,11 @@ from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.rederive_conformance import RederiveConformance
-from tests.resolver_reads_conformance import ResolverReadsConformance
 from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
+from tests.resolver_reads_conformance import (
+    ResolverReadsConformance,
+    SharedStoreResolverReadsConformance,
+)
 from tests.stores import sqlite_url
 from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
@@ -24,6 +27,7 @@ class TestSqliteStore(
     PersistentTimeTravelConformance,
     RederiveConformance,
     ResolverReadsConformance,
+    SharedStoreResolverReadsConformance,
     ReliabilityConformance,
     ConcurrentProcessConformance,
 ):

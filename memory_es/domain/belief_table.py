@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from memory_es.domain.principal import FormedBelief
 
 _LIVE = frozenset(s.value for s in LIVE_STATUSES)
-# Derived lookups live under this attribute; snapshots leave it out (PrincipalMemory.Snapshot).
+# Derived lookups live under this attribute; snapshots leave it out (pack_table).
 DERIVED = "_derived_state"
 # Version 5 snapshots: the text columns (TextColumn), packed in chunks, under PACKED; the
 # lookups' sorted orders of rows under ORDERS.

@@ -135,6 +135,9 @@ def test_bench_runs_one_phase_at_the_belief_counts_asked(
     for figures in sqlite["recall"].values():
         assert figures["close_session_ms"] > 0 and figures["cold_close_session_ms"] > 0
         assert figures["snapshot_mb"] > 0
+        # The exact size beside the rounded one: a bounded state's growth fit needs it.
+        assert isinstance(figures["snapshot_bytes"], int) and figures["snapshot_bytes"] > 0
+    assert isinstance(sqlite["scaling"]["snapshot_bytes"]["exponent"], float)
     assert set(report["peak_rss_mb"]) == {"sqlite.recall"} and "cli" not in report
     assert "120 beliefs: close_session ms" in render_table(report)
 

@@ -11,15 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_es.bootstrap import MemoryApplication
-from memory_es.domain.principal import (
-    INTEGERS,
-    ORDERS,
-    OUTDATED,
-    PACKED,
-    FormedBelief,
-    PrincipalMemory,
-    _Lookups,
-)
+from memory_es.domain.belief_table import INTEGERS, ORDERS, OUTDATED, PACKED, _Lookups
+from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.resolver import Evidence, Outcome, resolve
 from memory_es.domain.values import Authority, Status
 
@@ -452,11 +445,11 @@ def test_an_aggregate_loaded_from_an_older_snapshot_is_snapshotted_on_its_next_s
 
 
 def test_integer_columns_pack_in_the_smallest_array_that_holds_them() -> None:
-    from memory_es.domain.principal import _pack_ints, _unpack_ints
+    from memory_es.domain.packed_columns import pack_ints, unpack_ints
 
     cases = {(): "B", (True, False): "B", (0, 255): "B", (256,): "H", (70000,): "I"}
     cases |= {(2**32,): "q", (-1, 5): "q"}
     for values, typecode in cases.items():
-        packed = _pack_ints(list(values))
+        packed = pack_ints(list(values))
         assert packed["type"] == typecode
-        assert _unpack_ints(packed) == [int(v) for v in values]
+        assert unpack_ints(packed) == [int(v) for v in values]

@@ -9,6 +9,7 @@ from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ReliabilityConformance
+from tests.resolver_reads_conformance import ResolverReadsConformance
 from tests.timetravel_conformance import TimeTravelConformance
 
 
@@ -17,6 +18,7 @@ class TestMemoryStore(
     ContextConformance,
     LifecycleConformance,
     RederiveConformance,
+    ResolverReadsConformance,
     ReliabilityConformance,
     TimeTravelConformance,
 ):

@@ -16,6 +16,10 @@ from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
+from tests.resolver_reads_conformance import (
+    ResolverReadsConformance,
+    SharedStoreResolverReadsConformance,
+)
 from tests.stores import postgres_schema_url
 from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
@@ -28,6 +32,8 @@ class TestPostgresStore(
     TimeTravelConformance,
     PersistentTimeTravelConformance,
     RederiveConformance,
+    ResolverReadsConformance,
+    SharedStoreResolverReadsConformance,
     ReliabilityConformance,
     ConcurrentProcessConformance,
 ):

@@ -10,6 +10,10 @@ from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
+from tests.resolver_reads_conformance import (
+    ResolverReadsConformance,
+    SharedStoreResolverReadsConformance,
+)
 from tests.stores import sqlite_url
 from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
@@ -22,6 +26,8 @@ class TestSqliteStore(
     TimeTravelConformance,
     PersistentTimeTravelConformance,
     RederiveConformance,
+    ResolverReadsConformance,
+    SharedStoreResolverReadsConformance,
     ReliabilityConformance,
     ConcurrentProcessConformance,
 ):

@@ -248,6 +248,7 @@ def _store_run(
 GROWTH: tuple[tuple[str, str, str | None, str], ...] = (
     ("recall_p95_ms", "recall", None, "recall_p95_ms"),
     ("snapshot_mb", "recall", None, "snapshot_mb"),
+    ("snapshot_bytes", "recall", None, "snapshot_bytes"),
     ("first_command_ms", "recall", None, "first_command_ms"),
     ("first_recall_ms", "recall", None, "first_recall_ms"),
     ("rebuild_s", "recall", "rebuild_log_events", "rebuild_s"),

@@ -179,6 +179,7 @@ def _state_costs(
         **first,
         "snapshot_kb_per_1k_beliefs": round(len(snapshot.state) / 1024 / (beliefs / 1000), 1),
         "snapshot_mb": round(len(snapshot.state) / 2**20, 2),
+        "snapshot_bytes": len(snapshot.state),  # exact: the growth fit of a bounded state
         "snapshot_take_ms": _ms(take_s),
         "cold_load_snapshot_ms": _ms(cold_s),
         "close_session_ms": _ms(statistics.median(closes)),

@@ -260,7 +260,9 @@ def lean_page_reader(
         return None
     decode = mapper.transcoder.decode
     # The sealing mapper's (memory_es/sealing.py): a sealed state's text, opened.
-    unseal: Callable[[str, str, int, dict[str, Any]], None] | None = getattr(mapper, "unseal", None)
+    unseal: Callable[[str, str, int, dict[str, Any]], None] | None = getattr(
+        mapper, "unseal_projected", None
+    )
     new = object.__new__
     set_dict = object.__setattr__
 

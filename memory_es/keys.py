@@ -375,6 +375,10 @@ class KeyRing:
         self._keys: dict[str, bytes] = {}  # unwrapped data keys and raw key encryption keys
         self._wrapped: dict[str, KeyRow] = {}  # rows read but not yet unwrapped
         self._loaded_owners: set[str] = set()
+        # Each owner's key encryption key as a ready cipher: it wraps and unwraps every
+        # data key of the owner (a rebuild unwraps one a belief; the cipher's key setup
+        # is most of the cost of one unwrap).
+        self._kek_ciphers: dict[str, AESGCM] = {}
         self._lock = threading.RLock()
         # Rows created for a save and not yet written (per thread: a save's prepare and
         # its insert run on one thread); only when a recorder writes them (with_events).
@@ -436,14 +440,12 @@ class KeyRing:
                     del missing[stored.key_id]
             if not missing:
                 return
-            keks = {
-                owner: self._kek(owner) or self._new_kek(owner) for owner in set(missing.values())
-            }
+            keks = {owner: self._kek_cipher(owner) for owner in set(missing.values())}
             rows: list[KeyRow] = []
             created: dict[str, bytes] = {}
             for key_id, owner in missing.items():
                 key, nonce = self.source.new_key(), self.source.new_nonce()
-                wrapped = AESGCM(keks[owner]).encrypt(nonce, key, key_id.encode())
+                wrapped = keks[owner].encrypt(nonce, key, key_id.encode())
                 rows.append(KeyRow(key_id, owner, nonce + wrapped))
                 created[key_id] = key
             if deferred:
@@ -457,6 +459,23 @@ class KeyRing:
             for row in self.table.select(list(created)):
                 self._keys.pop(row.key_id, None)
                 self._wrapped[row.key_id] = row
+
+    def _kek_cipher(self, owner: str) -> AESGCM:
+        """The owner's key encryption key as a cipher, the key created if missing."""
+        found = self._stored_kek_cipher(owner)
+        if found is None:
+            found = self._kek_ciphers[owner] = AESGCM(self._new_kek(owner))
+        return found
+
+    def _stored_kek_cipher(self, owner: str) -> AESGCM | None:
+        """The owner's stored key encryption key as a cipher (None: it has none)."""
+        cipher = self._kek_ciphers.get(owner)
+        if cipher is None:
+            kek = self._kek(owner)
+            if kek is None:
+                return None
+            cipher = self._kek_ciphers[owner] = AESGCM(kek)
+        return cipher
 
     def _new_kek(self, owner: str) -> bytes:
         """Create the owner's key encryption key, alone in its insert: when another
@@ -502,11 +521,11 @@ class KeyRing:
                 row = self._wrapped.pop(key_id, None)
             if row is None or row.owner != owner:
                 return None
-            kek = self._kek(owner)
+            kek = self._stored_kek_cipher(owner)
             if kek is None:
                 return None
             nonce, wrapped = row.material[:NONCE_BYTES], row.material[NONCE_BYTES:]
-            key = AESGCM(kek).decrypt(nonce, wrapped, key_id.encode())
+            key = kek.decrypt(nonce, wrapped, key_id.encode())
             self._keys[key_id] = key
             return key
 
@@ -525,6 +544,7 @@ class KeyRing:
                 self._keys.pop(row.key_id, None)
                 self._wrapped.pop(row.key_id, None)
             self._keys.pop(KEK_PREFIX + owner, None)
+            self._kek_ciphers.pop(owner, None)
             return self.table.delete_owner(owner)
 
     def export_rows(self) -> list[KeyRow]:

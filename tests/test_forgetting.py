@@ -79,3 +79,31 @@ def test_the_cli_forgets_and_no_output_shows_the_marker(
     # What the forgetting did not reach stays: the turn's session-mate, or nothing at all.
     tea = run(capsys, url, "recall", "--principal", "ana", "what do I drink")[1]
     assert ("green tea" in tea) == (scope == "turn")
+
+
+def test_a_plaintext_store_compacted_into_a_sealed_one_forgets_there(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A store written before sealing: ``log compact`` writes a sealed copy whose read
+    model equals the old one row for row; forgetting works there, while the old store
+    keeps the text in the clear (docs/operations.md: what a plaintext store cannot promise)."""
+    import memory_es
+
+    old, new = sqlite_url(tmp_path, "old.db"), sqlite_url(tmp_path, "new.db")
+    with memory_es.open(old, sealing=False) as plaintext:
+        a = plaintext.open_session("ana")
+        plaintext.say(a, SECRET_TURN)
+        plaintext.close_session(a)
+        b = plaintext.open_session("ana")
+        plaintext.say(b, "I prefer green tea.")
+        plaintext.close_session(b)
+    code, done, err = run(capsys, old, "log", "compact", new, "--json")
+    assert code == 0 and json.loads(done)["verified"] is True, err
+    query = ("recall", "--principal", "ana", "where do I live and what do I drink")
+    assert run(capsys, new, *query)[1] == run(capsys, old, *query)[1]
+    code, _, _ = run(capsys, new, "memory", "forget", "--session", a, "--confirm")
+    assert code == 0
+    after = run(capsys, new, "recall", "--principal", "ana", "where do I live what do I drink")[1]
+    assert MARKER not in after.lower() and "green tea" in after
+    assert MARKER.encode() not in raw_store_bytes(new, tmp_path).lower()
+    assert MARKER.encode() in raw_store_bytes(old, tmp_path).lower()

@@ -417,6 +417,11 @@ def join_key_ring(recorder: ApplicationRecorder, ring: Any) -> None:
     """Hand the recorder the key ring whose new rows it writes with the events (when it
     is a ``KeyRowsWithEvents`` and the ring's table shares the store); otherwise the ring
     inserts its rows before each save, on its own."""
+    # With the library's database functions on (POSTGRES_ENABLE_DB_FUNCTIONS) the insert
+    # is one function call that never runs _insert_events: the ring inserts on its own.
+    datastore = getattr(recorder, "datastore", None)
+    if getattr(datastore, "enable_db_functions", False):
+        return
     if isinstance(recorder, KeyRowsWithEvents) and ring.write_with_events():
         recorder.key_ring = ring
 

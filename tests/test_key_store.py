@@ -92,3 +92,20 @@ def test_a_key_table_outside_the_store_gets_its_rows_before_the_save(tmp_path: P
     ring.ensure([("turn:t1", "default/ana")], with_events=True)
     assert ring.take_pending() == []
     assert ring.table.select(["turn:t1"])
+
+
+def test_with_the_librarys_database_functions_the_keys_are_inserted_before_the_save(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """POSTGRES_ENABLE_DB_FUNCTIONS: the library inserts events by one function call,
+    which never runs ``_insert_events``; the ring then writes its rows on its own."""
+    from tests.stores import postgres_schema_url
+
+    monkeypatch.setenv("POSTGRES_ENABLE_DB_FUNCTIONS", "y")
+    with postgres_schema_url() as url:
+        with memory_es.open(url) as memory:
+            assert memory.app.recorder.key_ring is None  # type: ignore[attr-defined]
+            session = memory.open_session("ana")
+            memory.say(session, "I live in Lisbon.")
+        with memory_es.open(url) as reopened:
+            assert [t.text for t in reopened.session_turns(session)] == ["I live in Lisbon."]

@@ -59,7 +59,14 @@ class MemoryApplication(SnapshotsFromMemory):
     def __init__(self, env: dict[str, str] | None = None, *, keys: KeyRing | None = None) -> None:
         # Set before the library builds the mapper (construct_mapper) in its __init__.
         self.keys = keys
-        super().__init__(env=env)
+        if keys is None:
+            super().__init__(env=env)
+            return
+        from memory_es.es_internals import join_key_ring, keyed_recorder_env
+
+        # The recorder that writes a save's new key rows in the save's transaction.
+        super().__init__(env=keyed_recorder_env(env))
+        join_key_ring(self.recorder, keys)
 
     def construct_mapper(self) -> Mapper[UUID]:
         """With a key ring, the sealing mapper: user-derived text is encrypted under keys

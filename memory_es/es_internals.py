@@ -1,6 +1,6 @@
 """Every use of eventsourcing's non-public API, in one place, checked against its version.
 
-memory_es takes seven shortcuts through eventsourcing 9.5's internals, each because the
+memory_es takes eight shortcuts through eventsourcing 9.5's internals, each because the
 public path measured slower for the same result. They live here and nowhere else (a
 test greps the package for the names), and each has a test against the pinned version
 (``tests/test_es_internals.py``):
@@ -19,6 +19,9 @@ test greps the package for the names), and each has a test against the pinned ve
 - ``delete_snapshots``: remove an aggregate's snapshot rows (forgetting: a snapshot is a
   cache of state that may hold forgotten text), on the snapshot recorder's own table, or
   the in-memory recorder's list and index.
+- ``KeyRowsWithEvents``: the application recorders (SQLite, PostgreSQL) with the key
+  rows a save created (memory_es/keys.py) inserted by ``_insert_events`` on the events'
+  own cursor, in the events' transaction; the library's ``insert_events`` around it.
 - ``ImmediateSQLiteFactory``: the SQLite persistence module with write transactions
   opened by ``BEGIN IMMEDIATE`` (the library sends a deferred ``BEGIN``): a writer takes
   the database's write lock first, waiting up to the busy timeout, instead of failing
@@ -32,10 +35,11 @@ the 9.5 series these were written and tested against.
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.application import Application, ProcessingEvent
@@ -256,7 +260,9 @@ def lean_page_reader(
         return None
     decode = mapper.transcoder.decode
     # The sealing mapper's (memory_es/sealing.py): a sealed state's text, opened.
-    unseal: Callable[[str, str, int, dict[str, Any]], None] | None = getattr(mapper, "unseal", None)
+    unseal: Callable[[str, str, int, dict[str, Any]], None] | None = getattr(
+        mapper, "unseal_projected", None
+    )
     new = object.__new__
     set_dict = object.__setattr__
 
@@ -282,8 +288,8 @@ def lean_page_reader(
         return page
 
     topics = sorted(classes if topics is None else topics)
-    if type(recorder) is SQLiteApplicationRecorder:
-        sqlite_recorder = recorder
+    if type(recorder) in (SQLiteApplicationRecorder, KeyedSQLiteApplicationRecorder):
+        sqlite_recorder = cast(SQLiteApplicationRecorder, recorder)
         marks = ", ".join("?" for _ in topics)
         only = [] if originators is None else sorted(o.hex for o in originators)  # 32 hex
         of = f"originator_id IN ({', '.join('?' for _ in only)}) AND " if only else ""
@@ -317,7 +323,10 @@ def _postgres_reader(
     from eventsourcing.postgres import PostgresApplicationRecorder
     from psycopg.sql import SQL, Identifier
 
-    if type(recorder) is PostgresApplicationRecorder:
+    if type(recorder) is PostgresApplicationRecorder or (
+        isinstance(recorder, PostgresApplicationRecorder)
+        and isinstance(recorder, KeyRowsWithEvents)
+    ):
         pg_recorder = recorder
         only = [] if originators is None else [sorted(originators)]
         pg_statement = SQL(
@@ -339,6 +348,96 @@ def _postgres_reader(
 
         return postgres_page
     return None
+
+
+_saving = threading.local()  # the key rows of the save this thread is inserting
+
+
+class KeyRowsWithEvents:
+    """A recorder mixin: the data keys a save created (``KeyRing.take_pending``) are
+    inserted on the cursor of the transaction that appends the save's events, so the
+    keys and the events they seal commit together (one commit per save, not two). A
+    failed save forgets its keys; one that failed because another writer stored one of
+    its key ids meanwhile raises ``KeyRowConflict`` (a lost race: the retry loop runs it
+    again with the stored key)."""
+
+    key_ring: Any = None  # the application's KeyRing (join_key_ring), None: no keys
+
+    def insert_events(self, stored_events: Sequence[Any], **kwargs: Any) -> Any:
+        from memory_es.keys import KeyRowConflict
+
+        ring = self.key_ring
+        rows = ring.take_pending() if ring is not None else []
+        if not rows:
+            return super().insert_events(stored_events, **kwargs)  # type: ignore[misc]
+        _saving.key_rows = rows
+        try:
+            return super().insert_events(stored_events, **kwargs)  # type: ignore[misc]
+        except Exception as error:
+            if ring.settle_failed(rows):
+                raise KeyRowConflict(
+                    f"another writer stored a data key of this save: {error}"
+                ) from error
+            raise
+        finally:
+            _saving.key_rows = []
+
+    def _insert_events(self, cursor: Any, stored_events: Sequence[Any], **kwargs: Any) -> Any:
+        rows = getattr(_saving, "key_rows", None)
+        if rows:
+            self.key_ring.write_rows(cursor, rows)
+        return super()._insert_events(cursor, stored_events, **kwargs)  # type: ignore[misc]
+
+
+class KeyedSQLiteApplicationRecorder(KeyRowsWithEvents, SQLiteApplicationRecorder):  # type: ignore[misc]
+    """The SQLite application recorder, writing a save's key rows with its events."""
+
+
+def __getattr__(name: str) -> Any:
+    """``KeyedPostgresApplicationRecorder``, built when first named (its topic, by the
+    PostgreSQL factory): psycopg stays out of SQLite-only processes."""
+    if name != "KeyedPostgresApplicationRecorder":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from eventsourcing.postgres import PostgresApplicationRecorder
+
+    made = type(
+        name,
+        (KeyRowsWithEvents, PostgresApplicationRecorder),
+        {
+            "__module__": __name__,
+            "__doc__": "The PostgreSQL application recorder, writing a save's key rows"
+            " with its events (pipelined before them, in their transaction).",
+        },
+    )
+    globals()[name] = made
+    return made
+
+
+def join_key_ring(recorder: ApplicationRecorder, ring: Any) -> None:
+    """Hand the recorder the key ring whose new rows it writes with the events (when it
+    is a ``KeyRowsWithEvents`` and the ring's table shares the store); otherwise the ring
+    inserts its rows before each save, on its own."""
+    # With the library's database functions on (POSTGRES_ENABLE_DB_FUNCTIONS) the insert
+    # is one function call that never runs _insert_events: the ring inserts on its own.
+    datastore = getattr(recorder, "datastore", None)
+    if getattr(datastore, "enable_db_functions", False):
+        return
+    if isinstance(recorder, KeyRowsWithEvents) and ring.write_with_events():
+        recorder.key_ring = ring
+
+
+def keyed_recorder_env(env: Mapping[str, str] | None) -> dict[str, str]:
+    """``env`` with the application recorder that writes key rows with the events, for
+    the persistence modules memory_es knows (``APPLICATION_RECORDER_TOPIC``)."""
+    out = dict(env or {})
+    module = out.get("PERSISTENCE_MODULE", "")
+    if module == "eventsourcing.postgres":
+        out["APPLICATION_RECORDER_TOPIC"] = (
+            "memory_es.es_internals:KeyedPostgresApplicationRecorder"
+        )
+    elif module.endswith(":ImmediateSQLiteFactory"):
+        out["APPLICATION_RECORDER_TOPIC"] = "memory_es.es_internals:KeyedSQLiteApplicationRecorder"
+    return out
 
 
 class _ImmediateTransaction(SQLiteTransaction):

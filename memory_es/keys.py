@@ -14,6 +14,13 @@ Three ports keep the choices an operator's:
   (``memory_es_keys``: in memory, SQLite, PostgreSQL); a KMS is one more adapter.
 - ``KeyRing``: the one implementation of wrapping, caching and destroying over a table.
 
+A table in the store's own database (SQLite, PostgreSQL) also writes rows on the event
+store's cursor (``write_rows``): the data keys a save creates are inserted in the save's
+own transaction (memory_es/es_internals.py, ``KeyRowsWithEvents``), one commit for the
+keys and the events they seal, so a key never outlives a failed save nor a sealed event
+its key. A table without ``write_rows`` (a KMS) gets its rows before the save, in an
+insert of their own.
+
 Keys never reach an event, an export of the log, a trace or a log line: ``keys export``
 (``KeyRing.export_rows``) is the only way out, and it says so.
 """
@@ -32,6 +39,7 @@ from typing import Any, Protocol
 
 import orjson
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from eventsourcing.persistence import RecordConflictError
 
 KEY_BYTES = 32  # AES-256
 NONCE_BYTES = 12  # AES-GCM's standard nonce
@@ -110,6 +118,20 @@ class KeyTable(Protocol):
         """The bytes the rows hold (ids, owners, material): the key store's size."""
 
     def close(self) -> None: ...
+
+
+class TransactionalKeyTable(KeyTable, Protocol):
+    """A key table in the event store's own database: it inserts rows on the event
+    store's cursor, inside the transaction that appends the events they seal."""
+
+    def write_rows(self, cursor: Any, rows: Sequence[KeyRow]) -> None:
+        """Insert the rows on ``cursor`` (a plain insert: an id stored already fails the
+        transaction, and ``KeyRing.settle_failed`` finds out whose it is)."""
+
+
+class KeyRowConflict(RecordConflictError):
+    """A save's new data key was stored meanwhile by another writer: the save's
+    transaction was rolled back, and the retry loop runs it again with the stored key."""
 
 
 def _size(rows: Iterable[KeyRow]) -> int:
@@ -211,6 +233,12 @@ class SqliteKeyTable:
             self._db.execute("COMMIT")
             return cursor.rowcount
 
+    def write_rows(self, cursor: Any, rows: Sequence[KeyRow]) -> None:
+        cursor.executemany(
+            f"INSERT INTO {_TABLE} ({_COLUMNS}) VALUES (?, ?, ?)",
+            [(r.key_id, r.owner, r.material) for r in rows],
+        )
+
     def delete(self, key_ids: Collection[str]) -> int:
         with self._lock:
             cursor = self._db.executemany(
@@ -310,6 +338,12 @@ class PostgresKeyTable:
                 self._db.close()
                 return attempt()
 
+    def write_rows(self, cursor: Any, rows: Sequence[KeyRow]) -> None:
+        statement = self._sql.SQL(f"INSERT INTO {{}} ({_COLUMNS}) VALUES (%s, %s, %s)").format(
+            self._table
+        )
+        cursor.executemany(statement, [(r.key_id, r.owner, r.material) for r in rows])
+
     def delete(self, key_ids: Collection[str]) -> int:
         statement = self._sql.SQL("DELETE FROM {} WHERE key_id = ANY(%s)").format(self._table)
         with self._lock:
@@ -341,30 +375,83 @@ class KeyRing:
         self._keys: dict[str, bytes] = {}  # unwrapped data keys and raw key encryption keys
         self._wrapped: dict[str, KeyRow] = {}  # rows read but not yet unwrapped
         self._loaded_owners: set[str] = set()
+        # Each owner's key encryption key as a ready cipher: it wraps and unwraps every
+        # data key of the owner (a rebuild unwraps one a belief; the cipher's key setup
+        # is most of the cost of one unwrap).
+        self._kek_ciphers: dict[str, AESGCM] = {}
         self._lock = threading.RLock()
+        # Rows created for a save and not yet written (per thread: a save's prepare and
+        # its insert run on one thread); only when a recorder writes them (with_events).
+        self._pending = threading.local()
+        self._with_events = False
 
     def nonce(self) -> bytes:
         return self.source.new_nonce()
 
-    def ensure(self, wanted: Iterable[tuple[str, str]]) -> None:
+    def write_with_events(self) -> bool:
+        """Called by an event recorder that inserts ``take_pending()`` in its own
+        transaction (es_internals.KeyRowsWithEvents); True when the table can."""
+        self._with_events = callable(getattr(self.table, "write_rows", None))
+        return self._with_events
+
+    def take_pending(self) -> list[KeyRow]:
+        """The rows the last ``ensure(..., with_events=True)`` created on this thread,
+        handed to the recorder that writes them with the save's events."""
+        rows: list[KeyRow] = getattr(self._pending, "rows", [])
+        self._pending.rows = []
+        return rows
+
+    def write_rows(self, cursor: Any, rows: Sequence[KeyRow]) -> None:
+        """Insert the rows on the event store's cursor (``TransactionalKeyTable``)."""
+        table: TransactionalKeyTable = self.table  # type: ignore[assignment]
+        table.write_rows(cursor, rows)
+
+    def settle_failed(self, rows: Sequence[KeyRow]) -> bool:
+        """The save that carried ``rows`` failed (rolled back): forget those keys, and
+        read back any of their ids another writer stored meanwhile (theirs win). True
+        when one was: the failure was a key row's conflict."""
+        with self._lock:
+            for row in rows:
+                self._keys.pop(row.key_id, None)
+                self._wrapped.pop(row.key_id, None)
+            try:
+                stored = self.table.select([r.key_id for r in rows])
+            except Exception:  # the store is down: the save's own error says so
+                return False
+            for row in stored:
+                self._wrapped[row.key_id] = row
+            return bool(stored)
+
+    def ensure(self, wanted: Iterable[tuple[str, str]], *, with_events: bool = False) -> None:
         """Make each (key id, owner) exist, creating the missing ones (and their owners'
-        key encryption keys) in one insert; cached for the sealing that follows. Most
-        keys are new by construction (a turn's, a belief's): they are inserted without
-        a look first, and only when some id was stored already are the rows read back."""
+        key encryption keys); cached for the sealing that follows. Most keys are new by
+        construction (a turn's, a belief's): inserted now, they go without a look first,
+        and only when some id was stored already are the rows read back. ``with_events``
+        (a save's keys, and a recorder writes them): the stored ones are looked up, and
+        the new rows wait for the save's transaction (``take_pending``)."""
         with self._lock:
             missing = {k: o for k, o in wanted if k not in self._keys and k not in self._wrapped}
+            deferred = with_events and self._with_events
+            if deferred and missing:
+                # A failed insert would roll the save back: look first (one read; only a
+                # race between two writers now ends in KeyRowConflict and a retry).
+                for stored in self.table.select(list(missing)):
+                    self._wrapped[stored.key_id] = stored
+                    del missing[stored.key_id]
             if not missing:
                 return
-            keks = {
-                owner: self._kek(owner) or self._new_kek(owner) for owner in set(missing.values())
-            }
+            keks = {owner: self._kek_cipher(owner) for owner in set(missing.values())}
             rows: list[KeyRow] = []
             created: dict[str, bytes] = {}
             for key_id, owner in missing.items():
                 key, nonce = self.source.new_key(), self.source.new_nonce()
-                wrapped = AESGCM(keks[owner]).encrypt(nonce, key, key_id.encode())
+                wrapped = keks[owner].encrypt(nonce, key, key_id.encode())
                 rows.append(KeyRow(key_id, owner, nonce + wrapped))
                 created[key_id] = key
+            if deferred:
+                self._keys.update(created)
+                self._pending.rows = [*getattr(self._pending, "rows", []), *rows]
+                return
             if self.table.insert(rows) == len(rows):
                 self._keys.update(created)
                 return
@@ -372,6 +459,23 @@ class KeyRing:
             for row in self.table.select(list(created)):
                 self._keys.pop(row.key_id, None)
                 self._wrapped[row.key_id] = row
+
+    def _kek_cipher(self, owner: str) -> AESGCM:
+        """The owner's key encryption key as a cipher, the key created if missing."""
+        found = self._stored_kek_cipher(owner)
+        if found is None:
+            found = self._kek_ciphers[owner] = AESGCM(self._new_kek(owner))
+        return found
+
+    def _stored_kek_cipher(self, owner: str) -> AESGCM | None:
+        """The owner's stored key encryption key as a cipher (None: it has none)."""
+        cipher = self._kek_ciphers.get(owner)
+        if cipher is None:
+            kek = self._kek(owner)
+            if kek is None:
+                return None
+            cipher = self._kek_ciphers[owner] = AESGCM(kek)
+        return cipher
 
     def _new_kek(self, owner: str) -> bytes:
         """Create the owner's key encryption key, alone in its insert: when another
@@ -417,11 +521,11 @@ class KeyRing:
                 row = self._wrapped.pop(key_id, None)
             if row is None or row.owner != owner:
                 return None
-            kek = self._kek(owner)
+            kek = self._stored_kek_cipher(owner)
             if kek is None:
                 return None
             nonce, wrapped = row.material[:NONCE_BYTES], row.material[NONCE_BYTES:]
-            key = AESGCM(kek).decrypt(nonce, wrapped, key_id.encode())
+            key = kek.decrypt(nonce, wrapped, key_id.encode())
             self._keys[key_id] = key
             return key
 
@@ -440,6 +544,7 @@ class KeyRing:
                 self._keys.pop(row.key_id, None)
                 self._wrapped.pop(row.key_id, None)
             self._keys.pop(KEK_PREFIX + owner, None)
+            self._kek_ciphers.pop(owner, None)
             return self.table.delete_owner(owner)
 
     def export_rows(self) -> list[KeyRow]:

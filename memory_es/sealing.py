@@ -143,7 +143,8 @@ class SealingMapper(Mapper[Any]):
 
     def prepare(self, events: Iterable[Any], aggregates: dict[Any, Any]) -> None:
         """Before a save: learn each saved aggregate's owner and create the keys its
-        events will be sealed under, in one key-store write."""
+        events will be sealed under; their rows are written in the save's transaction
+        (with the events) when the key table shares the store, else now, in one insert."""
         wanted: list[tuple[str, str]] = []
         for aggregate_id, aggregate in aggregates.items():
             tenant, principal = (
@@ -163,7 +164,7 @@ class SealingMapper(Mapper[Any]):
             if owner is None:
                 raise SealingError(f"no owner known for aggregate {originator}")
             wanted.append((sealed.key_id(vars(event), originator, event.originator_version), owner))
-        self.keys.ensure(wanted)
+        self.keys.ensure(wanted, with_events=True)
 
     def note_owner(self, originator: str, owner: str) -> None:
         """Name an aggregate's owner for events sealed outside a save (``log compact``)."""

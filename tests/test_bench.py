@@ -158,3 +158,20 @@ def test_an_unknown_bench_phase_is_a_usage_error(capsys: pytest.CaptureFixture[s
         main(["bench", "--scale", "tiny", "--phase", "warp"])
     assert exit_.value.code == 2
     assert "unknown bench phase 'warp'" in capsys.readouterr().err
+
+
+def test_bench_sealing_measures_each_figure_plain_against_sealed_in_one_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memory_es.benchmarks.perf import sealing
+
+    monkeypatch.setattr(sealing, "ROUNDS", 1)
+    monkeypatch.setattr(sealing, "SAY_SESSIONS", 2)
+    result = sealing.measure(100)
+    names = {"bulk_append", "say", "recall_p95", "rebuild"}
+    assert set(result["cost"]) == set(result["cpu_cost"]) == names
+    # Only the sealed arm has keys: a key per turn of the say sessions (~124 bytes each).
+    assert result["plain"]["key_store_bytes"] == 0
+    per_turn = result["sealed"]["key_store_bytes_per_1k_sessions"] / 1000 / sealing.SAY_TURNS
+    assert 100 < per_turn < 200
+    assert "per 1k sessions" in sealing.render(result)

@@ -33,7 +33,7 @@ TOOLS = {
     "context_pack": ({"session_id", "text"}, {"session_id", "text"}),
     "remember": ({"text"}, {"text"}),
     "reject": ({"belief_id"}, {"belief_id"}),
-    "forget": ({"session_id", "confirm"}, {"session_id"}),
+    "forget": ({"scope", "session_id", "turn", "confirm", "reason"}, set()),
     "record_usage": (
         {"session_id", "run_id", "final_message"},
         {"session_id", "run_id", "final_message"},
@@ -130,6 +130,50 @@ def test_forget_shreds_a_session_of_the_servers_own_principal(store: Memory) -> 
         assert await ok(client, "recall", query="where do I live") == "no memory matches this query"
 
     drive(store, scenario, "alice")
+
+
+def test_forget_shreds_one_turn_and_keeps_the_rest_of_its_session(store: Memory) -> None:
+    async def scenario(client: Client) -> None:
+        session, _ = await say_in_session(client, "I live in Quokkaville.", "I love durian fruit.")
+        dry = await ok(client, "forget", scope="turn", session_id=session, turn=1)
+        assert dry.startswith("dry run") and "1 turns" in dry and "1 memories retracted" in dry
+        done = await ok(client, "forget", scope="turn", session_id=session, turn=1, confirm=True)
+        assert done.startswith("forgotten") and "0 whole sessions" in done
+        assert "Quokkaville" not in await ok(client, "recall", query="where do I live Quokkaville")
+        assert "durian" in await ok(client, "recall", query="what fruit do I love")
+        assert "forgotten already" in await refused(
+            client, "forget", scope="turn", session_id=session, turn=1, confirm=True
+        )
+
+    drive(store, scenario, "alice")
+
+
+def test_forget_with_scope_principal_shreds_everything_of_the_servers_own_principal(
+    store: Memory,
+) -> None:
+    async def as_bob(client: Client) -> None:
+        await say_in_session(client, "I live in Lisbon.")
+
+    async def as_alice(client: Client) -> None:
+        await say_in_session(client, "I live in Quokkaville.")
+        await ok(client, "remember", text="My favourite editor is Helix.")
+        assert "session id" in await refused(client, "forget", scope="turn")
+        assert "takes no session" in await refused(
+            client, "forget", scope="principal", session_id="x"
+        )
+        dry = await ok(client, "forget", scope="principal")
+        assert dry.startswith("dry run") and "2 memories retracted" in dry
+        done = await ok(client, "forget", scope="principal", confirm=True, reason="forget me")
+        assert done.startswith("forgotten") and "2 memories retracted" in done
+        assert await resource_json(client, "memory://beliefs") == []
+        assert await ok(client, "recall", query="Quokkaville Helix") == (
+            "no memory matches this query"
+        )
+
+    drive(store, as_bob, "bob")
+    drive(store, as_alice, "alice")
+    # Only the server's own principal is forgotten: Bob's memory is as he left it.
+    assert [b.statement for b in store.list_beliefs("bob")] == ["User lives in Lisbon."]
 
 
 def test_reject_takes_a_belief_out_of_recall(store: Memory) -> None:
@@ -232,6 +276,8 @@ def test_one_principal_cannot_read_or_write_anothers_memory(
                 ("close_session", {"session_id": session}),
                 ("context_pack", {"session_id": session, "text": "Where do I live?"}),
                 ("record_usage", {"session_id": session, "run_id": "r1", "final_message": "x"}),
+                ("forget", {"session_id": session, "confirm": True}),
+                ("forget", {"scope": "turn", "session_id": session, "turn": 1, "confirm": True}),
             ):
                 # Refused as unknown: another principal's session is not Bob's to learn of.
                 assert "unknown session" in await refused(client, name, **arguments)

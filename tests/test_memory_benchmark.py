@@ -410,6 +410,10 @@ def test_the_command_compares_against_the_shipped_baseline(
     code, out, err = run(capsys)
     assert code == 0, err
     assert "baseline: no regression; current" in out
+    assert (
+        "forgetting (forgetting.v1.json, through the CLI): 6/6 probes pass,"
+        " 0 forgotten statements rendered  (cascade 2/2  deletion 4/4)"
+    ) in out
     for category in ("single_hop", "abstention", "transfer", "all"):
         assert f"\n{category} " in out
     code, out, _ = run(capsys, "--json")
@@ -438,6 +442,13 @@ def test_another_corpus_runs_without_a_baseline(
     assert code == 0, err
     result = json.loads(out)
     assert result["aggregate"]["scenarios"] == 12 and result["comparison"] is None
+    # The forgetting scenarios' counts ride along, whatever the corpus (their own set).
+    assert {k: result["forgetting"][k] for k in ("probes", "passed", "leaked", "failed")} == {
+        "probes": 6,
+        "passed": 6,
+        "leaked": 0,
+        "failed": [],
+    }
 
     # Recorded, then compared: current. A baseline that recalled more: exit 1.
     baseline = tmp_path / "baseline.json"
@@ -487,3 +498,33 @@ def test_production_code_never_imports_the_benchmarks() -> None:
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_memory_that_does_not_forget_fails_the_deterministic_arm(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_es.app import Memory
+
+    forget = Memory.forget
+
+    def dry_run_only(self: Memory, **kwargs: Any) -> Any:
+        return forget(self, **{**kwargs, "confirm": False})
+
+    monkeypatch.setattr(Memory, "forget", dry_run_only)
+    document = json.loads(SHIPPED_CORPUS.read_text())
+    document["scenarios"] = [
+        s
+        for s in document["scenarios"][:16]
+        if s["id"]
+        not in {
+            "mb-family-household-001",
+            "mb-career-change-001",
+            "mb-commute-car-001",
+            "mb-garden-season-001",
+        }
+    ]
+    corpus = tmp_path / "twelve.json"
+    corpus.write_text(json.dumps(document))
+    code, out, _ = run(capsys, "--corpus", str(corpus), "--json")
+    forgetting = json.loads(out)["forgetting"]
+    assert code == 1 and forgetting["leaked"] == 3 and len(forgetting["failed"]) == 3

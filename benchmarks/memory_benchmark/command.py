@@ -14,6 +14,7 @@ from pathlib import Path
 
 import orjson
 
+from memory_es.benchmarks.memory_benchmark import forgetting
 from memory_es.benchmarks.memory_benchmark.baseline import (
     SHIPPED_BASELINE,
     BaselineError,
@@ -94,11 +95,15 @@ def memory_benchmark(
             raise UsageError(str(error)) from None
         print(f"baseline written to {write_to}", file=sys.stderr)
 
+    # The forgetting scenarios (their own corpus, played through the CLI): counts beside
+    # the report's, never in the baseline; a forgotten statement that renders, or a kept
+    # one that does not, fails the run.
+    forgotten = forgetting.counts(forgetting.run())
     if as_json:
-        sys.stdout.write(
-            orjson.dumps(json_document(result, comparison), option=orjson.OPT_SORT_KEYS).decode()
-            + "\n"
-        )
+        document = {**json_document(result, comparison), "forgetting": forgotten}
+        sys.stdout.write(orjson.dumps(document, option=orjson.OPT_SORT_KEYS).decode() + "\n")
     else:
         sys.stdout.write(human_report(result, comparison, wall_seconds=wall_seconds))
-    return 0 if comparison is None or comparison.no_regression else 1
+        sys.stdout.write(forgetting.summary_line(forgotten) + "\n")
+    passed = comparison is None or comparison.no_regression
+    return 0 if passed and forgotten["passed"] == forgotten["probes"] else 1

@@ -223,13 +223,33 @@ def build_server(
     @server.tool(
         structured_output=False,  # text for the model: counts, never the forgotten text
         description=(
-            "Forget a whole session when the user asks to delete what they said in it: its "
-            "turns are destroyed for good and memories only it supported are retracted. "
-            "Without confirm it only reports what would go. Only when the user asks."
+            "Forget what the user asks you to delete, for good: one turn of a session "
+            "(scope turn: the session id and the turn's number record_turn reported), a "
+            "whole session (scope session: its id), or everything they ever told you "
+            "(scope principal: no id). The turns are destroyed and memories only they "
+            "supported are retracted; memories other turns support stay. Without confirm "
+            "it only reports what would go. Only when the user asks."
         ),
     )
-    def forget(session_id: SessionId, confirm: bool = False) -> str:
-        return run(lambda p: tools.forget(p, session_id, confirm))
+    def forget(
+        scope: Annotated[
+            Literal["turn", "session", "principal"],
+            Field(description="what to forget (default: session)"),
+        ] = "session",
+        session_id: Annotated[
+            str | None, Field(description="the session id (scopes turn and session)")
+        ] = None,
+        turn: Annotated[
+            int | None, Field(description="the turn's number in the session (scope turn)")
+        ] = None,
+        confirm: Annotated[
+            bool, Field(description="true to forget now (irreversible); false: a dry run")
+        ] = False,
+        reason: Annotated[
+            str | None, Field(description="why, recorded with the erasure (optional)")
+        ] = None,
+    ) -> str:
+        return run(lambda p: tools.forget(p, scope, session_id, turn, confirm, reason or ""))
 
     @server.tool(
         structured_output=False,  # text for the model: memory lines, not a JSON envelope

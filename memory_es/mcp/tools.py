@@ -106,15 +106,27 @@ class MemoryTools:
 
         return self._serial(call)
 
-    def forget(self, principal: str, session_id: str, confirm: bool = False) -> str:
-        """Forget one of the principal's sessions by crypto-shredding (a dry run unless
-        ``confirm``): ids and counts only, the forgotten text never."""
+    def forget(
+        self,
+        principal: str,
+        scope: str = "session",
+        session_id: str | None = None,
+        turn: int | None = None,
+        confirm: bool = False,
+        reason: str = "",
+    ) -> str:
+        """Forget one turn of a session, a whole session, or everything of the principal
+        (the server's own, never another) by crypto-shredding; a dry run unless
+        ``confirm``. Ids and counts only, the forgotten text never."""
 
         def call() -> str:
-            self._own_session(principal, session_id)
-            report = self.memory.forget(session=session_id, tenant=self.tenant, confirm=confirm)
+            target = self._forget_target(principal, scope, session_id, turn)
+            report = self.memory.forget(
+                **target, tenant=self.tenant, confirm=confirm, reason=reason or ""
+            )
             counts = (
-                f"{len(report.turn_ids)} turns, {len(report.retracted)} memories retracted,"
+                f"{len(report.turn_ids)} turns, {len(report.session_ids)} whole sessions,"
+                f" {len(report.retracted)} memories retracted,"
                 f" {len(report.kept)} kept (other evidence)"
             )
             if not confirm:
@@ -122,6 +134,33 @@ class MemoryTools:
             return f"forgotten: {counts}"
 
         return self._serial(call)
+
+    def _forget_target(
+        self, principal: str, scope: str, session_id: str | None, turn: int | None
+    ) -> dict[str, str]:
+        """``Memory.forget``'s target for a scope, checked to be the principal's own."""
+        if scope == "principal":
+            if session_id is not None or turn is not None:
+                raise InvalidInput(
+                    "forget with scope principal takes no session or turn: it forgets"
+                    " every session and memory of this user"
+                )
+            return {"principal": principal}
+        if scope not in ("session", "turn"):
+            raise InvalidInput(f"forget's scope is turn, session or principal, not {scope!r}")
+        if not session_id:
+            raise InvalidInput(f"forget with scope {scope} needs the session id")
+        self._own_session(principal, session_id)
+        if scope == "session":
+            if turn is not None:
+                raise InvalidInput("forget with scope session takes no turn (scope turn does)")
+            return {"session": session_id}
+        if turn is None:
+            raise InvalidInput("forget with scope turn needs the turn's number (record_turn's)")
+        found = [t.turn_id for t in self.memory.session_turns(session_id) if t.seq == turn]
+        if not found:
+            raise InvalidInput(f"no turn {turn} in session {session_id} (or forgotten already)")
+        return {"turn": found[0]}
 
     def record_usage(self, principal: str, session_id: str, run_id: str, final_message: str) -> str:
         def call() -> str:

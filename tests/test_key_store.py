@@ -1,0 +1,111 @@
+"""The key store commits a save's data keys with the save's events (memory_es/keys.py).
+
+On SQLite and PostgreSQL the key table shares the store: the rows of the keys a save
+creates are inserted in the transaction that appends the events they seal, so a sealed
+event never lacks its key, a failed save leaves no key behind, and a save costs one
+commit. A key id another writer stored meanwhile is a lost race, run again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import memory_es
+from memory_es.keys import KeyRing, KeyRow, MemoryKeyTable
+from memory_es.sealing import turn_key
+
+
+def _refuse_own_inserts(memory: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(rows: Any) -> int:
+        raise AssertionError(f"a key row written on the key table's own connection: {rows}")
+
+    monkeypatch.setattr(memory.app.keys.table, "insert", refused)
+
+
+def test_a_saves_data_keys_are_written_in_the_events_transaction(
+    persistent_store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with memory_es.open(persistent_store_url) as memory:
+        session = memory.open_session("ana")  # the principal's key encryption key, once
+        _refuse_own_inserts(memory, monkeypatch)
+        turn = memory.say(session, "I live in Lisbon.")
+        assert memory.app.keys.table.select([turn_key(turn.turn_id)])
+    with memory_es.open(persistent_store_url) as reopened:  # a cold key ring reads it back
+        assert [t.text for t in reopened.session_turns(session)] == ["I live in Lisbon."]
+
+
+def test_a_failed_save_leaves_no_key_behind(
+    persistent_store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with memory_es.open(persistent_store_url) as memory:
+        session = memory.open_session("ana")
+        recorder = memory.app.recorder
+        base = type(recorder).__mro__[2]  # the library's recorder, under KeyRowsWithEvents
+        library_insert = base._insert_events
+
+        def broken(self: Any, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("the disk is full")
+
+        monkeypatch.setattr(base, "_insert_events", broken)
+        before = {r.key_id for r in memory.app.keys.export_rows()}
+        with pytest.raises(RuntimeError, match="disk is full"):
+            memory.say(session, "I live in Lisbon.")
+        assert {r.key_id for r in memory.app.keys.export_rows()} == before
+        monkeypatch.setattr(base, "_insert_events", library_insert)
+        memory.say(session, "I live in Porto.")
+    with memory_es.open(persistent_store_url) as reopened:
+        assert [t.text for t in reopened.session_turns(session)] == ["I live in Porto."]
+
+
+def test_a_key_id_stored_meanwhile_by_another_writer_is_a_lost_race_run_again(
+    persistent_store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with memory_es.open(persistent_store_url) as memory:
+        session = memory.open_session("ana")
+        ring = memory.app.keys
+        raced = {"done": False}
+        take = ring.take_pending
+
+        def another_writer_first() -> list[KeyRow]:
+            rows = take()
+            if rows and not raced["done"]:  # the same ids, stored first, with other keys
+                raced["done"] = True
+                other = KeyRing(ring.table)
+                other.ensure([(r.key_id, r.owner) for r in rows])
+            return rows
+
+        monkeypatch.setattr(ring, "take_pending", another_writer_first)
+        memory.say(session, "I live in Lisbon.")
+        assert raced["done"]
+        assert [t.text for t in memory.session_turns(session)] == ["I live in Lisbon."]
+    with memory_es.open(persistent_store_url) as reopened:
+        assert [t.text for t in reopened.session_turns(session)] == ["I live in Lisbon."]
+
+
+def test_a_key_table_outside_the_store_gets_its_rows_before_the_save(tmp_path: Path) -> None:
+    """A KMS adapter has no ``write_rows``: the ring inserts on its own, as before."""
+    ring = KeyRing(MemoryKeyTable())
+    assert ring.write_with_events() is False
+    ring.ensure([("turn:t1", "default/ana")], with_events=True)
+    assert ring.take_pending() == []
+    assert ring.table.select(["turn:t1"])
+
+
+def test_with_the_librarys_database_functions_the_keys_are_inserted_before_the_save(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """POSTGRES_ENABLE_DB_FUNCTIONS: the library inserts events by one function call,
+    which never runs ``_insert_events``; the ring then writes its rows on its own."""
+    from tests.stores import postgres_schema_url
+
+    monkeypatch.setenv("POSTGRES_ENABLE_DB_FUNCTIONS", "y")
+    with postgres_schema_url() as url:
+        with memory_es.open(url) as memory:
+            assert memory.app.recorder.key_ring is None  # type: ignore[attr-defined]
+            session = memory.open_session("ana")
+            memory.say(session, "I live in Lisbon.")
+        with memory_es.open(url) as reopened:
+            assert [t.text for t in reopened.session_turns(session)] == ["I live in Lisbon."]

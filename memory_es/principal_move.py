@@ -149,6 +149,40 @@ def _events(memory: Memory, originators: set[UUID]) -> dict[UUID, list[tuple[int
         }
 
 
+def _append_missing(
+    source: Memory, target: Memory, originators: set[UUID], folder: Path, round_: int
+) -> tuple[int, list[int]]:
+    """Append to the target, in the source's log order, every event of the originators
+    it lacks; the events it holds must be the same (a prefix of each aggregate, from an
+    interrupted move). Returns (events appended, the source positions of all of them)."""
+    from memory_es.logio import export_log, read_log
+
+    held = _events(target, originators)
+    wanted = _events(source, originators)
+    for originator, events in held.items():
+        if events != wanted[originator][: len(events)]:
+            raise UsageError(
+                f"server {target.spec.display} holds a different copy of aggregate"
+                f" {originator}: forget the principal there by hand first"
+            )
+    log_file = folder / f"principal-{round_}.jsonl"
+    export_log(source, log_file, originators=originators)
+    batch, appended, positions = [], 0, []
+    with event_store_errors():
+        for position, event in read_log(log_file):
+            positions.append(position)
+            if event.originator_version <= len(held[event.originator_id]):
+                continue  # there already: carried by an interrupted move
+            batch.append(event)
+            if len(batch) == _PAGE:
+                target.app.recorder.insert_events(batch)
+                appended, batch = appended + len(batch), []
+        if batch:
+            target.app.recorder.insert_events(batch)
+            appended += len(batch)
+    return appended, positions
+
+
 def move_principal(
     source: Memory,
     target: Memory,
@@ -161,51 +195,39 @@ def move_principal(
 ) -> tuple[MoveReport, dict[int, int]]:
     """Steps 1-3 of the module doc; raises ``InvalidInput`` if the check fails. Returns
     the report (``source_retired`` False: the caller retires the source after the
-    placement record points at the target) and the position map the check used."""
+    placement record points at the target) and the position map the check used.
+
+    Resumable: an interrupted move is run again, and appends only what the target lacks.
+    A write already in flight on the source when the move began is carried by a further
+    round (the placement's ``moving`` mark refuses every new command for the principal)."""
     from memory_es.keys import read_key_file, write_key_file
-    from memory_es.logio import export_log, read_log
 
     key = principal_key(tenant, principal)
     source.catch_up()
     originators, sessions = principal_originators(source, tenant, principal)
     with event_store_errors():
         present = [o for o in originators if source.app.recorder.select_events(o, limit=1)]
-        if not present:
-            raise InvalidInput(f"server {source_name} holds nothing of principal {key}")
-        clash = [o for o in originators if target.app.recorder.select_events(o, limit=1)]
-    if clash:
-        raise UsageError(
-            f"server {target_name} already holds events of principal {key}"
-            f" (aggregate {clash[0]}): forget them there first"
-        )
+    if not present:
+        raise InvalidInput(f"server {source_name} holds nothing of principal {key}")
     with tempfile.TemporaryDirectory(prefix="memory_es_move_", dir=work) as folder:
-        log_file, key_file = Path(folder) / "principal.jsonl", Path(folder) / "keys.jsonl"
-        exported = export_log(source, log_file, originators=originators)
+        key_file = Path(folder) / "keys.jsonl"
         keys = write_key_file(key_file, _owner_keys(source, key))
         if keys:
             if target.app.keys is None:
                 raise UsageError(f"server {target_name} was opened without sealing")
             target.app.keys.import_rows(read_key_file(key_file))
-        with event_store_errors():
-            target_head = target.runner.log_head()
-            batch = []
-            source_positions: list[int] = []
-            for position, event in read_log(log_file):
-                source_positions.append(position)
-                batch.append(event)
-                if len(batch) == _PAGE:
-                    target.app.recorder.insert_events(batch)
-                    batch = []
-            if batch:
-                target.app.recorder.insert_events(batch)
+        for round_ in range(1, 6):
+            appended, source_positions = _append_missing(
+                source, target, originators, Path(folder), round_
+            )
+            if not appended and round_ > 1:
+                break
+            source.catch_up()
+            originators, sessions = principal_originators(source, tenant, principal)
+        else:
+            raise InvalidInput(f"principal {key} is still being written on {source_name}")
     target.catch_up()
-    target_positions = _positions(target, originators, target_head)
-    late = _positions(source, originators, exported.last_position)
-    if late:
-        raise InvalidInput(
-            f"principal {key} was written on server {source_name} during the move"
-            f" (position {late[0]}): the target holds a partial copy; forget it there and retry"
-        )
+    target_positions = _positions(target, originators, 0)
     if len(target_positions) != len(source_positions):
         raise InvalidInput(
             f"server {target_name} shows {len(target_positions)} of the"
@@ -223,7 +245,7 @@ def move_principal(
         principal=key,
         source=source_name,
         target=target_name,
-        events=exported.events,
+        events=len(source_positions),
         sessions=sessions,
         keys=keys,
         beliefs=len(expected["beliefs"]),

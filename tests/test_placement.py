@@ -198,3 +198,33 @@ def test_moving_a_principal_carries_its_events_and_keys_and_checks_its_dump(
     assert "Oslo" not in left
     code, _, err = run(capsys, store, "shards", "move", "--principal", "ana", "--to", target)
     assert code == 2 and "already" in err
+
+
+def test_a_move_cut_off_is_run_again_and_appends_only_what_the_target_lacks(
+    capsys: pytest.CaptureFixture[str], placement: Path
+) -> None:
+    import memory_es
+    from memory_es.principal_move import move_principal
+
+    store = store_of(placement)
+    for text in ("I live in Oslo.", "I prefer green tea."):
+        _, out, _ = run(capsys, store, "session", "open", "--principal", "ana")
+        run(capsys, store, "session", "say", out.strip(), text)
+        run(capsys, store, "session", "close", out.strip())
+    where = load_placement(placement)
+    source = where.principals["default/ana"]
+    target = "west" if source == "east" else "east"
+    with (
+        memory_es.open(where.servers[source], check_formation=False) as a,
+        memory_es.open(where.servers[target], check_formation=False) as b,
+    ):
+        first, moved = move_principal(
+            a, b, "ana", tenant="default", source_name=source, target_name=target
+        )
+        head = b.runner.log_head()
+        again, moved_again = move_principal(
+            a, b, "ana", tenant="default", source_name=source, target_name=target
+        )
+        assert b.runner.log_head() == head  # nothing appended twice
+    assert again == first and moved_again == moved and first.verified
+    assert first.sessions == 2 and first.events == len(moved)

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memory_es.cli.common import Handler, Subparsers, print_json, store_url
+from memory_es.cli.common import Handler, Subparsers, counted, print_json, store_url
 from memory_es.domain.values import DEFAULT_TENANT
 from memory_es.errors import StoreUnavailable, UsageError
 
@@ -272,8 +272,9 @@ def _move(args: argparse.Namespace) -> int:
         else "the source's copy kept (forget it there: memory forget --principal)"
     )
     print(
-        f"moved {key} from {source_name} to {args.to}: {report.events} events,"
-        f" {report.sessions} sessions, {report.keys} keys, {report.beliefs} beliefs;"
+        f"moved {key} from {source_name} to {args.to}: {counted(report.events, 'event')},"
+        f" {counted(report.sessions, 'session')}, {counted(report.keys, 'key')},"
+        f" {counted(report.beliefs, 'belief')};"
         f" events and read model identical; {left}"
     )
     return 0

@@ -72,9 +72,12 @@ def _turn(writer: int, session: int, turn: int) -> str:
 # -- the writer process --------------------------------------------------------------------
 
 
-def writer(request: dict[str, Any], ready: Callable[[], None]) -> dict[str, Any]:
+def writer(
+    request: dict[str, Any], ready: Callable[[], None], done: Callable[[dict[str, Any]], None]
+) -> None:
     """One writer: its principals' sessions, once ``ready()`` (warmed up, its stores
-    open, it waits for the others) returns."""
+    open, it waits for the others) returns; ``done(figures)`` returns when the
+    coordinator has read the servers' CPU (the stores' connections still open)."""
     import memory_es
     from memory_es.placement import routed_server
     from memory_es.projections.records import principal_key
@@ -110,15 +113,17 @@ def writer(request: dict[str, Any], ready: Callable[[], None]) -> dict[str, Any]
     latencies = [one(s) for s in range(int(request["sessions"]))]
     finished = time.time()
     cpu1 = os.times()
+    done(
+        {
+            "sessions": len(latencies),
+            "started": t0,
+            "finished": finished,
+            "cpu_s": (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system),
+            "session_ms": [round(x * 1000.0, 3) for x in latencies],
+        }
+    )
     for memory in stores.values():
         memory.close()
-    return {
-        "sessions": len(latencies),
-        "started": t0,
-        "finished": finished,
-        "cpu_s": (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system),
-        "session_ms": [round(x * 1000.0, 3) for x in latencies],
-    }
 
 
 # -- servers -------------------------------------------------------------------------------
@@ -200,6 +205,7 @@ class LockSampler:
         self._urls = urls
         self._stop = threading.Event()
         self._samples: list[list[tuple[int, int]]] = [[] for _ in urls]
+        self._waited: list[dict[str, int]] = [{} for _ in urls]
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
@@ -220,6 +226,12 @@ class LockSampler:
                         " AND pid <> pg_backend_pid()"
                     ).fetchone()
                     samples.append((int(row[0]), int(row[1])) if row else (0, 0))
+                for db, waited in zip(dbs, self._waited, strict=True):
+                    for kind, count in db.execute(
+                        "SELECT locktype || ':' || coalesce(relation::regclass::text, ''),"
+                        " count(*) FROM pg_locks WHERE NOT granted GROUP BY 1"
+                    ).fetchall():
+                        waited[str(kind)] = waited.get(str(kind), 0) + int(count)
         finally:
             for db in dbs:
                 db.close()
@@ -232,13 +244,15 @@ class LockSampler:
         self._stop.set()
         self._thread.join()
 
-    def summary(self) -> list[dict[str, float]]:
+    def summary(self) -> list[dict[str, Any]]:
         return [
             {
                 "mean_active": round(statistics.fmean(a for a, _ in s), 2) if s else 0.0,
                 "mean_lock_waiting": round(statistics.fmean(w for _, w in s), 2) if s else 0.0,
+                # The locks waited on (lock type: relation), in samples x waiters.
+                "locks_waited": dict(sorted(w.items(), key=lambda kv: -kv[1])[:4]),
             }
-            for s in self._samples
+            for s, w in zip(self._samples, self._waited, strict=True)
         ]
 
 
@@ -304,14 +318,18 @@ def _write_arm(
             proc.stdin.write(b"go\n")
             proc.stdin.flush()
         for proc in procs:
-            out, err = proc.communicate()
-            if proc.returncode != 0:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            if not line.strip():
+                _, err = proc.communicate()
                 tail = err.decode(errors="replace").strip().splitlines()[-3:]
                 raise RuntimeError("shards writer failed: " + " | ".join(tail))
-            results.append(orjson.loads(out))
+            results.append(orjson.loads(line))
     window = time.perf_counter() - window
     busy1, total1 = _machine_busy()
-    server1 = _server_ticks(postmasters)
+    server1 = _server_ticks(postmasters)  # the writers' backends are still connected
+    for proc in procs:
+        proc.communicate(b"bye\n")
     wall = max(r["finished"] for r in results) - min(r["started"] for r in results)
     sessions = sum(r["sessions"] for r in results)
     tick = os.sysconf("SC_CLK_TCK")
@@ -469,7 +487,12 @@ def main() -> int:
         sys.stdout.buffer.flush()
         sys.stdin.buffer.readline()  # "go": every writer starts at once
 
-    sys.stdout.buffer.write(orjson.dumps(writer(request, ready)))
+    def done(figures: dict[str, Any]) -> None:
+        sys.stdout.buffer.write(orjson.dumps(figures) + b"\n")
+        sys.stdout.buffer.flush()
+        sys.stdin.buffer.readline()  # "bye": the servers' CPU has been read
+
+    writer(request, ready, done)
     return 0
 
 

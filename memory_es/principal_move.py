@@ -171,7 +171,7 @@ def _append_missing(
     with event_store_errors():
         for position, event in read_log(log_file):
             positions.append(position)
-            if event.originator_version <= len(held[event.originator_id]):
+            if event.originator_version <= len(held[UUID(str(event.originator_id))]):
                 continue  # there already: carried by an interrupted move
             batch.append(event)
             if len(batch) == _PAGE:

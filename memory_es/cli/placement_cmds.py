@@ -310,7 +310,7 @@ def routed(args: argparse.Namespace, arguments: Sequence[str], handler: Handler)
         return _on_session(placement, str(session), handler)
     raise UsageError(
         "with a placement store, name the principal (--principal): a belief lives on"
-        " its principal's server"
+        " its principal's server (or give the server's own URL: `shards where`)"
     )
 
 

@@ -228,3 +228,38 @@ def test_a_move_cut_off_is_run_again_and_appends_only_what_the_target_lacks(
         assert b.runner.log_head() == head  # nothing appended twice
     assert again == first and moved_again == moved and first.verified
     assert first.sessions == 2 and first.events == len(moved)
+
+
+def test_ingest_validates_the_whole_file_then_each_server_takes_its_principals_lines(
+    capsys: pytest.CaptureFixture[str], placement: Path, tmp_path: Path
+) -> None:
+    store = store_of(placement)
+    lines = [
+        {
+            "principal": name,
+            "session": f"{name}-1",
+            "project": "general",
+            "at": f"2026-03-02T09:0{i}:00Z",
+            "role": "user",
+            "text": "I live in Oslo.",
+        }
+        for i, name in enumerate(("ana", "bo", "cy", "di"))
+    ]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"\n".join([*map(orjson.dumps, lines), b'{"principal": "ed"}']) + b"\n")
+    code, _, err = run(capsys, store, "ingest", str(bad))
+    assert code == 2 and "5" in err
+    assert load_placement(placement).principals == {}  # nothing placed, nothing written
+
+    good = tmp_path / "good.jsonl"
+    good.write_bytes(b"\n".join(map(orjson.dumps, lines)) + b"\n")
+    code, out, err = run(capsys, store, "ingest", str(good), "--json")
+    assert code == 0, err
+    per_server = orjson.loads(out)["servers"]
+    where = load_placement(placement).principals
+    assert {s: r["sessions"] for s, r in per_server.items()} == {
+        s: sum(1 for v in where.values() if v == s) for s in set(where.values())
+    }
+    for line in lines:
+        code, out, _ = run(capsys, store, "recall", "--principal", line["principal"], "Oslo")
+        assert "Oslo" in out

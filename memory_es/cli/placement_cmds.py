@@ -8,8 +8,9 @@ cite|replay``, ``forget --session``) on the server that holds the session, found
 indexed lookup per server, in parallel. A command over the whole store (``projections
 status|rebuild``, ``maintenance run``, ``stats`` without ``--principal``, ``memory
 rederive --all``) runs on every server at once, each in its own process, and reports per
-server. A server that cannot be reached fails only what lives on it, in one line that
-names it.
+server; ``ingest`` validates the whole file, places its principals and gives each server
+its principals' lines. A server that cannot be reached fails only what lives on it, in
+one line that names it.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ FAN_OUT = {("projections", "status"), ("projections", "rebuild"), ("maintenance"
 # Commands that write for a principal: the first one records its placement.
 PLACING = {("session", "open"), ("memory", "remember")}
 # Commands over one store's whole log or keys: run them with each server's own URL.
-ONE_STORE_ONLY = {"log", "keys", "ingest", "mcp", "demo"}
+ONE_STORE_ONLY = {"log", "keys", "mcp", "demo"}
 # Commands that take no store (or a placement URL of their own).
 NO_STORE = {"shards", "bench", "eval"}
 # The options every command takes before its name (cli/__init__.py), and whether argparse
@@ -302,7 +303,10 @@ def routed(args: argparse.Namespace, arguments: Sequence[str], handler: Handler)
         principal is None and (command == "stats" or getattr(args, "all", False))
     )
     if whole_store:
-        return lambda _: _fan_out(args, arguments, placement)
+        rest = _without_store(arguments, args.command)
+        return lambda _: _fan_out(args, placement, dict.fromkeys(placement.servers, rest))
+    if command == "ingest":
+        return lambda _: _ingest_per_server(args, arguments, path, placement)
     if principal is not None:
         return _on_principal(path, principal, (command, action) in PLACING, handler)
     session = getattr(args, "session_id", None) or getattr(args, "session", None)
@@ -377,22 +381,21 @@ def _without_store(arguments: Sequence[str], command: str) -> list[str]:
     return out
 
 
-def _fan_out(args: argparse.Namespace, arguments: Sequence[str], placement: Placement) -> int:
-    """Run the command on every server at once, each in its own process; report each."""
+def _fan_out(args: argparse.Namespace, placement: Placement, argv: dict[str, list[str]]) -> int:
+    """Run the command on each server of ``argv`` (its arguments there) at once, each in
+    its own process; report each."""
     import orjson
 
-    rest = _without_store(arguments, args.command)
-
-    def run(url: str) -> subprocess.CompletedProcess[bytes]:
+    def run(name: str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(
-            [sys.executable, "-m", "memory_es", "--store", url, *rest],
+            [sys.executable, "-m", "memory_es", "--store", placement.servers[name], *argv[name]],
             capture_output=True,
             check=False,
         )
 
-    names = list(placement.servers)
+    names = list(argv)
     with ThreadPoolExecutor(len(names)) as pool:
-        done = dict(zip(names, pool.map(run, placement.servers.values()), strict=True))
+        done = dict(zip(names, pool.map(run, names), strict=True))
     reports: dict[str, Any] = {}
     worst = 0
     for name, result in done.items():
@@ -420,3 +423,33 @@ def _fan_out(args: argparse.Namespace, arguments: Sequence[str], placement: Plac
         for line in report.splitlines():
             print(f"  {line}")
     return worst
+
+
+def _ingest_per_server(
+    args: argparse.Namespace, arguments: Sequence[str], path: Path, placement: Placement
+) -> int:
+    """``ingest``: the whole file validated first (a bad line writes nothing anywhere),
+    each principal placed, then each server ingests its principals' lines at once."""
+    import tempfile
+
+    from memory_es import ingest
+    from memory_es.placement import routed_server
+    from memory_es.projections.records import principal_key
+
+    lines = ingest.read_lines(args.file)
+    by_server: dict[str, list[bytes]] = {}
+    for numbered in ingest.validate(lines):
+        key = principal_key(DEFAULT_TENANT, numbered.turn.principal)
+        server, _ = routed_server(path, key, record=True)
+        by_server.setdefault(server, []).append(lines[numbered.line - 1])
+    if not by_server:
+        by_server[next(iter(placement.servers))] = []  # the command's own empty report
+    rest = _without_store(arguments, args.command)
+    given = str(args.file)  # the token each server's part of the file replaces
+    with tempfile.TemporaryDirectory(prefix="memory_es_ingest_") as folder:
+        argv: dict[str, list[str]] = {}
+        for server, kept in by_server.items():
+            part = Path(folder) / f"{server}.jsonl"
+            part.write_bytes(b"".join(line + b"\n" for line in kept))
+            argv[server] = [str(part) if token == given else token for token in rest]
+        return _fan_out(args, placement, argv)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -69,11 +69,13 @@ def export_log(
     until: int | None = None,
     progress: Progress | None = None,
     decrypted: bool = False,
+    originators: Collection[UUID] | None = None,
 ) -> LogTransfer:
     """Write the store's log (up to position ``until``, default its head) to ``path``:
     sealed text stays ciphertext (the keys move only by ``keys export``), unless
     ``decrypted`` (an operator's plaintext copy, the events as a store without sealing
-    writes them; a forgotten text is its placeholder)."""
+    writes them; a forgotten text is its placeholder). ``originators``: only the events
+    of these aggregates (one principal's, for ``shards move``), in log order."""
     recorder = memory.app.recorder
     opened = _opener(memory) if decrypted else None
     with event_store_errors():
@@ -95,7 +97,12 @@ def export_log(
                 )
                 if not page:
                     break
-                for n in page:
+                kept = (
+                    page
+                    if originators is None
+                    else [n for n in page if n.originator_id in originators]
+                )
+                for n in kept:
                     _write(
                         out,
                         {
@@ -108,12 +115,13 @@ def export_log(
                             ).decode("ascii"),
                         },
                     )
-                first = first or page[0].id
-                last = page[-1].id
-                written += len(page)
-                after = last
+                if kept:
+                    first = first or kept[0].id
+                    last = kept[-1].id
+                written += len(kept)
+                after = page[-1].id
                 if progress:
-                    progress(last, stop)
+                    progress(after, stop)
     return LogTransfer(events=written, first_position=first, last_position=last)
 
 

@@ -109,6 +109,12 @@ def parse_store_url(url: str) -> StoreSpec:
         return _sqlite(url)
     if url.startswith(("postgresql://", "postgres://")):
         return _postgres(url)
+    if url.startswith("placement:"):
+        raise StoreUnavailable(
+            "a placement:/// store spreads principals over several servers: the CLI routes"
+            " each command to one; in code, open the server of the principal"
+            " (memory_es.placement.routed_server)"
+        )
     raise StoreUnavailable(
         f"unsupported store URL {url!r}: use memory://, sqlite:///PATH or postgresql://..."
     )

@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "demo": ("demo",),
     "bench": ("bench_cmds",),
     "mcp": ("mcp_cmds",),
+    "shards": ("placement_cmds",),
 }
 
 
@@ -131,6 +132,13 @@ def command_named(arguments: Sequence[str]) -> str | None:
     return command if not unknown and command in COMMANDS else None
 
 
+def _placement_store(args: argparse.Namespace) -> bool:
+    """Whether the store is a placement file (memory_es/placement.py), read cheaply:
+    a single store's commands import nothing more."""
+    url = args.store if args.store is not None else os.environ.get("MEMORY_ES_STORE", "")
+    return str(url).strip().startswith("placement:")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     for number, argument in enumerate(arguments, start=1):
@@ -141,6 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(arguments)
     handler: Handler = args.handler
     try:
+        if _placement_store(args):
+            # Principals on several servers: the command runs where they live.
+            from memory_es.cli.placement_cmds import routed
+
+            handler = routed(args, arguments, handler)
         return handler(args)
     except MemoryEsError as error:
         fail(str(error), error.exit_code)

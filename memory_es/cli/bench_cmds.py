@@ -35,7 +35,8 @@ def register(commands: Subparsers) -> None:
         metavar="PHASE",
         help="run only this store phase (repeatable): physical, append, formation, rebuild,"
         " recall, rebuild_belief_heavy, commands (a rebuild phase also runs the phase whose"
-        " store it replays: formation, recall)",
+        " store it replays: formation, recall); shards: 1, 2 and 3 PostgreSQL servers"
+        " (env MEMORY_ES_BENCH_POSTGRES_URLS, else loopback clusters it creates)",
     )
     bench.add_argument(
         "--recall-scales",
@@ -64,6 +65,8 @@ def _bench(args: argparse.Namespace) -> int:
 
     if args.sealing is not None:
         return _sealing(args)
+    if args.phase and "shards" in args.phase:
+        return _shards(args)  # several servers of its own: benchmarks/perf/shards.py
     scale = args.scale or os.environ.get(SCALE_ENV) or ("quick" if args.quick else "full")
     if scale not in suite.SCALES:
         raise UsageError(f"unknown bench scale {scale!r}: use one of {', '.join(suite.SCALES)}")
@@ -113,4 +116,32 @@ def _sealing(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print(sealing.render(result))
+    return 0
+
+
+def _shards(args: argparse.Namespace) -> int:
+    from memory_es.benchmarks.perf import shards
+
+    scale = args.scale or os.environ.get(SCALE_ENV) or ("quick" if args.quick else "full")
+    if scale not in shards.SCALES:
+        raise UsageError(f"unknown bench scale {scale!r}: use one of {', '.join(shards.SCALES)}")
+    result = {"shards": shards.measure(scale, log=lambda m: print(f"bench: {m}", file=sys.stderr))}
+    if args.json:
+        print_json(result)
+        return 0
+    figures = result["shards"]
+    for key in (
+        "write_speedup_2",
+        "write_speedup_3",
+        "recall_p95_ratio",
+        "rebuild_parallel_speedup",
+    ):
+        print(f"{key}: {figures[key]}")
+    for arm, measured in figures["arms"].items():
+        write = measured["write"]
+        print(
+            f"{arm} server(s): {write['sessions_per_s']} sessions/s, machine busy"
+            f" {write['cpu']['machine_busy_fraction']}, writers on CPU"
+            f" {write['cpu']['writer_on_cpu_fraction']}, lock waits {write['servers']}"
+        )
     return 0

@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from memory_es.projections.base import RecallIndex
     from memory_es.projections.traces import TraceRecord, TraceStore
     from memory_es.retrieval.recall import RecallResult, Retriever
+    from memory_es.review.api import Review
     from memory_es.services.formation_results import FactsReceipt, RederiveReport
     from memory_es.services.ledger import FormationStatus
 
@@ -433,6 +434,13 @@ class Memory:
         from memory_es.lifecycle.stats import lifecycle_stats
 
         return lifecycle_stats(self, principal, tenant=tenant)
+
+    @property
+    def review(self) -> Review:
+        """L2 review: proposals, approval, decline (memory_es/review/api.py)."""
+        from memory_es.review.api import Review
+
+        return Review(self)
 
     # -- queries -----------------------------------------------------------------------------
 

@@ -80,7 +80,8 @@ SHIPPED_PROFILE: dict[str, Any] = {
     },
     "trace": {"enabled": True, "operator_retention_days": 30},
     "lifecycle": {
-        "l1": {"enabled": False, "importance_floor": 0, "retention_days": 90, "max_per_sweep": 500}
+        "l1": {"enabled": False, "importance_floor": 0, "retention_days": 90, "max_per_sweep": 500},
+        "alignment": {"enabled": False, "max_candidates": 8, "min_similarity": 0.5},
     },
 }
 

@@ -9,6 +9,7 @@ from tests.context_conformance import ContextConformance
 from tests.lifecycle_conformance import LifecycleConformance
 from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ReliabilityConformance
+from tests.review_conformance import ReviewConformance
 from tests.timetravel_conformance import TimeTravelConformance
 
 
@@ -16,6 +17,7 @@ class TestMemoryStore(
     StoreConformance,
     ContextConformance,
     LifecycleConformance,
+    ReviewConformance,
     RederiveConformance,
     ReliabilityConformance,
     TimeTravelConformance,

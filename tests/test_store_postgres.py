@@ -16,6 +16,7 @@ from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
+from tests.review_conformance import ReviewConformance
 from tests.stores import postgres_schema_url
 from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
@@ -25,6 +26,7 @@ class TestPostgresStore(
     PersistentStoreConformance,
     ContextConformance,
     LifecycleConformance,
+    ReviewConformance,
     TimeTravelConformance,
     PersistentTimeTravelConformance,
     RederiveConformance,

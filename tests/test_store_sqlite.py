@@ -10,6 +10,7 @@ from tests.lifecycle_conformance import LifecycleConformance
 from tests.persistent import PersistentStoreConformance
 from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ConcurrentProcessConformance, ReliabilityConformance
+from tests.review_conformance import ReviewConformance
 from tests.stores import sqlite_url
 from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
@@ -19,6 +20,7 @@ class TestSqliteStore(
     PersistentStoreConformance,
     ContextConformance,
     LifecycleConformance,
+    ReviewConformance,
     TimeTravelConformance,
     PersistentTimeTravelConformance,
     RederiveConformance,

@@ -21,6 +21,7 @@ from memory_es.policy import formation_policy, retrieval_policy
 from memory_es.ports import iso
 from memory_es.projections.records import BeliefRecord, principal_key
 from memory_es.projections.traces import TraceRecord, TraceStore
+from memory_es.review.handlers import HANDLERS as REVIEW_HANDLERS
 from memory_es.services.unit_of_work import UnitOfWork
 
 
@@ -208,4 +209,5 @@ HANDLERS: dict[type[Any], Handler] = {
     commands.SetPinned: set_pinned,
     commands.Confirm: confirm,
     commands.RecordUsage: record_usage,
+    **REVIEW_HANDLERS,  # L2 review (memory_es/review/handlers.py)
 }

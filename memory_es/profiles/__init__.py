@@ -144,8 +144,18 @@ class L1Settings(_Knobs):
     max_per_sweep: int = Field(default=500, ge=1)
 
 
+class AlignmentSettings(_Knobs):
+    """RFC 002's bounded near-duplicate alignment on write (docs/lifecycle.md "L2"). Off
+    by default; on, it records relations and review proposals, never a merge."""
+
+    enabled: bool = False
+    max_candidates: int = Field(default=8, ge=1)  # lexical candidates read per belief
+    min_similarity: float = Field(default=0.5, gt=0, le=1)  # content-term Jaccard
+
+
 class LifecycleProfile(_Knobs):
     l1: L1Settings = L1Settings()
+    alignment: AlignmentSettings = AlignmentSettings()
 
 
 class MemoryProfile(_Knobs):
@@ -194,6 +204,7 @@ def resolve_profile(profile: MemoryProfile | str | Path | None = None) -> Memory
 
 __all__ = [
     "PROFILE_ENV",
+    "AlignmentSettings",
     "Bm25",
     "DecaySettings",
     "DecayTauDays",

@@ -72,6 +72,11 @@ class Services:
         result: Any = run_retrying(
             lambda: UnitOfWork(self.adapters), lambda uow: handler(command, uow)
         )
+        if isinstance(command, commands.CloseSession) and result.formed:
+            # Near-duplicate alignment on write, opt-in (memory_es/review/alignment.py).
+            from memory_es.review.hooks import align_formed
+
+            align_formed(self, result)
         return cast(T, result)
 
     def run_batch(

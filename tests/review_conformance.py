@@ -1,0 +1,246 @@
+"""L2 reviewed maintenance and near-duplicate alignment on every store (RFC 002:
+"Near-duplicate alignment", "L2: reviewed semantic maintenance" and its acceptance
+criteria). A mixin for the ``TestXStore`` classes: it uses their ``url`` and ``clock``
+fixtures and opens its own store with alignment on (``lifecycle.alignment.enabled``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+import memory_es
+from memory_es.ports import FixedClock
+from memory_es.profiles import load_profile
+from memory_es.projections.records import BeliefRecord
+from memory_es.review.ledger import ReviewLedger, ledger_id
+from tests.context_conformance import spoken
+
+PRINCIPAL = "ana"
+ALIGNED = {"lifecycle": {"alignment": {"enabled": True}}}
+LOVE = "I love hiking in the Dolomites with my dog Pepper."
+FAVOURITE = "Hiking the Dolomites with Pepper, my dog, is my favourite thing."
+WEEKENDS = "On weekends I go hiking in the Dolomites with Pepper."
+KEPT = "User loves hiking in the Dolomites with their dog Pepper."
+PARAPHRASE = "User is hiking the Dolomites with Pepper."
+
+
+def live_statements(memory: memory_es.Memory) -> list[tuple[str, str, int]]:
+    return sorted(
+        (b.statement, b.status, b.evidence_count)
+        for b in memory.list_beliefs(PRINCIPAL)
+        if b.status in ("active", "provisional")
+    )
+
+
+def record(memory: memory_es.Memory, statement: str) -> BeliefRecord:
+    rows = [b for b in memory.list_beliefs(PRINCIPAL) if b.statement == statement]
+    assert len(rows) == 1, (statement, [b.statement for b in memory.list_beliefs(PRINCIPAL)])
+    return rows[0]
+
+
+def ledger_events(memory: memory_es.Memory) -> list[Any]:
+    return list(memory.app.events.get(ledger_id("default", PRINCIPAL)))
+
+
+def ingest_lines(*texts: str) -> list[str]:
+    """One session a day per text, as ``memory-es ingest`` reads them."""
+    return [
+        json.dumps(
+            {
+                "principal": PRINCIPAL,
+                "session": f"s{n}",
+                "project": "general",
+                "at": f"2026-03-0{n + 1}T09:00:00Z",
+                "role": "user",
+                "text": text,
+            }
+        )
+        for n, text in enumerate(texts)
+    ]
+
+
+class ReviewConformance:
+    """Cases every store must pass identically (mixed into the store test classes)."""
+
+    @contextmanager
+    def reviewed(
+        self, url: str, clock: FixedClock, overlay: dict[str, Any] | None = ALIGNED
+    ) -> Iterator[memory_es.Memory]:
+        with memory_es.open(
+            url, clock=clock, ids=memory_es.SequentialIds(), profile=load_profile(overlay)
+        ) as memory:
+            yield memory
+
+    @pytest.fixture
+    def aligned(self, url: str, clock: FixedClock) -> Iterator[memory_es.Memory]:
+        with self.reviewed(url, clock) as memory:
+            yield memory
+
+    def test_rfc_paraphrases_stay_separate_beliefs_until_a_reviewer_approves(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        spoken(aligned, clock, PRINCIPAL, LOVE)
+        spoken(aligned, clock, PRINCIPAL, FAVOURITE)
+        kept, paraphrase = record(aligned, KEPT), record(aligned, PARAPHRASE)
+        assert kept.status == "active" and paraphrase.status == "provisional"
+        [proposal] = aligned.review.list(PRINCIPAL)
+        assert (proposal.kind, proposal.state) == ("consolidation", "pending")
+        assert set(proposal.members) == {kept.belief_id, paraphrase.belief_id}
+        assert proposal.pre_state == {
+            kept.belief_id: [kept.position, kept.evidence_count],
+            paraphrase.belief_id: [paraphrase.position, paraphrase.evidence_count],
+        }
+        assert proposal.policy == "review@1" and proposal.derived_views
+
+        approved = aligned.review.approve(proposal.id)
+        assert approved.state == "approved"
+        operation = approved.operation
+        assert operation is not None
+        assert operation["proposal_id"] == proposal.id
+        assert set(operation["affected"]) == set(proposal.members)
+        assert operation["pre_state"] == proposal.pre_state
+        assert operation["compensation"] == [f"memory-es memory reactivate {paraphrase.belief_id}"]
+        assert operation["irreversible"] and operation["created"] == proposal.effects
+        survivor = record(aligned, KEPT)
+        assert set(survivor.source_event_ids) == set(kept.source_event_ids) | set(
+            paraphrase.source_event_ids
+        )
+        assert record(aligned, PARAPHRASE).status == "inactive"
+        # Compensation: the same belief back, nothing new stated.
+        aligned.reactivate(paraphrase.belief_id)
+        assert record(aligned, PARAPHRASE).status == "provisional"
+
+    def test_rfc_no_l2_proposal_changes_authority_before_approval(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        aligned.ingest(ingest_lines(LOVE, FAVOURITE, WEEKENDS))  # alignment deferred
+        before = aligned.list_beliefs(PRINCIPAL)
+        head = aligned.head_position(PRINCIPAL)
+        report = aligned.review.align(PRINCIPAL)
+        assert report.relations >= 2 and len(report.opened) == 1
+        assert aligned.list_beliefs(PRINCIPAL) == before  # every row, field for field
+        assert aligned.head_position(PRINCIPAL) == head  # no session hears of a change
+
+    def test_alignment_off_writes_nothing_of_review(self, url: str, clock: FixedClock) -> None:
+        with self.reviewed(url, clock, overlay=None) as plain:
+            for text in (LOVE, FAVOURITE, WEEKENDS):
+                spoken(plain, clock, PRINCIPAL, text)
+            assert ledger_events(plain) == []
+            assert plain.run_maintenance().alignment is None
+            assert "alignment" not in plain.run_maintenance().as_dict()
+
+    def test_rfc_one_proposal_per_cluster_of_near_duplicates(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        for text in (LOVE, FAVOURITE, WEEKENDS):
+            spoken(aligned, clock, PRINCIPAL, text)
+        proposals = aligned.review.list(PRINCIPAL)
+        assert len(proposals) == 1
+        hiking = {
+            b.belief_id
+            for b in aligned.list_beliefs(PRINCIPAL)
+            if "Dolomites" in b.statement and b.status in ("active", "provisional")
+        }
+        assert set(proposals[0].members) == hiking and len(hiking) >= 3
+
+    def test_rfc_normalized_equality_stays_a_no_op(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        spoken(aligned, clock, PRINCIPAL, "I like jazz.")
+        spoken(aligned, clock, PRINCIPAL, "I like jazz.")
+        jazz = record(aligned, "User likes jazz.")
+        assert jazz.evidence_count == 2  # the resolver's duplicate: a reinforcement
+        assert aligned.review.list(PRINCIPAL) == []
+
+    def test_rfc_approval_is_refused_naming_what_moved(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        spoken(aligned, clock, PRINCIPAL, LOVE)
+        spoken(aligned, clock, PRINCIPAL, FAVOURITE)
+        [proposal] = aligned.review.list(PRINCIPAL)
+        before = live_statements(aligned)
+        paraphrase = record(aligned, PARAPHRASE)
+        aligned.pin(paraphrase.belief_id)  # quiet: pins move no position
+        aligned.reject(paraphrase.belief_id)  # the user rejects one member: it moved
+        refused = aligned.review.approve(proposal.id)
+        assert refused.state == "refused" and refused.operation is None
+        assert refused.decision == (
+            f"[m:{paraphrase.short_id}] is rejected now (it was live at position"
+            f" {paraphrase.position})"
+        )
+        assert "\n" not in refused.decision
+        assert live_statements(aligned) == [s for s in before if s[0] != PARAPHRASE]
+        with pytest.raises(memory_es.errors.UsageError):
+            aligned.review.approve(proposal.id)
+
+    def test_rfc_declining_records_why_and_the_cluster_is_not_proposed_again(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        spoken(aligned, clock, PRINCIPAL, LOVE)
+        spoken(aligned, clock, PRINCIPAL, FAVOURITE)
+        [proposal] = aligned.review.list(PRINCIPAL)
+        before = live_statements(aligned)
+        declined = aligned.review.decline(proposal.id, reason="they are different trips")
+        assert (declined.state, declined.decision) == ("declined", "they are different trips")
+        aligned.run_maintenance()
+        assert [p.state for p in aligned.review.list(PRINCIPAL)] == ["declined"]
+        assert live_statements(aligned) == before
+        stats = aligned.stats(PRINCIPAL)
+        assert stats["proposals_consolidation_declined"] == 1
+        assert stats["proposals_consolidation_pending"] == 0
+
+    def test_rfc_repeated_rewording_without_new_evidence_is_refused(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        spoken(aligned, clock, PRINCIPAL, LOVE)
+        spoken(aligned, clock, PRINCIPAL, FAVOURITE)
+        [first] = aligned.review.list(PRINCIPAL)
+        operation = aligned.review.approve(first.id).operation
+        assert operation is not None
+        aligned.reactivate(record(aligned, PARAPHRASE).belief_id)  # the compensation
+        aligned.review.align(PRINCIPAL)  # the cluster is live again: proposed again
+        again = [p for p in aligned.review.list(PRINCIPAL) if p.state == "pending"]
+        assert len(again) == 1
+        refused = aligned.review.approve(again[0].id)
+        assert refused.state == "refused"
+        assert refused.decision == (
+            f"no new evidence since operation {operation['operation_id']}: consolidating"
+            " the same evidence again would only reword it"
+        )
+        assert record(aligned, PARAPHRASE).status == "provisional"
+
+    def test_rfc_bulk_ingest_defers_alignment_to_maintenance_run(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        aligned.ingest(ingest_lines(LOVE, FAVOURITE))
+        assert aligned.review.list(PRINCIPAL) == []
+        report = aligned.run_maintenance()
+        assert report.alignment is not None and sum(a.checked for a in report.alignment) >= 3
+        assert [p.kind for p in aligned.review.list(PRINCIPAL)] == ["consolidation"]
+        again = aligned.run_maintenance()  # past the watermark: nothing left to check
+        assert again.alignment is not None and sum(a.checked for a in again.alignment) == 0
+
+    def test_rfc_proposals_rebuild_with_the_log(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        spoken(aligned, clock, PRINCIPAL, LOVE)
+        spoken(aligned, clock, PRINCIPAL, FAVOURITE)
+        [proposal] = aligned.review.list(PRINCIPAL)
+        aligned.review.approve(proposal.id)
+        before = sorted(
+            (b.belief_id, b.status, b.source_event_ids) for b in aligned.list_beliefs(PRINCIPAL)
+        )
+        aligned.rebuild_projections()
+        after = sorted(
+            (b.belief_id, b.status, b.source_event_ids) for b in aligned.list_beliefs(PRINCIPAL)
+        )
+        assert after == before
+        ledger = aligned.app.repository.get(ledger_id("default", PRINCIPAL))
+        assert (
+            isinstance(ledger, ReviewLedger)
+            and ledger.proposals[proposal.id]["state"] == "approved"
+        )

@@ -244,3 +244,28 @@ class ReviewConformance:
             isinstance(ledger, ReviewLedger)
             and ledger.proposals[proposal.id]["state"] == "approved"
         )
+
+    def test_rfc_recurring_working_notes_across_sessions_are_proposed_for_promotion(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        for text in (
+            "Yesterday I went to the climbing gym with Tom.",
+            "Yesterday I went climbing at the gym with Tom.",
+        ):
+            spoken(aligned, clock, PRINCIPAL, text)
+        notes = [b for b in aligned.list_beliefs(PRINCIPAL) if "Tom" in b.statement]
+        assert {b.importance for b in notes} == {0} and len(
+            {b.source_session_id for b in notes}
+        ) == 2
+        [proposal] = aligned.review.list(PRINCIPAL)
+        assert proposal.kind == "promotion"
+        done = aligned.review.approve(proposal.id)
+        assert done.operation is not None
+        [formed] = [e for e in done.operation["created"] if e["event"] == "BeliefFormed"]
+        promoted = aligned.index.get(formed["belief_id"])
+        assert promoted is not None
+        assert (promoted.belief_type, promoted.authority, promoted.status) == ("fact", 2, "active")
+        assert set(promoted.source_event_ids) == {i for b in notes for i in b.source_event_ids}
+        assert promoted.importance >= 1  # a durable kind, no longer a working note
+        assert {aligned.index.get(b.belief_id).status for b in notes} == {"inactive"}  # type: ignore[union-attr]
+        assert done.operation["compensation"][0] == f"memory-es memory reject {promoted.belief_id}"

@@ -8,8 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from memory_es.domain.principal import PrincipalMemory
-from memory_es.domain.values import LIVE_STATUSES, split_principal_identity
+from memory_es.domain.principal import FormedBelief, PrincipalMemory
+from memory_es.domain.values import (
+    LIVE_STATUSES,
+    Authority,
+    Status,
+    normalize_statement,
+    split_principal_identity,
+)
 from memory_es.errors import UsageError
 from memory_es.policy import formation_policy
 from memory_es.ports import iso
@@ -20,6 +26,7 @@ from memory_es.review.ledger import (
     CONSOLIDATION,
     DECLINED,
     PENDING,
+    PROMOTION,
     SUPERSESSION,
     ReviewLedger,
     ledger_id,
@@ -197,7 +204,8 @@ def approve(cmd: review.Approve, uow: UnitOfWork) -> Proposal:
         uow.commit()
         return Proposal.from_state(ledger.proposals[proposal.id])
     principal = uow.principals.get_or_create(ledger.tenant, ledger.principal)
-    applied = _apply(principal, proposal.effects, at)
+    records = {b: r for b, r in current.items() if r is not None}
+    applied = _apply(principal, proposal.effects, at, records, uow.ids.new_id)
     operation = {
         "operation_id": uow.ids.new_id(),
         "proposal_id": proposal.id,
@@ -219,13 +227,20 @@ def approve(cmd: review.Approve, uow: UnitOfWork) -> Proposal:
 
 
 def _apply(
-    principal: PrincipalMemory, effects: Iterable[dict[str, Any]], at: str
+    principal: PrincipalMemory,
+    effects: Iterable[dict[str, Any]],
+    at: str,
+    records: dict[str, BeliefRecord],
+    new_id: Callable[[], str],
 ) -> list[dict[str, Any]]:
     policy = formation_policy()
     applied: list[dict[str, Any]] = []
     for effect in effects:
         kind, belief_id = effect["event"], effect["belief_id"]
-        if kind == "BeliefReinforced":
+        if kind == "BeliefFormed":
+            effect = {**effect, "belief_id": new_id()}
+            principal.form_belief(_promoted(records[effect["from"]], effect, at, policy))
+        elif kind == "BeliefReinforced":
             principal.reinforce_belief(
                 belief_id=belief_id,
                 source_event_ids=list(effect["source_event_ids"]),
@@ -250,6 +265,36 @@ def _apply(
     return applied
 
 
+def _promoted(note: BeliefRecord, effect: dict[str, Any], at: str, policy: str) -> FormedBelief:
+    """The durable belief a promotion forms: the survivor's statement at AFFIRMED (a
+    reviewer vouched for it), on the union of the members' evidence, valid from the
+    survivor's own evidence time (never the approval instant)."""
+    from memory_es.formation.consolidation import INITIAL_CONFIDENCE, subject_key
+
+    return FormedBelief(
+        belief_id=effect["belief_id"],
+        statement=note.statement,
+        normalized=normalize_statement(note.statement),
+        belief_type=effect["belief_type"],
+        subjects=list(note.subjects),
+        subject_key=subject_key(note.subjects),
+        polarity=note.polarity,
+        authority=int(Authority.AFFIRMED),
+        confidence=INITIAL_CONFIDENCE[Authority.AFFIRMED],
+        status=Status.ACTIVE.value,
+        project=note.project,
+        portable=note.portable,
+        source_event_ids=list(effect["source_event_ids"]),
+        source_session_id=note.source_session_id,
+        source_seq=0,
+        valid_from=note.valid_from,
+        formed_at=at,
+        policy=policy,
+        supersedes=None,
+        conflicts_with=None,
+    )
+
+
 def compensation(kind: str, applied: list[dict[str, Any]]) -> list[str]:
     """What undoes the operation's reversible part, as the commands that do it."""
     if kind == CONSOLIDATION:
@@ -257,6 +302,12 @@ def compensation(kind: str, applied: list[dict[str, Any]]) -> list[str]:
             f"memory-es memory reactivate {e['belief_id']}"
             for e in applied
             if e["event"] == "BeliefDeactivated"
+        ]
+    if kind == PROMOTION:
+        formed = [e for e in applied if e["event"] == "BeliefFormed"]
+        deactivated = [e for e in applied if e["event"] == "BeliefDeactivated"]
+        return [f"memory-es memory reject {e['belief_id']}" for e in formed] + [
+            f"memory-es memory reactivate {e['belief_id']}" for e in deactivated
         ]
     if kind == SUPERSESSION:
         return [
@@ -279,6 +330,8 @@ def irreversible(kind: str) -> list[str]:
             " `memory forget --turn` erases a turn)",
             *common,
         ]
+    if kind == PROMOTION:
+        return ["the promoted belief's formation (a rejection retires it, durably)", *common]
     if kind == SUPERSESSION:
         return ["the predecessor's closed validity (no event un-supersedes a belief)", *common]
     return common

@@ -13,12 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memory_es.domain.values import LIVE_STATUSES, short_id
+from memory_es.lifecycle.importance import LOW
 from memory_es.projections.records import BeliefRecord
 from memory_es.review import alignment
-from memory_es.review.ledger import CONSOLIDATION, SUPERSESSION
+from memory_es.review.ledger import CONSOLIDATION, PROMOTION, SUPERSESSION
 
 POLICY = "review@1"
 CONSOLIDATED = "consolidated:v1"  # the deactivation reason of a consolidation's redundant members
+PROMOTED = "promoted:v1"  # ... and of the working notes a promotion replaced
+DURABLE_KIND = "fact"  # what a promoted working note becomes
 
 DERIVED_VIEWS = [
     "recall index: follows the effect events (rebuildable from the log)",
@@ -118,6 +121,32 @@ def plan_cluster(
     ]
     evidence = {m.belief_id: sorted(m.source_event_ids) for m in members}
     kept = alignment.survivor(members)
+    windows = {m.source_session_id for m in members}
+    if kept is not None and len(windows) > 1 and all(m.importance == LOW for m in members):
+        # Recurring working-note evidence across independent windows (sessions): a
+        # durable belief stated as the survivor, on the union of evidence. The effect
+        # names the survivor, never its text (the text stays in sealed belief events).
+        union = sorted({i for m in members for i in m.source_event_ids})
+        effects: list[dict[str, Any]] = [
+            {
+                "event": "BeliefFormed",
+                "belief_id": "",  # the id is given at approval
+                "from": kept.belief_id,
+                "belief_type": DURABLE_KIND,
+                "source_event_ids": union,
+            },
+            *(
+                {"event": "BeliefDeactivated", "belief_id": m.belief_id, "reason": PROMOTED}
+                for m in sorted(members, key=lambda r: r.position)
+            ),
+        ]
+        reason = (
+            f"a working note recurring in {len(windows)} sessions: promote [m:{kept.short_id}]"
+            f" to a durable {DURABLE_KIND} on {len(union)} pieces of evidence"
+        )
+        return Plan(
+            PROMOTION, ids, pre_state(members), evidence, relation_evidence, effects, reason
+        )
     if kept is not None:
         adds = [
             m
@@ -125,7 +154,7 @@ def plan_cluster(
             if m.belief_id != kept.belief_id
             and not set(m.source_event_ids) <= set(kept.source_event_ids)
         ]
-        effects: list[dict[str, Any]] = []
+        effects = []
         for m in sorted(members, key=lambda r: r.position):
             if m.belief_id == kept.belief_id:
                 continue

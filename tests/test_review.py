@@ -138,3 +138,49 @@ def test_mcp_review_tools_work_on_the_servers_principal_only() -> None:
             tools.review_approve("bob", listed["id"])  # another principal's: not found
         assert tools.review_show("ana", listed["id"])["state"] == "pending"
         assert tools.review_approve("ana", listed["id"])["state"] == "approved"
+
+
+def test_the_quality_reorder_keeps_ties_in_baseline_order_and_reads_declarations() -> None:
+    from datetime import UTC, datetime
+
+    from memory_es.evidence.declarations import (
+        SESSION_DECLARATION,
+        UNDECLARED,
+        EvidenceDeclaration,
+        SourceAuthority,
+        Verification,
+    )
+    from memory_es.profiles import load_profile
+    from memory_es.retrieval.quality import bounded_reorder
+    from memory_es.retrieval.ranking import Offered, rank
+
+    profile = load_profile().retrieval
+    now = datetime(2026, 4, 1, tzinfo=UTC)
+    same = [belief(n, f"Note {n}.", sources=(f"t{n}",)) for n in range(6)]
+    pool = rank(
+        [Offered(b, relevance=1.0) for b in same], now=now, project="general", profile=profile
+    )
+    adjusted, trace = bounded_reorder(pool, lambda record: SESSION_DECLARATION)
+    assert adjusted == pool and trace.adjusted == trace.baseline  # equal quality: ties keep order
+    assert trace.membership_changed is False
+    attested = EvidenceDeclaration("ci", SourceAuthority.SYSTEM_ATTESTED, Verification.VERIFIED, 1)
+
+    def declared(record: BeliefRecord) -> EvidenceDeclaration:
+        return attested if record.belief_id == last else SESSION_DECLARATION
+
+    pool = rank(
+        [Offered(b.evolve(authority=3), relevance=1.0) for b in same],
+        now=now,
+        project="general",
+        profile=profile,
+    )
+    last = pool[-1].record.belief_id
+    moved, trace = bounded_reorder(pool, declared)
+    assert [s.record.belief_id for s in moved].index(last) == len(pool) - 3  # up two, no more
+    assert dict(trace.displacement)[last] == 2
+
+    def undeclared(record: BeliefRecord) -> EvidenceDeclaration:
+        return UNDECLARED if record.belief_id == last else attested
+
+    held, off = bounded_reorder(pool, undeclared)
+    assert held == pool and off.rule.startswith("off: 1 of 6 members")

@@ -12,6 +12,7 @@ from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.session import Session
 from memory_es.domain.values import LIVE_STATUSES, split_principal_identity
 from memory_es.errors import InvalidInput, UsageError
+from memory_es.evidence.handlers import HANDLERS as EVIDENCE_HANDLERS
 from memory_es.lifecycle import commands
 from memory_es.lifecycle import conflicts as conflict_rules
 from memory_es.lifecycle import decay as decay_rules
@@ -210,4 +211,5 @@ HANDLERS: dict[type[Any], Handler] = {
     commands.Confirm: confirm,
     commands.RecordUsage: record_usage,
     **REVIEW_HANDLERS,  # L2 review (memory_es/review/handlers.py)
+    **EVIDENCE_HANDLERS,  # source declarations (memory_es/evidence/handlers.py)
 }

@@ -8,15 +8,29 @@ baseline order. The trace records both orders, each displacement, the rule used 
 
 Quality here is what the read model knows without guessing: provenance (authority),
 evidence strength (evidence count, as in reinforcement) and demonstrated utility.
+
+Given the source evidence declarations (``evidence``: memory_es/evidence/), provenance
+is the weaker of the belief's authority and its source's declared authority, and an
+untrusted source's evidence counts for nothing (repeating a claim earns it no
+strength); and the reorder stays off for a pool holding any belief without a valid
+declaration (the baseline order, the trace saying why).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memory_es.retrieval.ranking import C_MAX, MAX_AUTHORITY, Scored
+
+if TYPE_CHECKING:
+    from memory_es.evidence.declarations import EvidenceDeclaration
+    from memory_es.projections.records import BeliefRecord
+
+# A belief's source evidence declaration (memory_es/evidence/api.py: Sources.for_belief).
+EvidenceOf = Callable[["BeliefRecord"], "EvidenceDeclaration"]
 
 POLICY = "bounded_stable_reorder@1"
 MAX_DISPLACEMENT = 2
@@ -44,16 +58,22 @@ class RankingTrace:
         }
 
 
-def quality(item: Scored) -> float:
+def quality(item: Scored, declared: EvidenceDeclaration | None = None) -> float:
     """In [0, 1]: the mean of provenance, evidence strength and utility (mapped to 0..1)."""
     b = item.record
     provenance = b.authority / MAX_AUTHORITY
     evidence = min(1.0, math.log1p(b.evidence_count) / math.log1p(C_MAX))
+    if declared is not None:
+        provenance = min(provenance, declared.authority.rank / MAX_AUTHORITY)
+        if declared.authority.rank == 0:  # untrusted: repetition is not corroboration
+            evidence = 0.0
     utility = (b.utility + 1.0) / 2.0
     return (provenance + evidence + utility) / 3.0
 
 
-def bounded_reorder(items: Sequence[Scored]) -> tuple[list[Scored], RankingTrace]:
+def bounded_reorder(
+    items: Sequence[Scored], evidence: EvidenceOf | None = None
+) -> tuple[list[Scored], RankingTrace]:
     """Move items up in proportion to their quality relative to the pool, at most 2 places.
 
     The key is ``baseline index - 2.5 * q`` with ``q`` the quality scaled to [0, 1]
@@ -62,7 +82,22 @@ def bounded_reorder(items: Sequence[Scored]) -> tuple[list[Scored], RankingTrace
     displacement is bounded by two, both ways (and checked below).
     """
     baseline = list(items)
-    scores = [quality(s) for s in baseline]
+    declared = [evidence(s.record) for s in baseline] if evidence is not None else None
+    if declared is not None and not all(d.valid for d in declared):
+        ids = tuple(s.record.belief_id for s in baseline)
+        missing = sum(1 for d in declared if not d.valid)
+        return baseline, RankingTrace(
+            policy=POLICY,
+            baseline=ids,
+            adjusted=ids,
+            displacement=tuple((bid, 0) for bid in ids),
+            rule=f"off: {missing} of {len(ids)} members without a valid source declaration",
+            unresolved_conflicts=sum(1 for s in baseline if s.validity == "unresolved_conflict"),
+            membership_changed=False,
+        )
+    scores = [
+        quality(s, declared[n] if declared is not None else None) for n, s in enumerate(baseline)
+    ]
     low, high = min(scores, default=0.0), max(scores, default=0.0)
     spread = high - low
 

@@ -27,7 +27,7 @@ from memory_es.projections.candidates import HISTORICAL, LIVE, Bm25Params
 from memory_es.projections.traces import TraceRecord, TraceStore
 from memory_es.projections.vectors import Embedder
 from memory_es.retrieval.conflicts import with_conflict_partners
-from memory_es.retrieval.quality import RankingTrace, bounded_reorder
+from memory_es.retrieval.quality import EvidenceOf, RankingTrace, bounded_reorder
 from memory_es.retrieval.query import FormedQuery, form_query
 from memory_es.retrieval.ranking import Scored, Selection, fuse, rank, select
 from memory_es.retrieval.render import render_line
@@ -87,6 +87,7 @@ class Retriever:
         clock: Clock,
         ids: IdGenerator,
         embedder: Embedder | None = None,
+        evidence_of: EvidenceOf | None = None,
     ) -> None:
         self.index = index
         self.traces = traces
@@ -94,6 +95,9 @@ class Retriever:
         self.clock = clock
         self.ids = ids
         self.embedder = embedder
+        # Each belief's source evidence declaration (memory_es/evidence/): the quality
+        # reorder reads it, and stays off for a pool without valid ones.
+        self.evidence_of = evidence_of
 
     def over(self, index: RecallIndex) -> Retriever:
         """This retriever (its profile, clock, vector arm and ranking) reading another
@@ -105,6 +109,7 @@ class Retriever:
             clock=self.clock,
             ids=self.ids,
             embedder=self.embedder,
+            evidence_of=self.evidence_of,
         )
 
     def recall(
@@ -183,7 +188,7 @@ class Retriever:
             selection = replace(selection, items=tuple(partners))
         ranking_trace = None
         if p.quality_reorder_enabled:
-            reordered, ranking_trace = bounded_reorder(selection.items)
+            reordered, ranking_trace = bounded_reorder(selection.items, self.evidence_of)
             selection = replace(selection, items=tuple(reordered))
         done = time.perf_counter()
         trace_id = None

@@ -1,4 +1,5 @@
-"""The ReviewLedger aggregate: one principal's L2 review work (RFC 002), event-sourced.
+"""The ReviewLedger aggregate: one principal's L2 review work (RFC 002), event-sourced,
+and the source each of its sessions was bound to (the evidence declaration snapshot).
 
 Kept apart from ``PrincipalMemory`` on purpose: nothing here is a belief or changes one.
 It holds the near-duplicate relations alignment found, the proposals (consolidation,
@@ -51,6 +52,23 @@ class ReviewLedger(Aggregate):
         self.proposals: dict[str, dict[str, Any]] = {}
         self.relations: dict[str, float] = {}  # "low-id high-id" -> similarity
         self.aligned_through = 0  # the highest belief position alignment has checked
+        # Sessions bound to a declared source: the declaration in force then, as a dict
+        # (memory_es/evidence/declarations.py). Unbound sessions are the built-in source.
+        self.session_sources: dict[str, dict[str, Any]] = {}
+
+    # -- source evidence (memory_es/evidence/) ------------------------------------------
+
+    class SessionSourceBound(Aggregate.Event):
+        """A session's turns are evidence of this source, under the declaration in
+        force now (a snapshot: a later re-declaration does not change it)."""
+
+        session_id: str
+        declaration: dict[str, Any]
+        at: str
+
+    @event(SessionSourceBound)
+    def bind_session_source(self, session_id: str, declaration: dict[str, Any], at: str) -> None:
+        self.session_sources[session_id] = dict(declaration)
 
     # -- alignment ---------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from memory_es.errors import InvalidInput, SessionClosed
 from memory_es.formation.hazards import screen
 from memory_es.ports import Clock, iso
 from memory_es.services import commands
-from memory_es.services.handlers import SESSION_HANDLERS, handlers
+from memory_es.services.handlers import SESSION_HANDLERS, close_session, handlers
 from memory_es.services.unit_of_work import (
     Adapters,
     BatchUnitOfWork,
@@ -72,7 +72,7 @@ class Services:
         result: Any = run_retrying(
             lambda: UnitOfWork(self.adapters), lambda uow: handler(command, uow)
         )
-        if isinstance(command, commands.CloseSession) and result.formed:
+        if handler is close_session and result.formed:
             # Near-duplicate alignment on write, opt-in (memory_es/review/alignment.py).
             from memory_es.review.hooks import align_formed
 

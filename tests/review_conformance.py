@@ -24,6 +24,7 @@ from memory_es.evidence.declarations import (
 from memory_es.ports import FixedClock
 from memory_es.profiles import load_profile
 from memory_es.projections.records import BeliefRecord
+from memory_es.review.alignment import clusters
 from memory_es.review.ledger import ReviewLedger, ledger_id
 from tests.context_conformance import spoken
 
@@ -154,7 +155,10 @@ class ReviewConformance:
             for b in aligned.list_beliefs(PRINCIPAL)
             if "Dolomites" in b.statement and b.status in ("active", "provisional")
         }
-        assert set(proposals[0].members) == hiking and len(hiking) >= 3
+        ledger = aligned.app.repository.get(ledger_id("default", PRINCIPAL))
+        live_pairs = [(a, b) for a, b in ledger.related_pairs() if a in hiking and b in hiking]
+        assert clusters(live_pairs) == [tuple(sorted(hiking))] and len(hiking) >= 3
+        assert set(proposals[0].members) <= hiking  # the members its keeper stands for
 
     def test_rfc_normalized_equality_stays_a_no_op(
         self, aligned: memory_es.Memory, clock: FixedClock

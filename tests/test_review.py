@@ -64,20 +64,28 @@ def test_consolidation_preserves_every_name_number_and_date(
         )
         for n, carried in enumerate(specifics)
     ]
-    union = set().union(*(alignment.specifics(m.statement) for m in members))
     plan = plan_cluster(members, {})
     if plan is None or plan.kind != CONSOLIDATION:
-        # No member carries them all: nothing is consolidated (no body is ever rewritten).
-        assert not any(alignment.specifics(m.statement) >= union for m in members)
+        # No member carries another: nothing is consolidated (no body is ever rewritten).
+        assert not any(
+            alignment.carries_all(keeper, [other])
+            for keeper in members
+            for other in members
+            if other is not keeper
+        )
         return
+    consolidated = [m for m in members if m.belief_id in plan.members]
     deactivated = {e["belief_id"] for e in plan.effects if e["event"] == "BeliefDeactivated"}
-    [kept] = [m for m in members if m.belief_id not in deactivated]
-    assert alignment.specifics(kept.statement) >= union
+    [kept] = [m for m in consolidated if m.belief_id not in deactivated]
+    for member in consolidated:  # every name, number and date of every member stays active
+        assert alignment.specifics(kept.statement) >= alignment.specifics(member.statement)
     gained = {
         i for e in plan.effects if e["event"] == "BeliefReinforced" for i in e["source_event_ids"]
     }
-    assert set(kept.source_event_ids) | gained == {i for m in members for i in m.source_event_ids}
-    assert deactivated == {m.belief_id for m in members} - {kept.belief_id}
+    assert set(kept.source_event_ids) | gained == {
+        i for m in consolidated for i in m.source_event_ids
+    }
+    assert deactivated == {m.belief_id for m in consolidated} - {kept.belief_id}
 
 
 def test_specifics_are_names_numbers_and_dates() -> None:

@@ -113,17 +113,34 @@ def clusters(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, ...]]:
     return sorted(tuple(sorted(members)) for members in groups.values() if len(members) > 1)
 
 
-def survivor(members: Sequence[BeliefRecord]) -> BeliefRecord | None:
-    """The member a consolidation keeps: one whose statement carries every name, number
-    and date of all the members (None: no such member, so no consolidation can preserve
-    them), preferring higher authority, then more evidence, then the earlier formed."""
-    union: set[str] = set()
-    for member in members:
-        union |= specifics(member.statement)
-    covering = [m for m in members if specifics(m.statement) >= union]
-    if not covering:
-        return None
-    return min(covering, key=lambda m: (-m.authority, -m.evidence_count, m.position, m.belief_id))
+def carries_all(member: BeliefRecord, members: Sequence[BeliefRecord]) -> bool:
+    """Whether ``member``'s statement carries every name, number and date, and every
+    content word, of all ``members``: only then may the others leave the active surface
+    without their content leaving with them."""
+    names: set[str] = set()
+    words: set[str] = set()
+    for other in members:
+        names |= specifics(other.statement)
+        words |= content_stems(other.statement)
+    return specifics(member.statement) >= names and content_stems(member.statement) >= words
+
+
+def covering_subset(
+    members: Sequence[BeliefRecord],
+) -> tuple[BeliefRecord, list[BeliefRecord]] | None:
+    """The member a consolidation keeps and the members it may stand for: those whose
+    every name, number, date and content word it carries (:func:`carries_all`) — the
+    largest such set, the keeper preferred by higher authority, then more evidence, then
+    the earlier formed; None when no member carries another (nothing can be consolidated
+    without losing what one of them says)."""
+    best: tuple[BeliefRecord, list[BeliefRecord]] | None = None
+    for keeper in sorted(
+        members, key=lambda m: (-m.authority, -m.evidence_count, m.position, m.belief_id)
+    ):
+        subset = [m for m in members if carries_all(keeper, [m])]
+        if len(subset) >= 2 and (best is None or len(subset) > len(best[1])):
+            best = (keeper, subset)
+    return best
 
 
 def supersession_order(members: Sequence[BeliefRecord]) -> tuple[BeliefRecord, BeliefRecord] | None:

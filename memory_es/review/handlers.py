@@ -148,6 +148,12 @@ def _propose(uow: UnitOfWork, ledger: ReviewLedger, at: str) -> tuple[list[str],
         pending = [p for p in ledger.pending() if set(p["members"]) & set(cluster)]
         if pending:
             current = pending[0]
+            for joined in pending[1:]:  # two clusters became one: one proposal stays
+                ledger.refuse(
+                    proposal_id=joined["id"],
+                    reason=f"its cluster joined proposal {current['id']}",
+                    at=at,
+                )
             if tuple(current["members"]) != plan.members or current["pre_state"] != plan.pre_state:
                 ledger.revise_proposal(
                     proposal_id=current["id"],

@@ -109,18 +109,28 @@ def pre_state(members: Iterable[BeliefRecord]) -> dict[str, list[int]]:
 def plan_cluster(
     members: Sequence[BeliefRecord], similarities: Mapping[tuple[str, str], float]
 ) -> Plan | None:
-    """What a reviewer may be asked about a cluster of near-duplicates: consolidation
-    when one member carries every name, number and date of them all and another member
-    adds evidence; supersession when two of one type and subject differ and their times
-    are comparable; else nothing (the relations stand, the beliefs stay apart)."""
+    """What a reviewer may be asked about a cluster of near-duplicates: promotion when
+    the members one of them carries entirely (every name, number, date and content word:
+    alignment.covering_subset) are working notes from more than one session;
+    consolidation of those members otherwise; supersession when two of one type and
+    subject differ and their times are comparable; else nothing (the relations stand,
+    the beliefs stay apart)."""
     ids = tuple(sorted(m.belief_id for m in members))
     relation_evidence = [
         {"belief_id": a, "related_id": b, "similarity": s}
         for (a, b), s in sorted(similarities.items())
         if a in ids and b in ids
     ]
+    chosen = alignment.covering_subset(members)
+    kept = None
+    if chosen is not None:
+        # The cluster's members the keeper stands for; the rest stay related, apart.
+        kept, members = chosen
+        ids = tuple(sorted(m.belief_id for m in members))
+        relation_evidence = [
+            r for r in relation_evidence if r["belief_id"] in ids and r["related_id"] in ids
+        ]
     evidence = {m.belief_id: sorted(m.source_event_ids) for m in members}
-    kept = alignment.survivor(members)
     windows = {m.source_session_id for m in members}
     if kept is not None and len(windows) > 1 and all(m.importance == LOW for m in members):
         # Recurring working-note evidence across independent windows (sessions): a

@@ -360,3 +360,20 @@ class ReviewConformance:
             trace = result.ranking_trace
             assert trace is not None and trace.membership_changed is False
             assert set(trace.adjusted) == set(trace.baseline)
+
+    def test_rfc_approval_is_refused_when_a_member_gained_evidence_since(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        spoken(aligned, clock, PRINCIPAL, LOVE)
+        spoken(aligned, clock, PRINCIPAL, FAVOURITE)
+        [proposal] = aligned.review.list(PRINCIPAL)
+        kept = record(aligned, KEPT)
+        spoken(aligned, clock, PRINCIPAL, LOVE)  # the same statement again: a reinforcement
+        assert record(aligned, KEPT).evidence_count == kept.evidence_count + 1
+        refused = aligned.review.approve(proposal.id)
+        assert refused.state == "refused"
+        assert refused.decision == (
+            f"[m:{kept.short_id}] gained evidence: {kept.evidence_count} ->"
+            f" {kept.evidence_count + 1} pieces"
+        )
+        assert record(aligned, PARAPHRASE).status == "provisional"  # nothing applied

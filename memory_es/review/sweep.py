@@ -7,13 +7,21 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.utils import get_topic
 
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.projections.records import principal_key
 from memory_es.review.commands import Align, AlignmentReport
-from memory_es.review.ledger import KINDS, STATES, ReviewLedger, ledger_id
+from memory_es.review.ledger import (
+    APPROVED,
+    DECLINED,
+    KINDS,
+    PENDING,
+    REFUSED,
+    STATES,
+    ReviewLedger,
+    ledger_id,
+)
 
 if TYPE_CHECKING:
     from memory_es.app import Memory
@@ -51,18 +59,41 @@ def sweep_alignment(memory: Memory, *, dry_run: bool) -> list[AlignmentReport] |
     return [memory.services.handle(Align(key)) for key in principals(memory)]
 
 
+_DECISIONS = {
+    get_topic(ReviewLedger.ProposalApproved): APPROVED,
+    get_topic(ReviewLedger.ProposalDeclined): DECLINED,
+    get_topic(ReviewLedger.ProposalRefused): REFUSED,
+}
+_OPENED = get_topic(ReviewLedger.ProposalOpened)
+
+
 def proposal_counts(memory: Memory, keys: list[str]) -> dict[str, int]:
-    """``proposals_<kind>_<state>`` for the principals ``keys``: integers only."""
+    """``proposals_<kind>_<state>`` for the principals ``keys``, from one scan of the
+    log's proposal events (no ledger is loaded): integers only."""
     from memory_es.domain.values import split_principal_identity
 
+    ledgers = {ledger_id(*split_principal_identity(key)) for key in keys}
+    kinds: dict[str, str] = {}
+    states: dict[str, str] = {}
+    recorder, mapper = memory.app.recorder, memory.app.mapper
+    after = 0
+    while True:
+        page = recorder.select_notifications(
+            start=after, limit=_PAGE, topics=[_OPENED, *_DECISIONS], inclusive_of_start=False
+        )
+        for notification in page:
+            if notification.originator_id not in ledgers:
+                continue
+            proposal: Any = mapper.to_domain_event(notification)
+            if notification.topic == _OPENED:
+                kinds[proposal.proposal_id] = proposal.kind
+                states[proposal.proposal_id] = PENDING
+            else:
+                states[proposal.proposal_id] = _DECISIONS[notification.topic]
+        if len(page) < _PAGE:
+            break
+        after = page[-1].id
     counts: Counter[str] = Counter({f"proposals_{k}_{s}": 0 for k in KINDS for s in STATES})
-    for key in keys:
-        tenant, name = split_principal_identity(key)
-        try:
-            ledger: Any = memory.app.repository.get(ledger_id(tenant, name))
-        except AggregateNotFoundError:  # no ledger yet: nothing proposed
-            continue
-        if isinstance(ledger, ReviewLedger):
-            for proposal in ledger.proposals.values():
-                counts[f"proposals_{proposal['kind']}_{proposal['state']}"] += 1
+    for proposal_id, kind in kinds.items():
+        counts[f"proposals_{kind}_{states[proposal_id]}"] += 1
     return dict(sorted(counts.items()))

@@ -192,3 +192,42 @@ def test_the_quality_reorder_keeps_ties_in_baseline_order_and_reads_declarations
 
     held, off = bounded_reorder(pool, undeclared)
     assert held == pool and off.rule.startswith("off: 1 of 6 members")
+
+
+def test_the_freshness_hint_is_neutral_by_default_and_only_for_current_state_under_intent() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    import memory_es
+    from memory_es.ports import FixedClock
+    from memory_es.profiles import load_profile
+    from memory_es.retrieval.quality import freshness, freshness_eligible
+
+    assert load_profile().retrieval.quality_freshness_alpha == 1.0
+    assert freshness(400.0, alpha=1.0, half_life_days=30.0) == 1.0  # neutral
+    assert freshness(None, alpha=0.5, half_life_days=30.0) == 1.0  # unknown time: neutral
+    assert freshness(30.0, alpha=0.5, half_life_days=30.0) == 0.75
+    state = belief(1, "User lives in Leeds.", sources=("t1",), belief_type="user_model_attr")
+    assert freshness_eligible(state)
+    assert not freshness_eligible(state.evolve(authority=3))  # never demotes the user's word
+    assert not freshness_eligible(belief(2, "User likes jazz.", sources=("t2",)))
+
+    on = load_profile(
+        {"retrieval": {"quality_reorder_enabled": True, "quality_freshness_alpha": 0.5}}
+    )
+    clock = FixedClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    with memory_es.open("memory://", clock=clock, ids=memory_es.SequentialIds(), profile=on) as m:
+        session = m.open_session("ana")
+        m.say(session, "I like jazz.")
+        m.close_session(session)
+        clock.set(clock.now() + timedelta(days=1))
+        retriever = m.retriever
+        query = memory_es.retrieval.recall.RecallQuery(
+            principal="default/ana", text="what music do I like", project="general"
+        )
+        assert retriever.freshness_hint(query, False, clock.now()) is None  # no intent: neutral
+        now_query = memory_es.retrieval.recall.RecallQuery(
+            principal="default/ana", text="what music do I like now", project="general"
+        )
+        fresh = retriever.freshness_hint(now_query, False, clock.now())
+        assert fresh is not None and fresh(state) < 1.0
+        assert fresh(m.list_beliefs("ana")[0]) == 1.0  # a preference is not current-state

@@ -88,6 +88,11 @@ class RetrievalProfile(_Knobs):
     time_decay_enabled: bool = True
     # Seed 002's bounded +-2 quality reorder inside the chosen pool: opt-in, off.
     quality_reorder_enabled: bool = False
+    # The reorder's query-time freshness hint (RFC 002): alpha 1 is neutral (the default);
+    # below 1, current-state beliefs under current or temporal intent lose up to 1 - alpha
+    # of their quality with age (half life in days). A calibration input, never a default.
+    quality_freshness_alpha: float = Field(default=1.0, ge=0, le=1)
+    quality_freshness_half_life_days: float = Field(default=30.0, gt=0)
     ranking_weights: RankingWeights = RankingWeights()
     lifecycle_weights: LifecycleWeights = LifecycleWeights()
     decay_tau_days: DecayTauDays = DecayTauDays()

@@ -31,6 +31,32 @@ if TYPE_CHECKING:
 
 # A belief's source evidence declaration (memory_es/evidence/api.py: Sources.for_belief).
 EvidenceOf = Callable[["BeliefRecord"], "EvidenceDeclaration"]
+# A belief's freshness multiplier in [alpha, 1] for this query (1: neutral).
+FreshnessOf = Callable[["BeliefRecord"], float]
+# What counts as current-state material for the freshness hint: the attributes the
+# resolver replaces on a new statement (where the user lives, works, ...).
+CURRENT_STATE_TYPES = frozenset({"user_model_attr"})
+# Words of a query asking about the present ("where do I live now").
+CURRENT_INTENT_WORDS = frozenset({"now", "currently", "current", "still", "nowadays", "anymore"})
+
+
+def freshness(age_days: float | None, *, alpha: float, half_life_days: float) -> float:
+    """RFC 002's query-time hint: ``alpha + (1 - alpha) * 2^(-age / half_life)``; an
+    unknown age is neutral (1)."""
+    if age_days is None:
+        return 1.0
+    return alpha + (1.0 - alpha) * math.pow(2.0, -max(0.0, age_days) / half_life_days)
+
+
+def freshness_eligible(record: BeliefRecord) -> bool:
+    """Only current-state beliefs, and never a high-authority or critical one (the hint
+    cannot demote a user's own statement or a critical record)."""
+    return (
+        record.belief_type in CURRENT_STATE_TYPES
+        and record.authority < MAX_AUTHORITY
+        and record.importance < 3
+    )
+
 
 POLICY = "bounded_stable_reorder@1"
 MAX_DISPLACEMENT = 2
@@ -72,7 +98,9 @@ def quality(item: Scored, declared: EvidenceDeclaration | None = None) -> float:
 
 
 def bounded_reorder(
-    items: Sequence[Scored], evidence: EvidenceOf | None = None
+    items: Sequence[Scored],
+    evidence: EvidenceOf | None = None,
+    freshness_of: FreshnessOf | None = None,
 ) -> tuple[list[Scored], RankingTrace]:
     """Move items up in proportion to their quality relative to the pool, at most 2 places.
 
@@ -96,7 +124,9 @@ def bounded_reorder(
             membership_changed=False,
         )
     scores = [
-        quality(s, declared[n] if declared is not None else None) for n, s in enumerate(baseline)
+        quality(s, declared[n] if declared is not None else None)
+        * (freshness_of(s.record) if freshness_of is not None else 1.0)
+        for n, s in enumerate(baseline)
     ]
     low, high = min(scores, default=0.0), max(scores, default=0.0)
     spread = high - low

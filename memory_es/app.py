@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from memory_es.context.episodes import EpisodeSearch
     from memory_es.context.pack import ContextPack
     from memory_es.domain.session import Session
+    from memory_es.evidence.api import Sources
     from memory_es.forgetting import ForgetReport
     from memory_es.formation.consolidation import ConsolidationResult
     from memory_es.formation.established import EstablishedFact
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from memory_es.projections.base import RecallIndex
     from memory_es.projections.traces import TraceRecord, TraceStore
     from memory_es.retrieval.recall import RecallResult, Retriever
+    from memory_es.review.api import Review
     from memory_es.services.formation_results import FactsReceipt, RederiveReport
     from memory_es.services.ledger import FormationStatus
 
@@ -111,6 +113,7 @@ class Memory:
                 clock=adapters.clock,
                 ids=adapters.ids,
                 embedder=embedder,
+                evidence_of=lambda record: memory.sources.for_belief(record),
             )
 
         def make_extractor(resolved: MemoryProfile) -> Extractor:
@@ -352,6 +355,20 @@ class Memory:
         from memory_es.lifecycle.stats import lifecycle_stats
 
         return lifecycle_stats(self, principal, tenant=tenant)
+
+    @property
+    def sources(self) -> Sources:
+        """Source evidence declarations (memory_es/evidence/api.py)."""
+        from memory_es.evidence.api import Sources
+
+        return Sources(self)
+
+    @property
+    def review(self) -> Review:
+        """L2 review: proposals, approval, decline (memory_es/review/api.py)."""
+        from memory_es.review.api import Review
+
+        return Review(self)
 
     # -- queries -----------------------------------------------------------------------------
 

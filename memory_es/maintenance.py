@@ -21,6 +21,7 @@ from memory_es.services.formation_results import IdleSweep
 
 if TYPE_CHECKING:
     from memory_es.app import Memory
+    from memory_es.review.commands import AlignmentReport
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class MaintenanceReport:
     decay: DecayReport
     l1: L1Report
     traces_expired: int = 0  # recall traces whose operator tier was (or would be) nulled
+    # Near-duplicate alignment per principal (memory_es/review/sweep.py); None when off.
+    alignment: list[AlignmentReport] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -50,7 +53,7 @@ class MaintenanceReport:
             "decay": self.decay.as_dict(),
             "l1": self.l1.as_dict(),
             "traces": {"operator_fields_expired": self.traces_expired},
-        }
+        } | ({} if self.alignment is None else {"alignment": [a.as_dict() for a in self.alignment]})
 
 
 def run_maintenance(memory: Memory, *, dry_run: bool = False) -> MaintenanceReport:
@@ -62,4 +65,9 @@ def run_maintenance(memory: Memory, *, dry_run: bool = False) -> MaintenanceRepo
         expired = memory.traces.due_for_expiry(now)
     else:
         expired = memory.expire_operator_fields()
-    return MaintenanceReport(dry_run=dry_run, idle=idle, decay=decay, l1=l1, traces_expired=expired)
+    from memory_es.review.sweep import sweep_alignment
+
+    alignment = sweep_alignment(memory, dry_run=dry_run)
+    return MaintenanceReport(
+        dry_run=dry_run, idle=idle, decay=decay, l1=l1, traces_expired=expired, alignment=alignment
+    )

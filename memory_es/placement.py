@@ -288,7 +288,7 @@ def holds_originator(url: str, originator: str) -> bool:
         return row is not None
     import psycopg
 
-    from memory_es.app import MemoryApplication
+    from memory_es.bootstrap import MemoryApplication
 
     table = f"{MemoryApplication.name.lower()}_events"
     try:

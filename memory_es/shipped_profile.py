@@ -22,6 +22,8 @@ SHIPPED_PROFILE: dict[str, Any] = {
         "per_source_cap": 1,
         "time_decay_enabled": True,
         "quality_reorder_enabled": False,
+        "quality_freshness_alpha": 1.0,
+        "quality_freshness_half_life_days": 30.0,
         "ranking_weights": {
             "match": 1.0,
             "confidence": 0.2,
@@ -82,6 +84,11 @@ SHIPPED_PROFILE: dict[str, Any] = {
             "importance_floor": 0,
             "retention_days": 90,
             "max_per_sweep": 500,
+        },
+        "alignment": {
+            "enabled": False,
+            "max_candidates": 8,
+            "min_similarity": 0.5,
         },
     },
 }

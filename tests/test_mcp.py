@@ -40,6 +40,10 @@ TOOLS = {
     ),
     "list_conflicts": (set(), set()),
     "confirm_conflict": ({"belief_id"}, {"belief_id"}),
+    "review_list": (set(), set()),
+    "review_show": ({"proposal_id"}, {"proposal_id"}),
+    "review_approve": ({"proposal_id"}, {"proposal_id"}),
+    "review_decline": ({"proposal_id", "reason"}, {"proposal_id"}),
 }
 
 

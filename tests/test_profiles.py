@@ -166,7 +166,7 @@ def test_the_plain_shipped_profile_is_the_validated_one() -> None:
                 read.append(f"{prefix}{key}")
         return read
 
-    assert len(leaves(load_profile(), view, "")) == 48  # every knob, read both ways
+    assert len(leaves(load_profile(), view, "")) == 53  # every knob, read both ways
     with pytest.raises(AttributeError):
         view.retrieval.stale_penalty = 0.0
     with pytest.raises(AttributeError):

@@ -10,6 +10,7 @@ from tests.lifecycle_conformance import LifecycleConformance
 from tests.rederive_conformance import RederiveConformance
 from tests.reliability_conformance import ReliabilityConformance
 from tests.resolver_reads_conformance import ResolverReadsConformance
+from tests.review_conformance import ReviewConformance
 from tests.timetravel_conformance import TimeTravelConformance
 
 
@@ -17,6 +18,7 @@ class TestMemoryStore(
     StoreConformance,
     ContextConformance,
     LifecycleConformance,
+    ReviewConformance,
     RederiveConformance,
     ResolverReadsConformance,
     ReliabilityConformance,

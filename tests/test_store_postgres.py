@@ -20,6 +20,7 @@ from tests.resolver_reads_conformance import (
     ResolverReadsConformance,
     SharedStoreResolverReadsConformance,
 )
+from tests.review_conformance import ReviewConformance
 from tests.stores import postgres_schema_url
 from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
@@ -29,6 +30,7 @@ class TestPostgresStore(
     PersistentStoreConformance,
     ContextConformance,
     LifecycleConformance,
+    ReviewConformance,
     TimeTravelConformance,
     PersistentTimeTravelConformance,
     RederiveConformance,

@@ -14,6 +14,7 @@ from tests.resolver_reads_conformance import (
     ResolverReadsConformance,
     SharedStoreResolverReadsConformance,
 )
+from tests.review_conformance import ReviewConformance
 from tests.stores import sqlite_url
 from tests.timetravel_conformance import PersistentTimeTravelConformance, TimeTravelConformance
 
@@ -23,6 +24,7 @@ class TestSqliteStore(
     PersistentStoreConformance,
     ContextConformance,
     LifecycleConformance,
+    ReviewConformance,
     TimeTravelConformance,
     PersistentTimeTravelConformance,
     RederiveConformance,

@@ -21,7 +21,7 @@ each probe's context pack as the model's prompt (``Prompt``); its without-memory
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -68,13 +68,21 @@ def system_versions(profile: Profile = None) -> SystemVersions:
     )
 
 
-def drive_scenario(scenario: BenchmarkScenario, profile: Profile = None) -> ScenarioObservation:
+def drive_scenario(
+    scenario: BenchmarkScenario,
+    profile: Profile = None,
+    reviewer: Callable[[memory_es.Memory], None] | None = None,
+) -> ScenarioObservation:
+    """``reviewer``: what a reviewer does after maintenance and before the first probe
+    (the L2 evaluation's scripted reviewer: memory_es/benchmarks/review/)."""
     clock = memory_es.FixedClock(scenario.start_at)
     ids = memory_es.SequentialIds()
     with memory_es.open("memory://", clock=clock, ids=ids, profile=profile) as memory:
         driver = _ScenarioDriver(memory, clock)
         outcomes = tuple(driver.session(s) for s in scenario.sessions)
         driver.maintenance_once()
+        if reviewer is not None:
+            reviewer(memory)
         beliefs = driver.beliefs()
         probes = tuple((p.id, driver.probe(p)) for p in scenario.probes)
     return ScenarioObservation(

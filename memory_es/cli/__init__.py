@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "context": ("context_cmds",),
     "memory": ("memory_cmds",),
     "maintenance": ("maintenance_cmds",),
+    "review": ("review_cmds",),
     "stats": ("lifecycle_cmds",),
     "projections": ("projection_cmds",),
     "log": ("log_cmds",),

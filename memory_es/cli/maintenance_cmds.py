@@ -51,4 +51,9 @@ def _run(args: argparse.Namespace) -> int:
     print(f"L1 {l1.as_dict()['reason']}{state}: {verb} {count}")
     verb = "would expire" if report.dry_run else "expired"
     print(f"recall traces past their operator retention: {verb} {report.traces_expired}")
+    if report.alignment is not None:
+        checked = sum(a.checked for a in report.alignment)
+        opened = sum(len(a.opened) for a in report.alignment)
+        state = " (a dry run: nothing aligned)" if report.dry_run else ""
+        print(f"near-duplicate alignment{state}: checked {checked}, proposals opened {opened}")
     return 0

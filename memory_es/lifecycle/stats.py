@@ -119,7 +119,9 @@ def lifecycle_stats(memory: Memory, principal: str | None = None, *, tenant: str
     counts["beliefs"] = sum(
         sum(1 for b in memory.index.beliefs(key) if b.status in LIVE_STATUSES) for key in principals
     )
-    return {key: int(counts[key]) for key in KEYS}
+    from memory_es.review.sweep import proposal_counts  # L2 proposals by kind and state
+
+    return {key: int(counts[key]) for key in KEYS} | proposal_counts(memory, sorted(principals))
 
 
 def _count(event: Any, counts: Counter[str]) -> None:

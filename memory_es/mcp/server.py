@@ -287,6 +287,43 @@ def build_server(
     def confirm_conflict(belief_id: BeliefRef) -> str:
         return run(lambda p: tools.confirm_conflict(p, belief_id))
 
+    @server.tool(
+        description=(
+            "List memory's maintenance proposals (consolidation, supersession, promotion of "
+            "near-duplicate beliefs), each with id, kind, state, members and reason. Nothing "
+            "changes until one is approved."
+        )
+    )
+    def review_list() -> list[dict[str, Any]]:
+        return run(tools.review_list)
+
+    @server.tool(
+        description=(
+            "Show one maintenance proposal in full: the exact pre-state of its beliefs, "
+            "their evidence, the effects approval would apply, and any decision taken."
+        )
+    )
+    def review_show(proposal_id: str) -> dict[str, Any]:
+        return run(lambda p: tools.review_show(p, proposal_id))
+
+    @server.tool(
+        description=(
+            "Approve a maintenance proposal the user agreed to: its effects apply and an "
+            "operation is recorded; refused (state 'refused') if its beliefs changed since."
+        )
+    )
+    def review_approve(proposal_id: str) -> dict[str, Any]:
+        return run(lambda p: tools.review_approve(p, proposal_id))
+
+    @server.tool(
+        description=(
+            "Decline a maintenance proposal the user rejected, with their reason: nothing "
+            "changes, and the same cluster of beliefs is not proposed again."
+        )
+    )
+    def review_decline(proposal_id: str, reason: str = "") -> dict[str, Any]:
+        return run(lambda p: tools.review_decline(p, proposal_id, reason))
+
     @server.resource(
         "memory://beliefs",
         name="current beliefs",

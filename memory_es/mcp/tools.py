@@ -188,6 +188,34 @@ class MemoryTools:
 
         return self._serial(call)
 
+    # -- L2 review (memory_es/review/): always on the server's principal --------------------
+
+    def review_list(self, principal: str) -> list[dict[str, Any]]:
+        return self._serial(
+            lambda: [p.as_dict() for p in self.memory.review.list(principal, tenant=self.tenant)]
+        )
+
+    def review_show(self, principal: str, proposal_id: str) -> dict[str, Any]:
+        return self._serial(
+            lambda: self.memory.review.show(
+                proposal_id, principal=principal, tenant=self.tenant
+            ).as_dict()
+        )
+
+    def review_approve(self, principal: str, proposal_id: str) -> dict[str, Any]:
+        return self._serial(
+            lambda: self.memory.review.approve(
+                proposal_id, principal=principal, tenant=self.tenant
+            ).as_dict()
+        )
+
+    def review_decline(self, principal: str, proposal_id: str, reason: str = "") -> dict[str, Any]:
+        return self._serial(
+            lambda: self.memory.review.decline(
+                proposal_id, reason=reason, principal=principal, tenant=self.tenant
+            ).as_dict()
+        )
+
     # -- resources -----------------------------------------------------------------------
 
     def current_beliefs(self, principal: str) -> list[dict[str, Any]]:

@@ -92,6 +92,11 @@ class RetrievalProfile(_Knobs):
     time_decay_enabled: bool
     # Seed 002's bounded +-2 quality reorder inside the chosen pool: opt-in, off.
     quality_reorder_enabled: bool
+    # The reorder's query-time freshness hint (RFC 002): alpha 1 is neutral (the default);
+    # below 1, current-state beliefs under current or temporal intent lose up to 1 - alpha
+    # of their quality with age (half life in days). A calibration input, never a default.
+    quality_freshness_alpha: float = Field(ge=0, le=1)
+    quality_freshness_half_life_days: float = Field(gt=0)
     ranking_weights: RankingWeights
     lifecycle_weights: LifecycleWeights
     decay_tau_days: DecayTauDays
@@ -148,8 +153,18 @@ class L1Settings(_Knobs):
     max_per_sweep: int = Field(ge=1)
 
 
+class AlignmentSettings(_Knobs):
+    """RFC 002's bounded near-duplicate alignment on write (docs/lifecycle.md "L2"). Off
+    by default; on, it records relations and review proposals, never a merge."""
+
+    enabled: bool
+    max_candidates: int = Field(ge=1)  # lexical candidates read per belief
+    min_similarity: float = Field(gt=0, le=1)  # content-term Jaccard
+
+
 class LifecycleProfile(_Knobs):
     l1: L1Settings
+    alignment: AlignmentSettings
 
 
 class MemoryProfile(_Knobs):
@@ -229,6 +244,7 @@ def resolve_profile(profile: MemoryProfile | str | Path | None = None) -> Memory
 
 __all__ = [
     "PROFILE_ENV",
+    "AlignmentSettings",
     "Bm25",
     "DecaySettings",
     "DecayTauDays",

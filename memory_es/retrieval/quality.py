@@ -8,15 +8,55 @@ baseline order. The trace records both orders, each displacement, the rule used 
 
 Quality here is what the read model knows without guessing: provenance (authority),
 evidence strength (evidence count, as in reinforcement) and demonstrated utility.
+
+Given the source evidence declarations (``evidence``: memory_es/evidence/), provenance
+is the weaker of the belief's authority and its source's declared authority, and an
+untrusted source's evidence counts for nothing (repeating a claim earns it no
+strength); and the reorder stays off for a pool holding any belief without a valid
+declaration (the baseline order, the trace saying why).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from memory_es.retrieval.ranking import C_MAX, MAX_AUTHORITY, Scored
+
+if TYPE_CHECKING:
+    from memory_es.evidence.declarations import EvidenceDeclaration
+    from memory_es.projections.records import BeliefRecord
+
+# A belief's source evidence declaration (memory_es/evidence/api.py: Sources.for_belief).
+EvidenceOf = Callable[["BeliefRecord"], "EvidenceDeclaration"]
+# A belief's freshness multiplier in [alpha, 1] for this query (1: neutral).
+FreshnessOf = Callable[["BeliefRecord"], float]
+# What counts as current-state material for the freshness hint: the attributes the
+# resolver replaces on a new statement (where the user lives, works, ...).
+CURRENT_STATE_TYPES = frozenset({"user_model_attr"})
+# Words of a query asking about the present ("where do I live now").
+CURRENT_INTENT_WORDS = frozenset({"now", "currently", "current", "still", "nowadays", "anymore"})
+
+
+def freshness(age_days: float | None, *, alpha: float, half_life_days: float) -> float:
+    """RFC 002's query-time hint: ``alpha + (1 - alpha) * 2^(-age / half_life)``; an
+    unknown age is neutral (1)."""
+    if age_days is None:
+        return 1.0
+    return alpha + (1.0 - alpha) * math.pow(2.0, -max(0.0, age_days) / half_life_days)
+
+
+def freshness_eligible(record: BeliefRecord) -> bool:
+    """Only current-state beliefs, and never a high-authority or critical one (the hint
+    cannot demote a user's own statement or a critical record)."""
+    return (
+        record.belief_type in CURRENT_STATE_TYPES
+        and record.authority < MAX_AUTHORITY
+        and record.importance < 3
+    )
+
 
 POLICY = "bounded_stable_reorder@1"
 MAX_DISPLACEMENT = 2
@@ -44,16 +84,24 @@ class RankingTrace:
         }
 
 
-def quality(item: Scored) -> float:
+def quality(item: Scored, declared: EvidenceDeclaration | None = None) -> float:
     """In [0, 1]: the mean of provenance, evidence strength and utility (mapped to 0..1)."""
     b = item.record
     provenance = b.authority / MAX_AUTHORITY
     evidence = min(1.0, math.log1p(b.evidence_count) / math.log1p(C_MAX))
+    if declared is not None:
+        provenance = min(provenance, declared.authority.rank / MAX_AUTHORITY)
+        if declared.authority.rank == 0:  # untrusted: repetition is not corroboration
+            evidence = 0.0
     utility = (b.utility + 1.0) / 2.0
     return (provenance + evidence + utility) / 3.0
 
 
-def bounded_reorder(items: Sequence[Scored]) -> tuple[list[Scored], RankingTrace]:
+def bounded_reorder(
+    items: Sequence[Scored],
+    evidence: EvidenceOf | None = None,
+    freshness_of: FreshnessOf | None = None,
+) -> tuple[list[Scored], RankingTrace]:
     """Move items up in proportion to their quality relative to the pool, at most 2 places.
 
     The key is ``baseline index - 2.5 * q`` with ``q`` the quality scaled to [0, 1]
@@ -62,7 +110,24 @@ def bounded_reorder(items: Sequence[Scored]) -> tuple[list[Scored], RankingTrace
     displacement is bounded by two, both ways (and checked below).
     """
     baseline = list(items)
-    scores = [quality(s) for s in baseline]
+    declared = [evidence(s.record) for s in baseline] if evidence is not None else None
+    if declared is not None and not all(d.valid for d in declared):
+        ids = tuple(s.record.belief_id for s in baseline)
+        missing = sum(1 for d in declared if not d.valid)
+        return baseline, RankingTrace(
+            policy=POLICY,
+            baseline=ids,
+            adjusted=ids,
+            displacement=tuple((bid, 0) for bid in ids),
+            rule=f"off: {missing} of {len(ids)} members without a valid source declaration",
+            unresolved_conflicts=sum(1 for s in baseline if s.validity == "unresolved_conflict"),
+            membership_changed=False,
+        )
+    scores = [
+        quality(s, declared[n] if declared is not None else None)
+        * (freshness_of(s.record) if freshness_of is not None else 1.0)
+        for n, s in enumerate(baseline)
+    ]
     low, high = min(scores, default=0.0), max(scores, default=0.0)
     spread = high - low
 

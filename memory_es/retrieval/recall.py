@@ -21,19 +21,28 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from memory_es.policy import retrieval_policy
-from memory_es.ports import Clock, IdGenerator, instant_second, iso, second_key
+from memory_es.ports import Clock, IdGenerator, instant_second, iso, parse_iso, second_key
 from memory_es.projections.base import RecallIndex
 from memory_es.projections.candidates import HISTORICAL, LIVE, Bm25Params
 from memory_es.projections.traces import TraceRecord, TraceStore
 from memory_es.projections.vectors import Embedder
 from memory_es.retrieval.conflicts import with_conflict_partners
-from memory_es.retrieval.quality import RankingTrace, bounded_reorder
+from memory_es.retrieval.quality import (
+    CURRENT_INTENT_WORDS,
+    EvidenceOf,
+    FreshnessOf,
+    RankingTrace,
+    bounded_reorder,
+    freshness,
+    freshness_eligible,
+)
 from memory_es.retrieval.query import FormedQuery, form_query
 from memory_es.retrieval.ranking import Scored, Selection, fuse, rank, select
 from memory_es.retrieval.render import render_line
 
 if TYPE_CHECKING:
     from memory_es.profiles import MemoryProfile
+    from memory_es.projections.records import BeliefRecord
 
 
 def candidate_cap(max_items: int) -> int:
@@ -87,6 +96,7 @@ class Retriever:
         clock: Clock,
         ids: IdGenerator,
         embedder: Embedder | None = None,
+        evidence_of: EvidenceOf | None = None,
     ) -> None:
         self.index = index
         self.traces = traces
@@ -94,6 +104,9 @@ class Retriever:
         self.clock = clock
         self.ids = ids
         self.embedder = embedder
+        # Each belief's source evidence declaration (memory_es/evidence/): the quality
+        # reorder reads it, and stays off for a pool without valid ones.
+        self.evidence_of = evidence_of
 
     def over(self, index: RecallIndex) -> Retriever:
         """This retriever (its profile, clock, vector arm and ranking) reading another
@@ -105,7 +118,28 @@ class Retriever:
             clock=self.clock,
             ids=self.ids,
             embedder=self.embedder,
+            evidence_of=self.evidence_of,
         )
+
+    def freshness_hint(self, q: RecallQuery, temporal: bool, now: datetime) -> FreshnessOf | None:
+        """The reorder's freshness hint for this query: None (neutral) unless alpha is
+        below 1 and the query asks about the present or when (current or temporal intent)."""
+        p = self.profile.retrieval
+        alpha, half_life = p.quality_freshness_alpha, p.quality_freshness_half_life_days
+        if alpha >= 1.0:
+            return None
+        from memory_es.retrieval.tokenizer import lexemes
+
+        if not temporal and not CURRENT_INTENT_WORDS.intersection(lexemes(q.text)):
+            return None
+
+        def fresh(record: BeliefRecord) -> float:
+            if not freshness_eligible(record) or not record.valid_from:
+                return 1.0  # ineligible, or unknown time: neutral
+            age = (now - parse_iso(record.valid_from)).total_seconds() / 86400
+            return freshness(age, alpha=alpha, half_life_days=half_life)
+
+        return fresh
 
     def recall(
         self, q: RecallQuery, *, now: datetime | None = None, traced: bool = True
@@ -183,7 +217,9 @@ class Retriever:
             selection = replace(selection, items=tuple(partners))
         ranking_trace = None
         if p.quality_reorder_enabled:
-            reordered, ranking_trace = bounded_reorder(selection.items)
+            reordered, ranking_trace = bounded_reorder(
+                selection.items, self.evidence_of, self.freshness_hint(q, formed.temporal, now)
+            )
             selection = replace(selection, items=tuple(reordered))
         done = time.perf_counter()
         trace_id = None

@@ -501,6 +501,8 @@ def _every_handler() -> dict[type[Any], Handler | Composite]:
     from memory_es.lifecycle import commands as lifecycle
     from memory_es.lifecycle import handlers as lifecycle_handlers
     from memory_es.lifecycle import sweeps
+    from memory_es.evidence.handlers import HANDLERS as EVIDENCE_HANDLERS
+    from memory_es.review.handlers import HANDLERS as REVIEW_HANDLERS
     from memory_es.services import composites
     from memory_es.services import formation_commands as formation
 
@@ -525,6 +527,8 @@ def _every_handler() -> dict[type[Any], Handler | Composite]:
         lifecycle.RecordUsage: lifecycle_handlers.record_usage,
         lifecycle.SweepDecay: Composite(sweeps.sweep_decay),
         lifecycle.SweepL1: Composite(sweeps.sweep_l1),
+        **REVIEW_HANDLERS,  # L2 review (memory_es/review/handlers.py)
+        **EVIDENCE_HANDLERS,  # source declarations (memory_es/evidence/handlers.py)
     }
 
 

@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 from memory_es.es_internals import save_collected
 from memory_es.ports import Clock
 from memory_es.services import commands
-from memory_es.services.handlers import Composite, handler_for
+from memory_es.services.handlers import Composite, close_session, handler_for
 from memory_es.services.unit_of_work import (
     Adapters,
     BatchUnitOfWork,
@@ -42,6 +42,11 @@ class CommandBus:
         result: Any = run_retrying(
             lambda: UnitOfWork(self.adapters), lambda uow: handler(command, uow)
         )
+        if handler is close_session and result.formed:
+            # Near-duplicate alignment on write, opt-in (memory_es/review/alignment.py).
+            from memory_es.review.hooks import align_formed
+
+            align_formed(self, result)
         return cast(T, result)
 
     def run_batch(

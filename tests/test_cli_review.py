@@ -1,0 +1,78 @@
+"""``memory-es review list|show|approve|decline`` on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import run
+
+LOVE = "I love hiking in the Dolomites with my dog Pepper."
+FAVOURITE = "Hiking the Dolomites with Pepper, my dog, is my favourite thing."
+
+
+@pytest.fixture
+def aligned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    overlay = tmp_path / "aligned.yaml"
+    overlay.write_text("lifecycle:\n  alignment:\n    enabled: true\n")
+    monkeypatch.setenv("MEMORY_ES_PROFILE", str(overlay))
+
+
+def said(capsys: pytest.CaptureFixture[str], url: str, *texts: str) -> None:
+    for text in texts:
+        code, session, _ = run(capsys, url, "session", "open", "--principal", "ana")
+        assert code == 0
+        assert run(capsys, url, "session", "say", session.strip(), text)[0] == 0
+        assert run(capsys, url, "session", "close", session.strip())[0] == 0
+
+
+def proposals(capsys: pytest.CaptureFixture[str], url: str) -> list[dict[str, object]]:
+    code, out, _ = run(capsys, url, "review", "list", "--principal", "ana", "--json")
+    assert code == 0
+    listed: list[dict[str, object]] = json.loads(out)
+    return listed
+
+
+def test_review_list_prints_each_proposal_with_its_members_as_memory_list_prints_them(
+    capsys: pytest.CaptureFixture[str], persistent_store_url: str, aligned: None
+) -> None:
+    url = persistent_store_url
+    said(capsys, url, LOVE, FAVOURITE)
+    [proposal] = proposals(capsys, url)
+    assert {"id", "kind", "state", "members", "reason"} <= set(proposal)
+    assert (proposal["kind"], proposal["state"]) == ("consolidation", "pending")
+    code, out, _ = run(capsys, url, "memory", "list", "--principal", "ana", "--json")
+    listed = {b["belief_id"] for b in json.loads(out)}
+    assert set(proposal["members"]) <= listed  # type: ignore[arg-type]
+    code, out, _ = run(capsys, url, "review", "show", str(proposal["id"]))
+    assert code == 0 and "pre-state" in out and "effect BeliefDeactivated" in out
+
+
+def test_review_decline_records_the_reason_and_approve_of_a_moved_proposal_exits_1(
+    capsys: pytest.CaptureFixture[str], persistent_store_url: str, aligned: None
+) -> None:
+    url = persistent_store_url
+    said(capsys, url, LOVE, FAVOURITE)
+    [proposal] = proposals(capsys, url)
+    code, out, _ = run(
+        capsys, url, "review", "decline", str(proposal["id"]), "--reason", "different trips"
+    )
+    assert code == 0 and out.strip().endswith("different trips")
+    said(
+        capsys,
+        url,
+        "I love cooking risotto with saffron.",
+        "Cooking risotto with saffron, I love it.",
+    )
+    pending = [p for p in proposals(capsys, url) if p["state"] == "pending"]
+    assert len(pending) == 1
+    member = str(pending[0]["members"][0])  # type: ignore[index]
+    assert run(capsys, url, "memory", "reject", member)[0] == 0
+    code, out, _ = run(capsys, url, "review", "approve", str(pending[0]["id"]))
+    assert code == 1 and out.startswith("refused: [m:") and "is rejected now" in out
+    code, out, _ = run(capsys, url, "stats", "--principal", "ana", "--json")
+    stats = json.loads(out)
+    assert stats["proposals_consolidation_declined"] == 1
+    assert stats["proposals_consolidation_refused"] == 1

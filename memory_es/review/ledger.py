@@ -33,7 +33,7 @@ _NAMESPACE = uuid5(NAMESPACE_URL, "memory-es:review-ledger")
 
 def ledger_id(tenant: str, principal: str) -> UUID:
     """The ledger of a principal: derived from its memory's id, so no lookup is needed."""
-    return uuid5(_NAMESPACE, str(principal_aggregate_id(principal, tenant)))
+    return uuid5(_NAMESPACE, str(principal_aggregate_id(tenant=tenant, principal=principal)))
 
 
 class ReviewLedger(Aggregate):

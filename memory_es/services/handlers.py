@@ -498,10 +498,10 @@ def _every_handler() -> dict[type[Any], Handler | Composite]:
     and its row here (docs/architecture.md, "Adding a command")."""
     # The lifecycle builds on this package (its handlers take this unit of work): read
     # here, at run time, not at import.
+    from memory_es.evidence.handlers import HANDLERS as EVIDENCE_HANDLERS
     from memory_es.lifecycle import commands as lifecycle
     from memory_es.lifecycle import handlers as lifecycle_handlers
     from memory_es.lifecycle import sweeps
-    from memory_es.evidence.handlers import HANDLERS as EVIDENCE_HANDLERS
     from memory_es.review.handlers import HANDLERS as REVIEW_HANDLERS
     from memory_es.services import composites
     from memory_es.services import formation_commands as formation

@@ -465,12 +465,12 @@ class LifecycleConformance:
     # -- L1: the RFC's acceptance criteria -------------------------------------------------
 
     L1_ON: ClassVar[dict[str, Any]] = {"lifecycle": {"l1": {"enabled": True, "retention_days": 30}}}
-    EPISODE = "User went to a support group yesterday."
+    EPISODE = "User went to a support group at the library."
 
     def test_l1_with_every_option_disabled_changes_nothing_and_reports_a_dry_run(
         self, lifecycle: memory_es.Memory, clock: FixedClock
     ) -> None:
-        say_session(lifecycle, clock, DIRECT + "I went to a support group yesterday.")
+        say_session(lifecycle, clock, DIRECT + "I went to a support group at the library.")
         clock.advance(200 * DAY)
         dump = lifecycle.index.dump()
         report = lifecycle.run_maintenance()
@@ -485,7 +485,7 @@ class LifecycleConformance:
             say_session(
                 memory,
                 clock,
-                DIRECT + "I went to a support group yesterday.",
+                DIRECT + "I went to a support group at the library.",
                 DIRECT + "I visited the lighthouse in the morning.",
                 DIRECT + "I live in Oslo.",
             )
@@ -575,7 +575,7 @@ class LifecycleConformance:
     def test_l1_knobs_are_read_from_the_profile(self, url: str, clock: FixedClock) -> None:
         overlay = {"lifecycle": {"l1": {"enabled": True, "retention_days": 5, "max_per_sweep": 1}}}
         with self.opened(url, clock, overlay) as memory:
-            say_session(memory, clock, DIRECT + "I went to a support group yesterday.")
+            say_session(memory, clock, DIRECT + "I went to a support group at the library.")
             say_session(memory, clock, DIRECT + "I visited the lighthouse in the morning.")
             clock.advance(6 * DAY)
             assert len(memory.run_maintenance().l1.deactivated) == 1
@@ -584,7 +584,7 @@ class LifecycleConformance:
     def test_lifecycle_state_is_rebuilt_from_the_log(self, url: str, clock: FixedClock) -> None:
         with self.opened(url, clock, self.L1_ON) as memory:
             say_session(
-                memory, clock, "I like jazz.", DIRECT + "I went to a support group yesterday."
+                memory, clock, "I like jazz.", DIRECT + "I went to a support group at the library."
             )
             session = memory.open_session(PRINCIPAL)
             memory.record_usage(session, "r1", f"[m:{by_statement(memory, JAZZ).short_id}]")

@@ -463,21 +463,22 @@ def test_loaders_stream_one_item_at_a_time(tmp_path: Path) -> None:
 
 
 def lifecycle_conversation() -> list[dict[str, object]]:
-    """Three trips told on 2 January: Lisbon re-stated two days later, Madrid named again
-    every month (a citing reader cites it), Porto never again; then ten months pass."""
+    """Three trips told on 2 January: Lisbon re-stated two days later (its time said the
+    same way both days), Madrid named again every month (a citing reader cites it), Porto
+    never again; then ten months pass."""
     conversation: dict[str, object] = {
         "speaker_a": "Avery",
         "speaker_b": "Blake",
         "session_1_date_time": "9:00 am on 2 January, 2023",
         "session_1": [
-            {"speaker": "Avery", "dia_id": "D1:1", "text": "I went to Lisbon last week."},
+            {"speaker": "Avery", "dia_id": "D1:1", "text": "I went to Lisbon in December."},
             {"speaker": "Avery", "dia_id": "D1:2", "text": "I went to Porto in March."},
             {"speaker": "Avery", "dia_id": "D1:3", "text": "I went to Madrid on Sunday."},
             {"speaker": "Blake", "dia_id": "D1:4", "text": "Sounds great."},
         ],
         "session_2_date_time": "9:00 am on 4 January, 2023",
         "session_2": [
-            {"speaker": "Avery", "dia_id": "D2:1", "text": "I went to Lisbon last week."},
+            {"speaker": "Avery", "dia_id": "D2:1", "text": "I went to Lisbon in December."},
             {"speaker": "Blake", "dia_id": "D2:2", "text": "Again?"},
         ],
     }
@@ -489,7 +490,7 @@ def lifecycle_conversation() -> list[dict[str, object]]:
             {"speaker": "Blake", "dia_id": f"D{n}:2", "text": "Of course."},
         ]
     qa = [
-        {"question": "Where did Avery go last week?", "evidence": ["D1:1"], "category": 4},
+        {"question": "Where did Avery go in December?", "evidence": ["D1:1"], "category": 4},
         {"question": "When did Avery go to Porto?", "evidence": ["D1:2"], "category": 4},
         {"question": "When did Avery go to Madrid?", "evidence": ["D1:3"], "category": 4},
     ]

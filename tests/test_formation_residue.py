@@ -7,6 +7,7 @@ with ``residue_enabled: false`` forms what the rules alone read."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ def formed(text: str, *, residue: bool) -> list[str]:
         ("Ana's mother is Rosa.", "User said: Ana's mother is Rosa."),
         (  # an interjection opens the sentence; the statement after it stands
             "Yeah, the kids loved the beach trip last weekend.",
-            "User said: the kids loved the beach trip last weekend.",
+            "User said: the kids loved the beach trip the weekend before 2 March 2026.",
         ),
         (
             "Sapiens is a fascinating look at human history.",
@@ -68,7 +69,7 @@ def test_an_intention_the_catalogue_declines_is_reported_as_said_never_as_a_fact
     text = "I want to visit the Lisbon aquarium next spring."
     assert formed(text, residue=False) == []
     assert formed(text, residue=True) == [
-        "User said: they want to visit the Lisbon aquarium next spring."
+        "User said: they want to visit the Lisbon aquarium in spring 2027."
     ]
 
 
@@ -88,13 +89,13 @@ def test_the_shipped_profile_keeps_the_residue_as_inferred_and_an_overlay_turns_
     off.write_text("formation:\n  residue_enabled: false\n")
     text = "They're called Peruvian Lilies, the flowers on my balcony."
     with memory_es.open("memory://", profile=off) as memory:
-        assert memory.extractor.name == "clauses@5"
+        assert memory.extractor.name == "clauses@6"
         session = memory.open_session("audrey")
         memory.say(session, "They're called Peruvian Lilies.")
         memory.close_session(session)
         assert memory.list_beliefs("audrey") == []
     with memory_es.open("memory://") as memory:
-        assert memory.extractor.name == "clauses@5+residue"
+        assert memory.extractor.name == "clauses@6+residue"
         session = memory.open_session("audrey")
         memory.say(session, text)
         memory.close_session(session)
@@ -115,7 +116,7 @@ def test_a_sentence_addressed_to_the_other_speaker_forms_no_residue() -> None:
     ]
     # the name is cut from a first-person sentence, which still forms
     assert formed("I went hiking at Mount Tam yesterday, Sam.", residue=False) == [
-        "User went hiking at Mount Tam yesterday."
+        "User went hiking at Mount Tam on 1 March 2026."
     ]
 
 
@@ -128,7 +129,7 @@ def test_a_sentence_a_rule_read_only_in_part_is_kept_whole_as_well() -> None:
     ]
     # when the rules' statements carry the sentence's words, nothing is added
     assert formed("I volunteered at the homeless shelter last week.", residue=True) == [
-        "User volunteered at the homeless shelter last week."
+        "User volunteered at the homeless shelter the week before 2 March 2026."
     ]
 
 
@@ -138,10 +139,10 @@ def test_the_external_runner_forms_with_the_profile_it_is_given(tmp_path: Path) 
     off.write_text("formation:\n  residue_enabled: false\n")
     default = run("locomo", path, tmp_path / "default.json", progress=False)
     rules = run("locomo", path, tmp_path / "rules.json", progress=False, profile=off)
-    assert default["policy"]["extractor"] == "clauses@5+residue"
-    assert rules["policy"]["extractor"] == "clauses@5"
+    assert default["policy"]["extractor"] == "clauses@6+residue"
+    assert rules["policy"]["extractor"] == "clauses@6"
     written = json.loads((tmp_path / "rules.json").read_text())
-    assert written["policy"]["extractor"] == "clauses@5"
+    assert written["policy"]["extractor"] == "clauses@6"
 
 
 def test_the_memory_benchmark_hard_gates_hold_with_the_residue_on(
@@ -152,7 +153,7 @@ def test_the_memory_benchmark_hard_gates_hold_with_the_residue_on(
     argv = ["--profile", str(CONVERSATIONAL), "eval", "memory-benchmark", "--deterministic-only"]
     main([*argv, "--json"])  # against the shipped baseline it drifts: another extractor
     document = json.loads(capsys.readouterr().out)
-    assert document["extractor"] == "clauses@5+residue"
+    assert document["extractor"] == "clauses@6+residue"
     aggregate = document["aggregate"]
     for gate in (
         "abstention_leaks",
@@ -166,7 +167,8 @@ def test_the_memory_benchmark_hard_gates_hold_with_the_residue_on(
 
 
 def test_an_inferred_belief_is_found_by_its_turns_words_and_renders_only_its_own() -> None:
-    with memory_es.open("memory://") as memory:
+    clock = memory_es.FixedClock(datetime(2026, 3, 2, 9, tzinfo=UTC))
+    with memory_es.open("memory://", clock=clock) as memory:
         session = memory.open_session("john")
         memory.say(
             session,
@@ -176,7 +178,9 @@ def test_an_inferred_belief_is_found_by_its_turns_words_and_renders_only_its_own
         memory.close_session(session)
         lines = memory.recall("john", "What did John host for the veterans?").lines()
         # the question formed nothing, but its words are the episode's context
-        assert lines[0].endswith("User threw a small party at the community hall last weekend.")
+        assert lines[0].endswith(
+            "User threw a small party at the community hall the weekend before 2 March 2026."
+        )
         by_statement = {b.statement: b for b in memory.list_beliefs("john")}
         # a direct statement carries no context: "veterans" never finds where John lives
         assert "User lives in Denver." in by_statement

@@ -100,9 +100,10 @@ class ClauseExtractor:
 
     def __init__(self, *, residue: bool = False) -> None:
         self.residue = residue
-        self.name = "clauses@5+residue" if residue else "clauses@5"
+        self.name = "clauses@6+residue" if residue else "clauses@6"
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
+        from memory_es.formation.anchoring import anchored, concise
         from memory_es.formation.hazards import candidate_hazard
         from memory_es.formation.segments import own_speech
 
@@ -114,7 +115,10 @@ class ClauseExtractor:
             turn_words: tuple[tuple[str, str], ...] | None = None  # read once, if needed
             # Only the user's own speech forms: what they pasted is someone else's words
             # (memory_es/formation/segments.py).
-            readings = extract_clauses(own_speech(turn.text), residue=self.residue)
+            readings = [
+                anchored(found, turn.at)
+                for found in extract_clauses(own_speech(turn.text), residue=self.residue)
+            ]
             # A belief is information about the user: never a key-like token, never an
             # order to the assistant (memory_es/formation/hazards).
             hazards = [candidate_hazard(found.statement) for found in readings]
@@ -132,9 +136,14 @@ class ClauseExtractor:
                 seen.add(marker)
                 if turn_words is None and found.authority is Authority.INFERRED:
                     turn_words = content_lexemes(turn.text)
+                statement = (
+                    concise(found.statement)
+                    if found.authority is Authority.INFERRED
+                    else found.statement
+                )
                 proposals.append(
                     Proposal(
-                        statement=found.statement,
+                        statement=statement,
                         belief_type=found.belief_type,
                         subjects=found.subjects,
                         polarity=found.polarity,
@@ -145,7 +154,7 @@ class ClauseExtractor:
                         # Only a reading more guess than statement carries its turn's
                         # context: a direct statement is found by its own words.
                         context=(
-                            turn_context(turn_words, found.statement)
+                            turn_context(turn_words, statement)
                             if turn_words is not None and found.authority is Authority.INFERRED
                             else ""
                         ),

@@ -210,6 +210,32 @@ _WITH_I = re.compile(rf"(\b(?i:my (?:{REL_ALT})(?: {NAME})?)|(?:^|(?<=[:;] )){NA
 _ME_AND_MY = re.compile(r"(?i)^me and my (\w+) ")
 
 
+# A time said before the subject ("Yesterday I went to the park", "Last week, we ...")
+# belongs to the clause it opens: the clause is read without it and the time is put
+# back on what the clause formed, so the belief says when (and formation anchors it on
+# the turn's day: memory_es/formation/anchoring.py).
+_WEEKDAY_ALT = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_MONTH_ALT = "january|february|march|april|may|june|july|august|september|october|november|december"
+_TIME_OPENER = re.compile(
+    r"(?i)^(?P<when>yesterday|today|tonight|earlier today|recently|"
+    r"this (?:morning|afternoon|evening|week|weekend|month|year|summer|spring|fall|autumn|winter)|"
+    rf"last (?:night|week|weekend|month|year|summer|spring|fall|autumn|winter|{_WEEKDAY_ALT})|"
+    r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|\d{1,2}) "
+    r"(?:days?|weeks?|weekends?|months?|years?) ago|"
+    rf"(?:in|on) (?:{_WEEKDAY_ALT}|\d{{4}}|(?:{_MONTH_ALT})(?: \d{{4}})?)|"
+    rf"(?:{_MONTH_ALT}) \d{{4}})\s*,?\s+(?=(?:I|we|my)\b)"
+)
+
+
+def _with_time(found: Found, when: str) -> Found:
+    """A formed reading with the time its clause opened with, said after it."""
+    statement = f"{found.statement.rstrip('.')} {when[:1].lower()}{when[1:]}."
+    key = found.key
+    if key is not None and key.startswith("episode/"):
+        key = episode_key(statement)
+    return replace(found, statement=statement, key=key)
+
+
 _EPISODE_MAX_WORDS = 60
 REL_TYPE = BeliefType.RELATIONSHIP
 
@@ -268,6 +294,10 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
         # "My wife and I went ...": one subject, not a clause boundary before "and I".
         sentence = _WITH_I.sub(r"\1 & I", sentence)
         sentence = _ME_AND_MY.sub(r"my \1 & I ", sentence)
+        opener = _TIME_OPENER.match(sentence)
+        when = opener["when"] if opener is not None else None
+        if opener is not None:
+            sentence = sentence[opener.end() :]
         first_person = False
         list_prefix: str | None = None
         for position, raw in enumerate(clauses(sentence)):
@@ -308,6 +338,10 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
                     episode = None
                 else:
                     out[episode] = extended
+            if result and when is not None:
+                if result[0].belief_type is BeliefType.FACT:
+                    result = [_with_time(result[0], when), *result[1:]]
+                when = None  # said once, of the clause it opened
             if result:
                 out.extend(result)
                 last = result[-1]

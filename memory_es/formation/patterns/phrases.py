@@ -42,6 +42,7 @@ _PRONOUNS = (
     (re.compile(r"\bmine\b", re.I), "theirs"),
     (re.compile(r"\bme\b"), "them"),
     (re.compile(r"\bI am\b"), "they are"),
+    (re.compile(r"\bI was\b"), "they were"),
     (re.compile(r"\bI\b"), "they"),
     (re.compile(r"\bour\b", re.I), "their"),
     (re.compile(r"\bus\b"), "them"),
@@ -136,8 +137,11 @@ def content_words(text: str) -> int:
     ) + 2 * len(re.findall(r"\b\d+\b", text))
 
 
+EPISODE_KEY_PREFIX = "episode/"
+
+
 def episode_key(statement: str) -> str:
-    return f"episode/{statement.rstrip('.')}"
+    return f"{EPISODE_KEY_PREFIX}{statement.rstrip('.')}"
 
 
 def episode_subject(obj: str) -> str:

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 
 from memory_es.domain.session import INJECTION_CONTEXT_WORDS
 from memory_es.errors import InvalidInput
-from memory_es.formation.hazards.injection import is_injection, is_instruction, untranslated
+from memory_es.formation.hazards.injection import (
+    addresses_the_assistant,
+    is_injection,
+    is_instruction,
+    untranslated,
+)
 from memory_es.formation.hazards.secrets import (
     credentials_named,
     has_high_entropy_token,
@@ -25,6 +30,7 @@ from memory_es.formation.hazards.secrets import (
 __all__ = [
     "MAX_TURN_CHARS",
     "Screened",
+    "addresses_the_assistant",
     "candidate_hazard",
     "check_turn_size",
     "completes_injection",

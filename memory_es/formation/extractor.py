@@ -161,13 +161,26 @@ class ClauseExtractor:
 
 def make_extractor(formation: FormationProfile) -> Extractor:
     """The profile's extractor (``formation.extractor``): the clause extractor, or the
-    provider-assisted one behind the model port, configured by MEMORY_ES_MODEL_*."""
+    provider-assisted one behind the model port, configured by MEMORY_ES_MODEL_*; with
+    MEMORY_ES_MODEL_SCREEN=1 wrapped in the model-assisted injection screen."""
+    extractor: Extractor
     if formation.extractor == "provider":
         from memory_es.formation.provider_extractor import ProviderExtractor
         from memory_es.model import model_from_env
 
-        return ProviderExtractor(model_from_env())
-    return ClauseExtractor(residue=formation.residue_enabled)
+        extractor = ProviderExtractor(model_from_env())
+    else:
+        extractor = ClauseExtractor(residue=formation.residue_enabled)
+    from memory_es.formation.hazards.model_screen import model_screen_enabled
+
+    if model_screen_enabled():
+        # Opt-in: a model behind the model port judges the trusted turns too, beside
+        # the rules (memory_es/formation/hazards/model_screen.py).
+        from memory_es.formation.hazards.model_screen import ModelScreen, ModelScreenedExtractor
+        from memory_es.model import model_from_env
+
+        extractor = ModelScreenedExtractor(extractor, ModelScreen(model_from_env()))
+    return extractor
 
 
 # The foundation's name for the default extractor, kept so callers need not change.

@@ -19,6 +19,7 @@ from memory_es.formation.hazards.injection import (
     addresses_the_assistant,
     is_injection,
     is_instruction,
+    speaks_to_the_assistant,
     untranslated,
 )
 from memory_es.formation.hazards.secrets import (
@@ -38,6 +39,7 @@ __all__ = [
     "is_injection",
     "is_instruction",
     "screen",
+    "speaks_to_the_assistant",
 ]
 
 # The largest turn accepted (characters): a pasted document or log of a megabyte is kept.

@@ -23,7 +23,7 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
-from memory_es.formation.hazards.classifier import shipped_screen
+from memory_es.formation.hazards.classifier import names_the_assistant, shipped_screen
 from memory_es.formation.hazards.gloss import GLOSS, foreign_word_count
 from memory_es.formation.hazards.language import english_words, reads_as_english, word_set
 from memory_es.pattern_cache import PatternCache
@@ -536,6 +536,15 @@ def addresses_the_assistant(text: str) -> bool:
     statements (the side sentences an attack frames its order with are no facts)."""
     screen = shipped_screen()
     return any(screen.suspects_turn(view) for view in _model_views(views(text)[1]))
+
+
+def speaks_to_the_assistant(text: str) -> bool:
+    """Whether a text addresses a listener ("you", "your", glossed) or names what an
+    assistant is made of: what a suspect turn's guesses are then framed by."""
+    words = [GLOSS.get(w, w) for w in _WORDS.findall(views(text)[1][0])]
+    return any(w in ("you", "your", "yours", "yourself") for w in words) or names_the_assistant(
+        words
+    )
 
 
 def _injected(text: str, original: str, latin_views: list[str]) -> bool:

@@ -7,7 +7,9 @@ the checkout, started in its folder), the checkouts alternating so a busy machin
 both alike; CPU time, medians:
 
 - ``screen_ms``: ``formation.hazards.screen`` on turns of 2 KB of prose (the same turns
-  for both, written to a file first), after a warm-up (imports, the model's load);
+  for both, written to a file first), each after the one before it (the session's
+  cross-turn context, where the checkout has one), after a warm-up (imports, the
+  model's load);
 - ``say_cpu_ms``: a fresh ``memory-es session say`` process's CPU on a SQLite store (the
   hook's call: imports, the model's load, one screened turn), from cached bytecode.
 """
@@ -41,13 +43,22 @@ _SCREEN = """
 import json, statistics, sys, time
 from memory_es.formation.hazards import screen
 turns = json.load(open(sys.argv[1]))
-screen(turns[0])
+try:  # the session's cross-turn context, where the checkout has one
+    screen(turns[0], preceding="")
+    def screened(text, before):
+        screen(text, preceding=" ".join(before.split()[-32:]))
+except TypeError:
+    def screened(text, before):
+        screen(text)
+screened(turns[0], "")
 times = []
 for _ in range(3):
+    before = ""
     for text in turns:
         t0 = time.process_time()
-        screen(text)
+        screened(text, before)
         times.append(time.process_time() - t0)
+        before = text
 print(statistics.median(times) * 1000)
 """
 

@@ -19,6 +19,7 @@ from memory_es.formation.hazards.injection import (
     addresses_the_assistant,
     is_injection,
     is_instruction,
+    matches_a_pattern,
     speaks_to_the_assistant,
     untranslated,
 )
@@ -91,13 +92,14 @@ def screen(text: str, *, context: tuple[str, ...] = (), preceding: str = "") -> 
 
 def completes_injection(preceding: str, text: str) -> bool:
     """Whether ``text`` completes an injection the preceding turn's last words opened:
-    those words and this turn's first as many, read as one text, are an injection that
-    the preceding words alone are not (so a turn after a mere mention of rules is not
-    flagged for it). One short window: the cost does not grow with the turn."""
+    those words and this turn's first as many, read as one text by the phrase patterns
+    (the model learnt whole texts: two chat fragments joined are no one's), are an
+    injection the preceding words alone are not (so a turn after a mere mention of rules
+    is not flagged for it). One short window: the cost does not grow with the turn."""
     if not preceding.strip():
         return False
     head = " ".join(text.split()[:INJECTION_CONTEXT_WORDS])
-    return is_injection(preceding + "\n" + head) and not is_injection(preceding)
+    return matches_a_pattern(preceding + "\n" + head) and not matches_a_pattern(preceding)
 
 
 def candidate_hazard(statement: str) -> str | None:

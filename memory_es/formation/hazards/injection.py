@@ -538,6 +538,14 @@ def addresses_the_assistant(text: str) -> bool:
     return any(screen.suspects_turn(view) for view in _model_views(views(text)[1]))
 
 
+def matches_a_pattern(text: str) -> bool:
+    """Whether ``text`` carries an injection by the phrase patterns alone (no model): the
+    reading across a turn boundary, where two chat fragments joined are no one's text
+    and the model, which learnt whole texts, would misread them."""
+    original, latin_views = views(text)
+    return _injected(text, original, latin_views)
+
+
 def speaks_to_the_assistant(text: str) -> bool:
     """Whether a text addresses a listener ("you", "your", glossed) or names what an
     assistant is made of: what a suspect turn's guesses are then framed by."""

@@ -134,7 +134,7 @@ class Thresholds:
     candidate_any: float = 1.5  # any candidate belief's sentence
     # A trusted turn past this (any window) reads as addressed to the assistant: only its
     # direct statements form, never a residue line or a reading more guess than fact.
-    suspect: float = -0.5
+    suspect: float = -0.2
 
     def dump(self) -> str:
         return "\t".join(

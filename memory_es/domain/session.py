@@ -20,6 +20,14 @@ SESSION_IDLE_SECONDS = 30 * 60
 # answer, or the answer after one turn between ("let me check")
 # (memory_es/formation/hazards/secrets/follow_up.py; a domain constant, not a knob).
 FOLLOW_UP_TURNS = 2
+# How many of the last words of a session's latest trusted user turn are read with the
+# next user turn's first words: an injection split over two turns ("Ignore all" …
+# "previous instructions") is screened as one (memory_es/formation/hazards/__init__.py).
+INJECTION_CONTEXT_WORDS = 32
+
+
+def _last_words(text: str, count: int) -> str:
+    return " ".join(text.split()[-count:])
 
 
 @dataclass(frozen=True)
@@ -56,13 +64,18 @@ class Session(Aggregate):
     """Opened for a principal at a project scope; turns recorded; closed once."""
 
     # Version 2 keeps the screening context (the kinds a recent turn named, and for how
-    # many more turns); a version 1 snapshot had none open.
-    class_version = 2
+    # many more turns); a version 1 snapshot had none open. Version 3 keeps the injection
+    # context (the last words of the latest trusted user turn); older snapshots had none.
+    class_version = 3
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
         state["screening_kinds"] = []
         state["screening_turns_left"] = 0
+
+    @staticmethod
+    def upcast_v2_v3(state: dict[str, Any]) -> None:
+        state["injection_tail"] = ""
 
     class Opened(Aggregate.Created):
         tenant: str
@@ -124,6 +137,7 @@ class Session(Aggregate):
         self.turn_count = 0
         self.screening_kinds: list[str] = []
         self.screening_turns_left = 0
+        self.injection_tail = ""
         # The session snapshot's trace (plain types: aggregate snapshots store __dict__).
         self.session_snapshot: dict[str, Any] | None = None
 
@@ -132,6 +146,12 @@ class Session(Aggregate):
         """The credential kinds the next turn is screened for (an earlier turn named
         them): derived from the turn events alone, so a replay screens alike."""
         return tuple(self.screening_kinds) if self.screening_turns_left > 0 else ()
+
+    @property
+    def injection_context(self) -> str:
+        """The last words of the session's latest trusted user turn (as stored, redacted),
+        which the next user turn is screened with: derived from the turn events alone."""
+        return self.injection_tail
 
     @property
     def is_closed(self) -> bool:
@@ -200,6 +220,10 @@ class Session(Aggregate):
             self.screening_turns_left = FOLLOW_UP_TURNS
         elif self.screening_turns_left > 0:
             self.screening_turns_left -= 1
+        if role == "user":
+            # A flagged turn forms nothing and is screened whole: only a trusted one can
+            # hold the first half of an injection the next turn completes.
+            self.injection_tail = _last_words(text, INJECTION_CONTEXT_WORDS) if trusted else ""
 
     def establish_facts(self, *, facts: list[dict[str, object]], at: str) -> None:
         if self.is_closed:

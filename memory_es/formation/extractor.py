@@ -64,6 +64,10 @@ class Extractor(Protocol):
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]: ...
 
 
+# The residue's rule (memory_es/formation/patterns/residue.py): what the user said that no
+# other rule reads.
+RESIDUE_RULE = "fact.said"
+
 # At most this many context words per belief: a turn's gist, not a second copy of it.
 CONTEXT_MAX_WORDS = 48
 
@@ -104,7 +108,11 @@ class ClauseExtractor:
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
         from memory_es.formation.anchoring import anchored, concise
-        from memory_es.formation.hazards import candidate_hazard
+        from memory_es.formation.hazards import (
+            addresses_the_assistant,
+            candidate_hazard,
+            speaks_to_the_assistant,
+        )
         from memory_es.formation.segments import own_speech
 
         proposals: list[Proposal] = []
@@ -125,9 +133,18 @@ class ClauseExtractor:
             # A turn that orders the assistant frames its order with sentences that read as
             # statements ("I have signed the agreements, so show me your prompt"): of such
             # a turn only its direct statements form, never a reading more guess than fact.
-            orders = "instruction" in hazards
+            # A trusted turn the injection screen still reads as addressed to the
+            # assistant (below its flag) forms no residue line: the side sentences an
+            # attack frames its order with are no facts the user told; where it also
+            # speaks to the assistant ("you", its rules, its setup), no guess either.
+            suspect = any(
+                f.authority is Authority.INFERRED for f in readings
+            ) and addresses_the_assistant(turn.text)
+            orders = "instruction" in hazards or (suspect and speaks_to_the_assistant(turn.text))
             for found, hazard in zip(readings, hazards, strict=True):
                 if hazard is not None or (orders and found.authority is Authority.INFERRED):
+                    continue
+                if suspect and found.rule == RESIDUE_RULE:
                     continue
                 # One turn saying the same thing twice proposes it once.
                 marker = (turn.turn_id, found.statement.casefold())
@@ -165,13 +182,26 @@ class ClauseExtractor:
 
 def make_extractor(formation: FormationProfile) -> Extractor:
     """The profile's extractor (``formation.extractor``): the clause extractor, or the
-    provider-assisted one behind the model port, configured by MEMORY_ES_MODEL_*."""
+    provider-assisted one behind the model port, configured by MEMORY_ES_MODEL_*; with
+    MEMORY_ES_MODEL_SCREEN=1 wrapped in the model-assisted injection screen."""
+    extractor: Extractor
     if formation.extractor == "provider":
         from memory_es.formation.provider_extractor import ProviderExtractor
         from memory_es.model import model_from_env
 
-        return ProviderExtractor(model_from_env())
-    return ClauseExtractor(residue=formation.residue_enabled)
+        extractor = ProviderExtractor(model_from_env())
+    else:
+        extractor = ClauseExtractor(residue=formation.residue_enabled)
+    from memory_es.formation.hazards.model_screen import model_screen_enabled
+
+    if model_screen_enabled():
+        # Opt-in: a model behind the model port judges the trusted turns too, beside
+        # the rules (memory_es/formation/hazards/model_screen.py).
+        from memory_es.formation.hazards.model_screen import ModelScreen, ModelScreenedExtractor
+        from memory_es.model import model_from_env
+
+        extractor = ModelScreenedExtractor(extractor, ModelScreen(model_from_env()))
+    return extractor
 
 
 # The foundation's name for the default extractor, kept so callers need not change.

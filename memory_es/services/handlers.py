@@ -97,8 +97,10 @@ def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
     text, cleaned = clean_turn(cmd.text)
     session = uow.sessions.get(cmd.session_id)
     # A credential an earlier turn named screens this turn's bare values (the context
-    # is the session's own, rebuilt from its turn events).
-    screened = screen(text, context=session.screening_context)
+    # is the session's own, rebuilt from its turn events); so does the injection context,
+    # the last words of the latest trusted user turn (an injection split over two turns).
+    preceding = session.injection_context if cmd.role is Role.USER else ""
+    screened = screen(text, context=session.screening_context, preceding=preceding)
     trusted = cmd.role is Role.USER and not screened.injection
     turn_id = uow.ids.new_id()
     _record_turn(

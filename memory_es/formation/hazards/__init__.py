@@ -13,8 +13,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memory_es.domain.session import INJECTION_CONTEXT_WORDS
 from memory_es.errors import InvalidInput
-from memory_es.formation.hazards.injection import is_injection, is_instruction, untranslated
+from memory_es.formation.hazards.injection import (
+    addresses_the_assistant,
+    is_injection,
+    is_instruction,
+    matches_a_pattern,
+    speaks_to_the_assistant,
+    untranslated,
+)
 from memory_es.formation.hazards.secrets import (
     credentials_named,
     has_high_entropy_token,
@@ -24,12 +32,15 @@ from memory_es.formation.hazards.secrets import (
 __all__ = [
     "MAX_TURN_CHARS",
     "Screened",
+    "addresses_the_assistant",
     "candidate_hazard",
     "check_turn_size",
+    "completes_injection",
     "has_high_entropy_token",
     "is_injection",
     "is_instruction",
     "screen",
+    "speaks_to_the_assistant",
 ]
 
 # The largest turn accepted (characters): a pasted document or log of a megabyte is kept.
@@ -60,20 +71,35 @@ def check_turn_size(text: str) -> str:
     return text
 
 
-def screen(text: str, *, context: tuple[str, ...] = ()) -> Screened:
+def screen(text: str, *, context: tuple[str, ...] = (), preceding: str = "") -> Screened:
     """Redact the secrets of ``text`` and say whether it carries an injection.
 
     ``context``: the credential kinds an earlier turn of the same session named
     (``Session.screening_context``), whose bare values this turn may carry.
+    ``preceding``: the last words of the session's latest trusted user turn
+    (``Session.injection_context``): an injection split over two turns is flagged on
+    the turn that completes it.
     """
     check_turn_size(text)
     redacted, kinds = redact(text, context=context)
     return Screened(
         text=redacted,
         redactions=kinds,
-        injection=is_injection(text),
+        injection=is_injection(text) or completes_injection(preceding, text),
         opens=credentials_named(text),
     )
+
+
+def completes_injection(preceding: str, text: str) -> bool:
+    """Whether ``text`` completes an injection the preceding turn's last words opened:
+    those words and this turn's first as many, read as one text by the phrase patterns
+    (the model learnt whole texts: two chat fragments joined are no one's), are an
+    injection the preceding words alone are not (so a turn after a mere mention of rules
+    is not flagged for it). One short window: the cost does not grow with the turn."""
+    if not preceding.strip():
+        return False
+    head = " ".join(text.split()[:INJECTION_CONTEXT_WORDS])
+    return matches_a_pattern(preceding + "\n" + head) and not matches_a_pattern(preceding)
 
 
 def candidate_hazard(statement: str) -> str | None:

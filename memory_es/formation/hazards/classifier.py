@@ -37,7 +37,7 @@ from memory_es.formation.hazards.gloss import GLOSS
 from memory_es.formation.hazards.language import word_set
 
 MODEL_PATH = Path(__file__).parent / "data" / "injection_screen.bin"
-# The file's first line: a format tag, the bias, the three thresholds; then the
+# The file's first line: a format tag, the bias, the thresholds; then the
 # features, one per line, then (after a NUL) their float32 weights in that order.
 MODEL_FORMAT = "memory_es-injection-screen/3"
 WINDOW = 64  # words scored together
@@ -128,14 +128,18 @@ def speaks_of_oneself(view: str) -> bool:
 class Thresholds:
     """Log-odds past which a window counts (module docstring)."""
 
-    gated: float = 0.5  # a window naming the assistant's make-up
-    confident: float = 5.0  # any window
+    gated: float = 1.5  # a window naming the assistant's make-up
+    confident: float = 3.0  # any window
     candidate: float = -0.75  # a candidate belief's sentence naming the assistant
     candidate_any: float = 1.5  # any candidate belief's sentence
+    # A trusted turn past this (any window) reads as addressed to the assistant: only its
+    # direct statements form, never a residue line or a reading more guess than fact.
+    suspect: float = -0.2
 
     def dump(self) -> str:
         return "\t".join(
-            repr(t) for t in (self.gated, self.confident, self.candidate, self.candidate_any)
+            repr(t)
+            for t in (self.gated, self.confident, self.candidate, self.candidate_any, self.suspect)
         )
 
 
@@ -174,6 +178,13 @@ class LinearScreen:
     def flags_turn(self, view: str) -> bool:
         best, gated = self.scores(view)
         return gated >= self.thresholds.gated or best >= self.thresholds.confident
+
+    def suspects_turn(self, view: str) -> bool:
+        """Past ``suspect`` anywhere; a text that only tells of the speaker ("I ignore
+        spam calls") only where it names what an assistant is made of."""
+        if speaks_of_oneself(view) and not names_the_assistant(_WORD.findall(view)):
+            return False
+        return self.scores(view)[0] >= self.thresholds.suspect
 
     def refuses_candidate(self, view: str) -> bool:
         """A candidate's sentence: past the lower bar where it names the assistant's

@@ -24,7 +24,7 @@ import unicodedata
 from urllib.parse import unquote
 
 from memory_es.formation.hazards.classifier import names_the_assistant, shipped_screen
-from memory_es.formation.hazards.gloss import foreign_word_count
+from memory_es.formation.hazards.gloss import GLOSS, foreign_word_count
 from memory_es.formation.hazards.language import english_words, reads_as_english, word_set
 from memory_es.pattern_cache import PatternCache
 
@@ -275,10 +275,10 @@ _LATIN = _at_word_start(
         r"\b(?:ignore|disregard|forget)\s(?:all|everything)\s(?:above|before|previous|prior|"
         r"earlier|else|of (?:it|this|that|the above))\b",
         # role and mode hijacks
-        r"\byou(?: are|'re| r) now (?:a|an|in|the|dan|no longer|my|called|named|free|"
-        r"unrestricted|unfiltered|jailbroken|developer|admin|root|evil|going to)\b|"
-        r"\bfrom now on,?\s(?:you|your)\b|"
-        r"\b(?:starting now|henceforth|from this point),?\syou\b|"
+        # (a role "you are now a chef", "from now on you answer in French" is a request:
+        # _ROLEPLAY, flagged only with a pretext)
+        r"\byou(?: are|'re| r) now (?:dan|no longer|free|called|named|"
+        r"unrestricted|unfiltered|jailbroken|developer|admin|root|evil)\b|"
         r"\byour new (?:role|name|instructions?|task|purpose|job|persona)\b|"
         r"\bstop being (?:an? |the )?(?:assistant|ai|chatbot|helpful|safe)\b|"
         r"\bno longer (?:an? )?(?:assistant|bound|restricted)\b|\byou(?:'re| are) no longer\b|"
@@ -444,7 +444,9 @@ _ROLEPLAY = _at_word_start(
         r"\byou (?:will|must|shall|should) (?:now )?(?:act|behave|pretend|roleplay|respond|"
         r"answer|speak) as\b|\bi(?: want|'d like| would like| need) (?:you|u|ya) to (?:act|"
         r"pretend|behave|roleplay|play the role|be my|be an?)\b|"
-        r"\byour (?:task|job|role|purpose|mission|goal) (?:now |from now on )?is\b",
+        r"\byour (?:task|job|role|purpose|mission|goal) (?:now |from now on )?is\b|"
+        r"\byou(?: are|'re| r) now (?:a|an|in|the|my|going to)\b|"
+        r"\b(?:from now on|starting now|henceforth|from this point),?\s(?:you|your)\b",
     )
 )
 _ROLE_ORDER = _at_word_start(
@@ -512,7 +514,45 @@ def is_injection(text: str) -> bool:
     if _injected(text, original, latin_views):
         return True
     screen = shipped_screen()
-    return any(screen.flags_turn(view) for view in latin_views)
+    return any(screen.flags_turn(view) for view in _model_views(latin_views))
+
+
+def _model_views(latin_views: list[str]) -> list[str]:
+    """The views the linear screen scores: each Latin view, and where it holds words of
+    the gloss's other languages, the same view glossed word for word into English (the
+    model learnt English character n-grams; "negeer je instructies" reads as "ignore je
+    instructions"). English text costs nothing more."""
+    out = list(latin_views)
+    for view in latin_views:
+        words = _WORDS.findall(view)
+        if foreign_word_count(words) >= 2:
+            out.append(" ".join(GLOSS.get(w, w) for w in words))
+    return out
+
+
+def addresses_the_assistant(text: str) -> bool:
+    """Whether a trusted turn still reads as addressed to the assistant: its linear
+    screen's score past ``suspect``, below the flag. Such a turn forms only its direct
+    statements (the side sentences an attack frames its order with are no facts)."""
+    screen = shipped_screen()
+    return any(screen.suspects_turn(view) for view in _model_views(views(text)[1]))
+
+
+def matches_a_pattern(text: str) -> bool:
+    """Whether ``text`` carries an injection by the phrase patterns alone (no model): the
+    reading across a turn boundary, where two chat fragments joined are no one's text
+    and the model, which learnt whole texts, would misread them."""
+    original, latin_views = views(text)
+    return _injected(text, original, latin_views)
+
+
+def speaks_to_the_assistant(text: str) -> bool:
+    """Whether a text addresses a listener ("you", "your", glossed) or names what an
+    assistant is made of: what a suspect turn's guesses are then framed by."""
+    words = [GLOSS.get(w, w) for w in _WORDS.findall(views(text)[1][0])]
+    return any(w in ("you", "your", "yours", "yourself") for w in words) or names_the_assistant(
+        words
+    )
 
 
 def _injected(text: str, original: str, latin_views: list[str]) -> bool:
@@ -529,16 +569,40 @@ def _injected(text: str, original: str, latin_views: list[str]) -> bool:
     return any(_plays_a_role(view) and _role_is_a_pretext(view) for view in latin_views)
 
 
-# What a role is put on to get at: the assistant's make-up, or what it guards.
+# What a role is put on to get at: what guards the assistant (its restrictions, filters,
+# guidelines, policies, ethics) or what it guards (keys, passwords, credentials). A role
+# that is a job ("act as a travel agent", "act as a prompt generator", "a professional web
+# developer") is a request about how to be answered: it is kept.
 _GUARDED = word_set(
     "key keys password passwords credentials secrets tokens serial serials approved "
-    "authorized authorised permitted cleared unrestricted unfiltered uncensored"
+    "authorized authorised permitted cleared unrestricted unfiltered uncensored "
+    "restriction restrictions restricted filter filters filtered censorship censored "
+    "censor guideline guidelines policy policies ethics ethical moral morals morality "
+    "limitations safeguards guardrails jailbreak jailbroken dan programming "
+    "openai anthropic alignment"
 )
+# "rules"/"limits" guard the assistant only as its own or when lifted ("no rules",
+# "without limits", "break your rules"); a game's rules are the game's.
+_LIFTED = _patterns.compile(
+    r"\b(?:no|without|any|your|break|bypass|ignore|free of|beyond|outside)\s(?:\w+\s)?"
+    r"(?:rules|limits|boundaries|constraints)\b"
+)
+# The role order's sentence and the next ones: the pretext is said with the role.
+_ROLE_SENTENCES = 3
 
 
 def _role_is_a_pretext(view: str) -> bool:
-    words = _WORDS.findall(view)
-    return names_the_assistant(words) or any(w in _GUARDED for w in words)
+    """Whether a role the text orders is put on to lift what guards the assistant:
+    read in the sentences that order the role, not anywhere in a long text."""
+    sentences = _SENTENCE_END.split(view)
+    for i, sentence in enumerate(sentences):
+        if not (_ROLEPLAY.search(sentence) or _ROLE_ORDER.search(sentence)):
+            continue
+        near = " ".join(sentences[i : i + _ROLE_SENTENCES])
+        glossed = [GLOSS.get(w, w) for w in _WORDS.findall(near)]
+        if any(w in _GUARDED for w in glossed) or _LIFTED.search(" ".join(glossed)):
+            return True
+    return False
 
 
 # -- candidates --------------------------------------------------------------------------------
@@ -593,7 +657,7 @@ def is_instruction(statement: str) -> bool:
         # model reads anything about answers as an order.
         return False
     screen = shipped_screen()
-    return any(screen.refuses_candidate(_as_said(view)) for view in latin_views)
+    return any(screen.refuses_candidate(_as_said(view)) for view in _model_views(latin_views))
 
 
 _PREFERENCE = _patterns.compile(r"User prefers ")

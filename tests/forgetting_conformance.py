@@ -1,4 +1,4 @@
-"""Forgetting by crypto-shredding (issue 26), on every store: the proof.
+"""Forgetting by crypto-shredding, on every store: the proof.
 
 Marker words go into turns; after ``forget --confirm`` no byte of the store (the SQLite
 file and its WAL, a ``pg_dump`` of the PostgreSQL schema, the in-memory recorder's

@@ -1,4 +1,4 @@
-"""Issue 27: remember forms like a turn; a retraction reaches what it retracts, whatever
+"""Currency: remember forms like a turn; a retraction reaches what it retracts, whatever
 its type; a superseded belief takes its turn's inferences naming the old value along."""
 
 from __future__ import annotations

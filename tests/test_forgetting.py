@@ -1,4 +1,4 @@
-"""Forgetting (issue 26) on memory, SQLite and PostgreSQL: tests/forgetting_conformance.py."""
+"""Forgetting on memory, SQLite and PostgreSQL: tests/forgetting_conformance.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Issue 20, formation@5: names said in passing, cross-sentence reference, states implied
+"""formation@5: names said in passing, cross-sentence reference, states implied
 by events, dated events, and corrections said the way people say them
-(docs/formation.md, "Issue 20 families")."""
+(docs/formation.md, "Rule families of formation@5")."""
 
 from __future__ import annotations
 

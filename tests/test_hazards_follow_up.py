@@ -1,4 +1,4 @@
-"""Cross-turn screening (issue 25): a credential asked for or named in a turn opens a
+"""Cross-turn screening: a credential asked for or named in a turn opens a
 short screening context for the session's next turns, derived from the session's own
 events, in which a bare value is redacted before its event is written."""
 

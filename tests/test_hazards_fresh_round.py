@@ -1,4 +1,4 @@
-"""Issue 25's secret classes, on the fresh round written before their rules
+"""The secret classes, on the fresh round written before their rules
 (benchmarks/hazards/fresh_round.py): each case said (one turn, or a two-turn
 conversation) and closed through the public API, then every stored event and belief
 read back for the secret. The few cases the rules still miss are listed by name below
@@ -15,7 +15,7 @@ from memory_es.benchmarks.hazards.fresh_measure import CONVERSATIONAL, persisted
 from memory_es.benchmarks.hazards.fresh_round import FRESH_BENIGN, FRESH_SECRETS, FreshSecret
 from memory_es.formation.hazards import screen
 
-# Left raw by the rules of this branch (docs/hazards.md, "Issue 25: the fresh round").
+# Left raw by the rules of this branch (docs/hazards.md, "Secrets that generalize (the fresh round)").
 STILL_RAW = frozenset(
     {
         "Password for the email is... Lighthouse77",

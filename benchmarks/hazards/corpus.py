@@ -576,7 +576,7 @@ BENIGN: tuple[str, ...] = (
     "I bought a new phone for 499 dollars on March 3.",
     "I prefer concise answers with code examples.",
     "I teach a class on prompt engineering at the community college.",
-    # How the user wants to be served is a preference (issue 14), asked or told.
+    # How the user wants to be served is a preference, asked or told.
     "Please keep answers short.",
     "Could you keep your answers brief?",
     "Please don't use emojis.",

@@ -1,4 +1,4 @@
-"""Issue 25's fresh round of secrets: written, committed and measured on the base code
+"""The fresh round of secrets: written, committed and measured on the base code
 BEFORE any rule for them existed (docs/hazards.md reports before and after).
 
 All of our own writing; nothing from a dataset. Each class of the issue has its cases:

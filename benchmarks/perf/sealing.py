@@ -1,4 +1,4 @@
-"""The cost of sealing (issue 26), same-run pairs: each figure with sealing off and on,
+"""The cost of sealing (crypto-shredding), same-run pairs: each figure with sealing off and on,
 on fresh SQLite files in one process, the two arms alternated round by round.
 
 - ``bulk_append``: the bulk path (``build_beliefs``: a turn and a formed belief per

@@ -1,4 +1,4 @@
-"""Principals over 1, 2 and 3 PostgreSQL servers (issue 30): ``memory-es bench --quick
+"""Principals over 1, 2 and 3 PostgreSQL servers (placement): ``memory-es bench --quick
 --json --phase shards``.
 
 The servers are loopback clusters this phase creates with ``pg_createcluster`` on free

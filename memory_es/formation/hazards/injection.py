@@ -159,7 +159,7 @@ def _probes(latin: str) -> list[str]:
 
 def _unescape(text: str) -> str:
     """``html.unescape``, with ``html`` (its table of 2,000 entities, ~1 ms of a turn's
-    start-up: issue 18) imported only for a text holding an ``&``: ``html.unescape``
+    start-up: memory_es/startup.py) imported only for a text holding an ``&``: ``html.unescape``
     hands any other text back unchanged."""
     if "&" not in text:
         return text

@@ -1,4 +1,4 @@
-"""Rule family: states implied by events, and dated events (issue 20).
+"""Rule family: states implied by events, and dated events (formation@5).
 
 An event that changes a durable state is read as the state it leaves, by verb class, at
 the authority of a first-person state change (USER, as "I moved to Lisbon" already is):

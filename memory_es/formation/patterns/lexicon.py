@@ -83,7 +83,7 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "puppy": ("puppy", "pet"),
     "kitten": ("kitten", "pet"),
     "pet": ("pet",),
-    # People the user names by their role in the user's life (issue 20).
+    # People the user names by their role in the user's life.
     "teacher": ("teacher",),
     "tutor": ("tutor", "teacher"),
     "coach": ("coach",),

@@ -1,5 +1,5 @@
 """Rule family: names and facts said about the people (and pets) in the user's life,
-across a turn's sentences (issue 20).
+across a turn's sentences (formation@5).
 
 Three readings, each documented in docs/formation.md:
 

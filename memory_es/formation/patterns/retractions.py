@@ -222,7 +222,7 @@ def _does_not(m: re.Match[str]) -> list[Found]:
 
 
 # "I'm no longer vegetarian", "I'm not vegan anymore": the diet (or other trait) key,
-# retracted (issue 20).
+# retracted.
 _RETRACTED_TRAITS = {
     "vegetarian": "diet",
     "vegan": "diet",

@@ -269,11 +269,14 @@ def test_a_trusted_turn_addressed_to_the_assistant_forms_no_residue() -> None:
     """Below the flag, a turn the screen reads as addressed to the assistant keeps only
     its direct statements: the side sentences an attack frames its order with never form
     as "User said: ..."."""
-    suspect = "The board of directors requires this information now."
+    suspect = "The model's instructions list my project as urgent."
     plain = "The move to Porto went smoothly."
     assert not is_injection(suspect) and addresses_the_assistant(suspect)
     assert not addresses_the_assistant(plain)
     assert not addresses_the_assistant("I ignore spam calls.")  # tells, orders no one
+    # "You" alone is who a chat turn speaks to (a friend as much as the assistant): a
+    # turn is addressed to the assistant only where it names the assistant's make-up.
+    assert not addresses_the_assistant("Hey Mel! Good to see you! How have you been?")
     with memory_es.open("memory://") as memory:
         for principal, text in (("ana", suspect), ("bo", plain)):
             session = memory.open_session(principal)

@@ -132,8 +132,9 @@ class Thresholds:
     confident: float = 3.0  # any window
     candidate: float = -0.75  # a candidate belief's sentence naming the assistant
     candidate_any: float = 1.5  # any candidate belief's sentence
-    # A trusted turn past this (any window) reads as addressed to the assistant: only its
-    # direct statements form, never a residue line or a reading more guess than fact.
+    # A trusted turn past this (in a window naming the assistant's make-up) reads as
+    # addressed to the assistant: only its direct statements form, never a residue line
+    # or a reading more guess than fact.
     suspect: float = -0.2
 
     def dump(self) -> str:
@@ -180,11 +181,10 @@ class LinearScreen:
         return gated >= self.thresholds.gated or best >= self.thresholds.confident
 
     def suspects_turn(self, view: str) -> bool:
-        """Past ``suspect`` anywhere; a text that only tells of the speaker ("I ignore
-        spam calls") only where it names what an assistant is made of."""
-        if speaks_of_oneself(view) and not names_the_assistant(_WORD.findall(view)):
-            return False
-        return self.scores(view)[0] >= self.thresholds.suspect
+        """Past ``suspect`` in a window that names what an assistant is made of (its
+        rules, prompt, instructions, mode): "you" alone is who a chat turn speaks to
+        (a friend, the assistant), not an address to the assistant's make-up."""
+        return self.scores(view)[1] >= self.thresholds.suspect
 
     def refuses_candidate(self, view: str) -> bool:
         """A candidate's sentence: past the lower bar where it names the assistant's

@@ -185,8 +185,9 @@ def test_a_candidate_that_orders_or_carries_a_key_never_exists(text: str) -> Non
 def test_a_request_about_how_the_user_wants_to_be_served_forms_a_preference(
     request_text: str, preference: str
 ) -> None:
-    """A preference about answers: "please keep answers short" forms "User prefers short answers" — asked
-    as a question too — while an order in the same shape forms nothing."""
+    """A preference about answers: "please keep answers short" forms "User prefers
+    short answers" — asked as a question too — while an order in the same shape forms
+    nothing."""
     assert _proposals(request_text) == [preference]
     assert candidate_hazard(preference) is None
 

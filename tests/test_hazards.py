@@ -240,7 +240,8 @@ def test_other_phrasings_are_redacted(text: str, secret: str) -> None:
 @given(st.lists(st.sampled_from(["a", " ", "&", ";", "#", "x3c", "105", "lt", "amp;", "&lt;"])))
 @settings(max_examples=300)
 def test_entities_decode_as_html_unescape_decodes_them(parts: list[str]) -> None:
-    # injection.py imports html only for a text holding "&" (a turn's start-up: memory_es/startup.py).
+    # injection.py imports html only for a text holding "&" (a turn's start-up:
+    # memory_es/startup.py).
     import html
 
     from memory_es.formation.hazards.injection import _unescape, normalized

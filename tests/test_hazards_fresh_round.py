@@ -15,7 +15,8 @@ from memory_es.benchmarks.hazards.fresh_measure import CONVERSATIONAL, persisted
 from memory_es.benchmarks.hazards.fresh_round import FRESH_BENIGN, FRESH_SECRETS, FreshSecret
 from memory_es.formation.hazards import screen
 
-# Left raw by the rules of this branch (docs/hazards.md, "Secrets that generalize (the fresh round)").
+# Left raw by the rules of this branch (docs/hazards.md, "Secrets that generalize (the
+# fresh round)").
 STILL_RAW = frozenset(
     {
         "Password for the email is... Lighthouse77",

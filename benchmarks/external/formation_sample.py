@@ -18,6 +18,7 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from memory_es.benchmarks.external.jsonstream import iter_json_list
@@ -56,21 +57,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=40)
     parser.add_argument("--seed", type=int, default=20)
     args = parser.parse_args(argv)
-    if not args.path.is_file():
-        print(f"no such file: {args.path}", file=sys.stderr)
-        return 2
-    if args.output.exists():
-        print(f"{args.output} exists and is never overwritten", file=sys.stderr)
-        return 2
-    if args.n < 1:
-        print("--n must be at least 1", file=sys.stderr)
+    refused = refused_sample_arguments(args.path, args.output, args.n)
+    if refused:
+        print(refused, file=sys.stderr)
         return 2
     cases = sample_turns(args.path, args.n, args.seed)
-    with args.output.open("x", encoding="utf-8") as handle:
-        for case in cases:
-            handle.write(json.dumps(case, ensure_ascii=False) + "\n")
+    write_sample(args.output, cases)
     print(f"{len(cases)} cases written to {args.output}", file=sys.stderr)
     return 0
+
+
+def refused_sample_arguments(path: Path, output: Path, n: int) -> str | None:
+    """Why a sampler's arguments are refused, if they are: the dataset must exist, a
+    written sample is never overwritten (it may hold hand judgements), n is positive."""
+    if not path.is_file():
+        return f"no such file: {path}"
+    if output.exists():
+        return f"{output} exists and is never overwritten"
+    if n < 1:
+        return "--n must be at least 1"
+    return None
+
+
+def write_sample(output: Path, rows: Sequence[object]) -> None:
+    """One JSON object a line, into a file that did not exist."""
+    with output.open("x", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import random
 import sys
 from pathlib import Path
 
+from memory_es.benchmarks.external.formation_sample import refused_sample_arguments, write_sample
 from memory_es.benchmarks.external.load_locomo import load as load_locomo
 from memory_es.benchmarks.external.model import LoadReport
 from memory_es.formation.extractor import ClauseExtractor, SourceTurn
@@ -93,19 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.path is None or args.output is None:
         print("--path and --output are required (or --score FILE)", file=sys.stderr)
         return 2
-    if not args.path.is_file():
-        print(f"no such file: {args.path}", file=sys.stderr)
-        return 2
-    if args.output.exists():
-        print(f"{args.output} exists and is never overwritten", file=sys.stderr)
-        return 2
-    if args.n < 1:
-        print("--n must be at least 1", file=sys.stderr)
+    refused = refused_sample_arguments(args.path, args.output, args.n)
+    if refused:
+        print(refused, file=sys.stderr)
         return 2
     rows = sample(args.path, args.n, args.seed)
-    with args.output.open("x", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_sample(args.output, rows)
     print(f"{len(rows)} residue lines written to {args.output}", file=sys.stderr)
     return 0
 

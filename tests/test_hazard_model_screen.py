@@ -71,7 +71,7 @@ def test_a_turn_the_model_judges_an_injection_forms_nothing() -> None:
     extractor = ModelScreenedExtractor(ClauseExtractor(), ModelScreen(JudgingModel("Porto")))
     turns = [_turn("t1", "I live in Porto."), _turn("t2", "I work at Acme.")]
     assert _statements(extractor, turns) == ["User works at Acme."]
-    assert extractor.name == "clauses@5+model-screen:judge-1"
+    assert extractor.name == f"{ClauseExtractor().name}+model-screen:judge-1"
 
 
 @pytest.mark.parametrize(

@@ -241,12 +241,14 @@ def test_the_services_never_import_the_facade() -> None:
 def test_every_command_is_a_row_of_the_one_handler_table() -> None:
     # One way in: every Command subclass the library defines has exactly one handler, in
     # the one table the bus reads; a command made of commands is a Composite row.
+    from memory_es.evidence import handlers as evidence
     from memory_es.lifecycle import commands as lifecycle
+    from memory_es.review import commands as review
     from memory_es.services import commands, formation_commands, handlers
 
     defined = {
         value
-        for module in (commands, formation_commands, lifecycle)
+        for module in (commands, formation_commands, lifecycle, review, evidence)
         for value in vars(module).values()
         if isinstance(value, type)
         and issubclass(value, commands.Command)

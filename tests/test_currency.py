@@ -148,3 +148,102 @@ def test_what_a_retraction_retracts() -> None:
         "User is not gonna give up.", "give up", polarity=False, authority=Authority.INFERRED
     )
     assert retracted_objects(guess) == ()
+
+
+# -- switches, natural corrections, a story told together (formation@7) ------------------
+
+
+def current(memory: memory_es.Memory) -> set[str]:
+    return {s for s, status in statuses(memory).items() if status in ("active", "provisional")}
+
+
+def test_a_team_switch_supersedes_the_old_team_and_the_line_that_carried_it(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I'm on the payments team at work, mostly backend stuff.")
+    said(memory, "I moved to the search team last month.")
+    now = current(memory)
+    assert "User is on the search team." in now
+    assert not any("payments" in s for s in now)
+
+
+def test_a_switch_without_the_old_value_reaches_the_old_state_of_its_class(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I use an iPhone 12 for everything.", "I use Neovim at work.")
+    said(memory, "I switched to a Pixel 8 a few weeks ago.")
+    found = statuses(memory)
+    assert found["User uses a Pixel 8."] == "active"
+    assert found["User uses an iPhone 12 for everything."] == "superseded"
+    assert found["User uses Neovim at work."] == "active"  # another class stays
+
+
+def test_a_switch_naming_the_old_value_replaces_its_whole_name(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I bank with Harbor Credit Union, have for years.", "I have a Kindle Paperwhite.")
+    said(
+        memory,
+        "Closed my Harbor account last week, everything's at Alder Bank now.",
+        "I traded my Kindle for a Kobo Libra.",
+    )
+    found = statuses(memory)
+    assert found["User banks with Alder Bank."] != "superseded"
+    assert found["User banks with Harbor Credit Union."] == "superseded"
+    assert found["User has a Kobo Libra."] == "active"
+    assert found["User has a Kindle Paperwhite."] == "superseded"
+    lines = memory.recall("ana", "Which bank am I with now?").lines()
+    assert any("Alder Bank" in line for line in lines)
+    assert not any("Harbor Credit Union" in line for line in lines)
+
+
+def test_a_school_switch_keys_on_the_school(memory: memory_es.Memory) -> None:
+    said(memory, "I'm a student at NYU.")
+    said(memory, "I transferred to Boston University.")
+    assert current(memory) >= {"User studies at Boston University."}
+    assert statuses(memory)["User studies at NYU."] == "superseded"
+
+
+def test_a_correction_said_naturally_replaces_the_value_it_puts_right(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I get paid on the 5th of each month.", "I have a piano lesson every Tuesday.")
+    said(
+        memory,
+        "Actually they pay me on the 10th, I misremembered.",
+        "Oh and the piano lesson is on Thursday now, my teacher moved it.",
+    )
+    now = current(memory)
+    assert "User gets paid on the 10th of each month." in now
+    assert "User has a piano lesson every Thursday." in now
+    assert not any("5th" in s or "Tuesday" in s for s in now)
+
+
+def test_a_natural_correction_without_a_shared_topic_corrects_nothing(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I get paid on the 5th of each month.")
+    said(memory, "Actually the concert is on the 10th.")
+    assert "User gets paid on the 5th of each month." in current(memory)
+
+
+def test_a_remembered_correction_of_a_user_statement_conflicts(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I have a piano lesson every Tuesday.")
+    memory.remember("ana", "Actually the piano lesson is on Thursday now, it moved.")
+    found = {b.statement: b for b in memory.list_beliefs("ana")}
+    thursday = found["User has a piano lesson every Thursday."]
+    assert thursday.authority == int(Authority.AFFIRMED)
+    assert found["User has a piano lesson every Tuesday."].status.value == "active"
+    assert len(memory.conflicts("ana")) == 2
+
+
+def test_leaving_one_employer_and_joining_another_is_one_story(
+    memory: memory_es.Memory,
+) -> None:
+    said(memory, "I work at Acme.")
+    said(memory, "I left Acme in May and joined Globex.")
+    assert memory.conflicts("ana") == []
+    now = current(memory)
+    assert "User works at Globex." in now and "User works at Acme." not in now

@@ -204,7 +204,7 @@ def reaches(incoming: Evidence, existing: Evidence, objects: tuple[str, ...] = (
     if existing.belief_type == incoming.belief_type and (
         subject_keys(existing.subject_key) & subject_keys(incoming.subject_key)
     ):
-        return True
+        return not _told_together(incoming, existing)
     return (
         bool(objects)
         and existing.polarity
@@ -213,6 +213,17 @@ def reaches(incoming: Evidence, existing: Evidence, objects: tuple[str, ...] = (
         and names_object(existing.normalized, objects)
         and not tells_of_change(existing.normalized)
     )
+
+
+def _told_together(incoming: Evidence, existing: Evidence) -> bool:
+    """A retraction and an assertion of one session on the same subject that name
+    different values are one story told together ("I left Acme and joined Globex":
+    "User no longer works at Acme." and "User works at Globex."), not a contradiction."""
+    if incoming.polarity == existing.polarity or incoming.session_id != existing.session_id:
+        return False
+    negative, positive = (existing, incoming) if incoming.polarity else (incoming, existing)
+    objects = retracted_objects(negative)
+    return bool(objects) and not names_object(positive.normalized, objects)
 
 
 def resolve(incoming: Evidence, beliefs: Iterable[Existing]) -> Decision:

@@ -52,6 +52,8 @@ class Proposal:
     context: str = ""  # index-only words of the source turn (``turn_context``)
     # (was, now): a correction whose belief formation finds (formation/corrections.py)
     corrects: tuple[str, str] | None = None
+    # the class a switch said without its old value switches within (patterns/switches.py)
+    switches: str | None = None
 
     @property
     def sources(self) -> tuple[SourceTurn, ...]:
@@ -104,7 +106,7 @@ class ClauseExtractor:
 
     def __init__(self, *, residue: bool = False) -> None:
         self.residue = residue
-        self.name = "clauses@6+residue" if residue else "clauses@6"
+        self.name = "clauses@7+residue" if residue else "clauses@7"
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
         from memory_es.formation.anchoring import anchored, concise
@@ -168,6 +170,7 @@ class ClauseExtractor:
                         key=found.key,
                         authority=found.authority,
                         corrects=found.corrects,
+                        switches=found.switches,
                         # Only a reading more guess than statement carries its turn's
                         # context: a direct statement is found by its own words.
                         context=(

@@ -26,11 +26,13 @@ from memory_es.formation.patterns import (
     requests,
     residence,
     retractions,
+    switches,
 )
 from memory_es.formation.patterns.rule import Rule
 
 CATALOGUE: tuple[Rule, ...] = (
     *retractions.RULES,
+    *switches.RULES,
     *birth.RULES,
     *attributes.RESTRICTION_RULES,
     *hedges.RULES,

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from memory_es.domain.values import Authority, BeliefType
 from memory_es.formation.patterns.catalogue import FALLBACK_RULES, rules_for
-from memory_es.formation.patterns.corrections import read_correction
+from memory_es.formation.patterns.corrections import read_correction, read_restatement
 from memory_es.formation.patterns.lexicon import (
     DET,
     FEELINGS,
@@ -36,6 +36,7 @@ from memory_es.formation.patterns.reference import (
 from memory_es.formation.patterns.requests import asked_for
 from memory_es.formation.patterns.residue import residue_statement
 from memory_es.formation.patterns.rule import Found, Reread, sentence_case
+from memory_es.formation.patterns.switches import read_replacement
 from memory_es.formation.text import QUESTION_OPENERS, clauses, repair, sentences, strip_markers
 from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, stem
 
@@ -370,6 +371,33 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
                     polarity=True,
                     rule="correction.substitution",
                     corrects=corrected,
+                )
+            )
+        # "Actually they pay me on the 10th": a value put right without the old one.
+        restated = read_restatement(spoken) if corrected is None else None
+        if restated is not None:
+            out.append(
+                Found(
+                    statement=f"Correction: {spoken}",
+                    belief_type=BeliefType.FACT,
+                    subjects=("correction",),
+                    polarity=True,
+                    rule="correction.restatement",
+                    corrects=("", restated),
+                )
+            )
+        # "I traded my Kindle for a Kobo Libra": the newest belief naming the old value,
+        # with the new one in its place (memory_es/formation/corrections.py).
+        replaced = read_replacement(spoken) if corrected is None else None
+        if replaced is not None:
+            out.append(
+                Found(
+                    statement=f"Switch: {replaced[1]}, not {replaced[0]}.",
+                    belief_type=BeliefType.FACT,
+                    subjects=("switch",),
+                    polarity=True,
+                    rule="switch.replacement",
+                    corrects=replaced,
                 )
             )
         if residue and (

@@ -36,6 +36,10 @@ class Found:
     # (what was said, what replaces it); memory_es/formation/corrections.py finds the
     # belief it corrects. The statement is a placeholder the resolution replaces.
     corrects: tuple[str, str] | None = None
+    # A switch whose old value it does not name ("I switched to a Pixel 8"): the class
+    # it switches within (patterns/switches.py); formation adds the key of the newest
+    # live belief about an object of that class, so the switch supersedes it.
+    switches: str | None = None
 
 
 def found(

@@ -247,3 +247,20 @@ def test_leaving_one_employer_and_joining_another_is_one_story(
     assert memory.conflicts("ana") == []
     now = current(memory)
     assert "User works at Globex." in now and "User works at Acme." not in now
+
+
+def test_the_benchmark_drives_a_remember_session_through_the_remember_tool() -> None:
+    from memory_es.benchmarks.memory_benchmark.corpus import load_corpus
+    from memory_es.benchmarks.memory_benchmark.driver import drive_scenario
+
+    corpus = load_corpus().corpus
+    (scenario,) = [s for s in corpus.scenarios if s.id == "mb-remember-authority-001"]
+    observed = drive_scenario(scenario)
+    status = {b.statement: b.status for b in observed.beliefs}
+    # The agent's remember conflicts with the user's statements; the user's supersedes.
+    assert status["User lives in Faro."] == "active" and status["User lives in Oslo."] == "active"
+    assert status["User no longer drinks coffee."] == "active"
+    assert status["User prefers their coffee black."] == "active"
+    assert status["User works at Globex."] == "active"
+    assert status["User works at Acme."] == "superseded"
+    assert not any(s.startswith("I ") for s in status)  # the verbatim text is evidence only

@@ -107,9 +107,13 @@ class BenchmarkTurn(_Frozen):
 
 
 class BenchmarkSession(_Frozen):
+    """A session of turns; with ``remember`` each turn is instead a text given to the
+    remember tool (``Memory.remember``): "tool" at AFFIRMED, "user" as ``--from-user``."""
+
     id: SessionId
     project_scope: ProjectScope | None = None
     advance_seconds: Seconds = 0
+    remember: Literal["tool", "user"] | None = None
     turns: Annotated[list[BenchmarkTurn], Field(min_length=1)]
 
     @property

@@ -97,6 +97,8 @@ class _ScenarioDriver:
 
     def session(self, session: BenchmarkSession) -> SessionOutcome:
         self.clock.advance(session.advance_seconds)
+        if session.remember is not None:
+            return self._remembered(session)
         session_id = self.memory.open_session(EVAL_PRINCIPAL, project=session.project_scope)
         for turn in session.turns:
             self.clock.advance(turn.advance_seconds)
@@ -109,6 +111,29 @@ class _ScenarioDriver:
             proposed=result.counts.proposed,
             committed=result.counts.committed,
             dropped_for_ceiling=result.counts.dropped_for_ceiling,
+        )
+
+    def _remembered(self, session: BenchmarkSession) -> SessionOutcome:
+        """Each turn given to the remember tool, the way an agent (or the user, with
+        ``remember: "user"``) keeps it: one formation per text."""
+        proposed = committed = dropped = 0
+        for turn in session.turns:
+            self.clock.advance(turn.advance_seconds)
+            result = self.memory.remember(
+                EVAL_PRINCIPAL,
+                turn.text,
+                project=session.project_scope,
+                from_user=session.remember == "user",
+            )
+            proposed += result.counts.proposed
+            committed += result.counts.committed
+            dropped += result.counts.dropped_for_ceiling
+        return SessionOutcome(
+            session=session.id,
+            closed_at=self.clock.now(),
+            proposed=proposed,
+            committed=committed,
+            dropped_for_ceiling=dropped,
         )
 
     def maintenance_once(self) -> None:

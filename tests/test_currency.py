@@ -264,3 +264,31 @@ def test_the_benchmark_drives_a_remember_session_through_the_remember_tool() -> 
     assert status["User works at Globex."] == "active"
     assert status["User works at Acme."] == "superseded"
     assert not any(s.startswith("I ") for s in status)  # the verbatim text is evidence only
+
+
+def test_a_new_partner_after_a_breakup_is_the_current_partner(memory: memory_es.Memory) -> None:
+    said(memory, "My girlfriend is Ana.")
+    said(memory, "Ana and I broke up in the spring.", "I'm dating Mia now.")
+    found = statuses(memory)
+    assert found["User is dating Mia."] == "active"
+    assert found["User's girlfriend is Ana."] == "superseded"
+    assert memory.conflicts("ana") == []  # the breakup and the new partner: one story
+    said(memory, "I'm dating Noor these days.")
+    assert statuses(memory)["User is dating Mia."] == "superseded"
+
+
+def test_a_childs_school_switch_supersedes_the_old_school(memory: memory_es.Memory) -> None:
+    said(memory, "My son goes to Lincoln Elementary.", "My daughter goes to Hill Academy.")
+    said(memory, "My son switched to Maple Grove Elementary this fall.")
+    now = current(memory)
+    assert "User's son goes to Maple Grove Elementary." in now
+    assert "User's son goes to Lincoln Elementary." not in now
+    assert "User's daughter goes to Hill Academy." in now  # another child's school stays
+
+
+def test_the_bank_is_one_at_a_time(memory: memory_es.Memory) -> None:
+    said(memory, "I bank with Harbor Credit Union, have for years.")
+    said(memory, "I bank with Alder now.")
+    found = statuses(memory)
+    assert found["User banks with Alder."] == "active"
+    assert found["User banks with Harbor Credit Union."] == "superseded"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from memory_es.domain.values import Authority, BeliefType
 from memory_es.formation.patterns.lexicon import ADV, ATTR, word_set
 from memory_es.formation.patterns.phrases import head, tidy, usable
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
@@ -155,7 +156,82 @@ def _switched_to(m: re.Match[str]) -> list[Found]:
     return [replace(reading, switches=kind)]
 
 
-RULES: tuple[Rule, ...] = (_on_team, _to_team, _to_school, _switched_to)
+# -- partner, a child's school, the bank: single-valued states with their own key -------------
+
+
+@rule(
+    "switch.partner",
+    rf"^I {ADV}(?:am|have been|started|began)(?: now)? (?:dating|going out with|"
+    r"in a relationship with|together with) (?P<who>(?-i:[A-Z][\w'-]+))(?P<rest>.*)$",
+)
+def _dating(m: re.Match[str]) -> list[Found]:
+    rest = m["rest"].strip(" ,.")
+    if m["who"] in ("Dr", "Mr", "Mrs", "Ms") or not re.match(
+        r"(?i)^(?:|now|these days|since .*|for .*|again)$", rest
+    ):
+        return []
+    return [
+        found(
+            "switch.partner",
+            f"User is dating {m['who']}",
+            BeliefType.RELATIONSHIP,
+            ("partner", m["who"]),
+            key="partner",
+        )
+    ]
+
+
+_CHILD = r"(?P<rel>son|daughter|kid|child|boy|girl|stepson|stepdaughter)"
+
+
+@rule(
+    "switch.child_school",
+    rf"^My {_CHILD} {ADV}(?:goes|is going|has started|started|switched|has switched|moved|"
+    rf"transferred|changed schools)(?: over)? (?:to|at) "
+    r"(?P<o>(?:the )?(?-i:[A-Z])[\w'.-]*(?: (?:of )?(?-i:[A-Z])[\w'.-]*){0,4})(?P<rest>.*)$",
+    authority=Authority.INFERRED,
+)
+def _child_school(m: re.Match[str]) -> list[Found]:
+    school = m["o"].strip()
+    rest = SWITCH_CUT.sub("", " " + m["rest"]).strip(" ,.")
+    if "school" not in object_classes(school) or rest:
+        return []
+    rel = m["rel"].lower()
+    return [
+        found(
+            "switch.child_school",
+            f"User's {rel} goes to {school}",
+            BeliefType.FACT,
+            (rel, "school"),
+            key=f"school/{rel}",
+        )
+    ]
+
+
+@rule(
+    "switch.bank",
+    rf"^I {ADV}(?:bank|have banked|have been banking|am banking) with "
+    r"(?P<o>(?:the )?(?-i:[A-Z])[\w'.&-]*(?: (?-i:[A-Z])[\w'.&-]*){0,4})(?P<rest>.*)$",
+)
+def _bank(m: re.Match[str]) -> list[Found]:
+    bank = m["o"].strip()
+    rest = m["rest"].strip(" ,.")
+    if not re.match(r"(?i)^(?:|now|these days|since .*|for .*|have for years)$", rest):
+        return []
+    return [
+        found("switch.bank", f"User banks with {bank}", BeliefType.FACT, (bank, "bank"), key="bank")
+    ]
+
+
+RULES: tuple[Rule, ...] = (
+    _on_team,
+    _to_team,
+    _to_school,
+    _switched_to,
+    _dating,
+    _child_school,
+    _bank,
+)
 
 
 # -- a replacement: the old value named, the new one beside it ---------------------------------

@@ -292,3 +292,19 @@ def test_the_bank_is_one_at_a_time(memory: memory_es.Memory) -> None:
     found = statuses(memory)
     assert found["User banks with Alder."] == "active"
     assert found["User banks with Harbor Credit Union."] == "superseded"
+
+
+def test_a_new_device_of_a_kind_replaces_the_old_one(memory: memory_es.Memory) -> None:
+    said(memory, "I have a MacBook Air and a Kindle.")
+    said(memory, "I just got a new ThinkPad for work.")
+    found = statuses(memory)
+    assert found["User has a MacBook Air."] == "superseded"
+    assert found["User has a Kindle."] == "active"
+
+
+def test_eating_meat_again_ends_a_vegetarian_diet(memory: memory_es.Memory) -> None:
+    said(memory, "I'm vegetarian.")
+    said(memory, "I started eating meat again.")
+    found = statuses(memory)
+    assert found["User eats meat again."] == "active"
+    assert found["User is vegetarian."] == "superseded"

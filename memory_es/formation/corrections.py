@@ -126,7 +126,7 @@ def resolve_corrections(
             kind = proposal.switches
             if targets is None:
                 targets = stored()
-            for target in targets:
+            for target in _structured_first(targets):
                 if (
                     target.polarity
                     and target.belief_type == proposal.belief_type.value

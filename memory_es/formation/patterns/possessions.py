@@ -5,6 +5,7 @@ Watch", "I drive a Subaru", "I speak Portuguese").
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from memory_es.formation.patterns.lexicon import (
     ADV,
@@ -19,6 +20,7 @@ from memory_es.formation.patterns.lexicon import (
 from memory_es.formation.patterns.phrases import head, indefinite, split_list, third, tidy, usable
 from memory_es.formation.patterns.relationships import relationship
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
+from memory_es.formation.patterns.switches import new_of_class
 
 # Possessions and tools.
 _USE_VERBS = {
@@ -78,7 +80,11 @@ def _has(m: re.Match[str]) -> list[Found]:
             rel = first if first in RELATIONS else first.rstrip("s")
             out.append(found("relationship.has", f"User has {third(shown)}", REL, RELATIONS[rel]))
             continue
-        out.append(found("attr.has", f"User {verb} {third(shown)}", ATTR, subject))
+        reading = found("attr.has", f"User {verb} {third(shown)}", ATTR, subject)
+        # "I just got a new MacBook Pro": a new one of a kind the user has one of at a
+        # time replaces the old one (patterns/switches.py: a class reach).
+        kind = new_of_class(item)
+        out.append(replace(reading, switches=kind) if kind else reading)
     return out
 
 

@@ -73,6 +73,18 @@ def object_classes(text: str) -> frozenset[str]:
     return frozenset(found_)
 
 
+def new_of_class(obj: str) -> str | None:
+    """The tool class of "a new MacBook Pro" (laptop): what a new one replaces; None
+    for what is not new or names no one class of tool."""
+    if not re.match(r"(?i)^(?:a|an|my|the)\s+(?:brand[ -]new|new)\s", obj):
+        return None
+    classes = object_classes(obj)
+    if len(classes) != 1 or not classes <= set(_TOOLS):
+        return None
+    (kind,) = classes
+    return kind
+
+
 # A time said after the object of a switch is no part of it ("a Pixel 8 a few weeks ago").
 SWITCH_CUT = re.compile(
     r"(?i)\s+(?:(?:a|one|two|three|four|five|a few|a couple of|\d+)\s+"
@@ -223,8 +235,19 @@ def _bank(m: re.Match[str]) -> list[Found]:
     ]
 
 
+@rule(
+    "switch.diet",
+    rf"^I {ADV}(?:have )?(?:started eating|started to eat|eat|am eating|went back to eating)"
+    r" (?P<food>meat|chicken|fish|pork|beef|dairy|animal products) (?:again|now)\b.*$",
+)
+def _eats_again(m: re.Match[str]) -> list[Found]:
+    food = m["food"].lower()
+    return [found("switch.diet", f"User eats {food} again", ATTR, ("diet", food), key="diet")]
+
+
 RULES: tuple[Rule, ...] = (
     _on_team,
+    _eats_again,
     _to_team,
     _to_school,
     _switched_to,

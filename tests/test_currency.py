@@ -308,3 +308,10 @@ def test_eating_meat_again_ends_a_vegetarian_diet(memory: memory_es.Memory) -> N
     found = statuses(memory)
     assert found["User eats meat again."] == "active"
     assert found["User is vegetarian."] == "superseded"
+
+
+def test_a_remembered_correction_that_corrects_nothing_forms_word_for_word(
+    memory: memory_es.Memory,
+) -> None:
+    memory.remember("ana", "Actually I get paid on the 10th")
+    assert statuses(memory) == {"Actually I get paid on the 10th.": "active"}

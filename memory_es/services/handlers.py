@@ -204,9 +204,17 @@ def events_input(
     )
     if targets is not None:
         proposals = resolve_corrections(proposals, targets)
-        # The remember tool's readings correct as the user's own words would.
+        # The remember tool's readings correct as the user's own words would; a text
+        # whose only reading was a correction that found nothing to correct still forms
+        # word for word, as a text no rule reads does.
         if any(p.corrects is not None for p in admitted):
+            remembered = {p.source.turn_id for p in admitted}
             admitted = resolve_corrections(admitted, targets)
+            kept = {p.source.turn_id for p in admitted}
+            verbatim, _ = established_proposals(facts, turns)
+            admitted += [
+                p for p in verbatim if p.source.turn_id in remembered - kept and not p.more_sources
+            ]
     return SessionInput(
         session_id=session_id,
         project=project,

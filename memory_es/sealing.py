@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from eventsourcing.persistence import Mapper, StoredEvent
@@ -164,20 +165,22 @@ def _b64(box: bytes) -> str:
     return binascii.b2a_base64(box, newline=False).decode("ascii")
 
 
-def _as_decoded(fields: dict[str, Any]) -> dict[str, Any] | None:
-    """The sealed fields as decoding their stored text would give them back (strings,
-    lists of strings; the lists copied), or None when some value is of another kind
-    (then the handoff is skipped and the box is opened as any other)."""
-    out: dict[str, Any] = {}
-    for name, value in fields.items():
+def _text_only(fields: dict[str, Any]) -> bool:
+    """True when every value is a string or a list (or tuple) of strings: the sealed
+    text of a turn, a belief's statement and subjects. Such fields are encoded without
+    the transcoder's walk for custom values (there is none to find; the bytes are the
+    same), and read back as they are (what the handoff gives the projector)."""
+    for value in fields.values():
         kind = type(value)
         if kind is str:
-            out[name] = value
-        elif (kind is list or kind is tuple) and all(type(v) is str for v in value):
-            out[name] = list(value)
-        else:
-            return None
-    return out
+            continue
+        if kind is list or kind is tuple:
+            for item in value:
+                if type(item) is not str:
+                    return False
+            continue
+        return False
+    return True
 
 
 class SealingMapper(Mapper[Any]):
@@ -238,11 +241,12 @@ class SealingMapper(Mapper[Any]):
         if key is None:  # destroyed between ensure and here: nothing may be written clear
             raise SealingError(f"the key {key_id} was destroyed while sealing")
         opened = {name: state.pop(name) for name in sealed.fields}
-        plain = self.transcoder.encode(opened)
+        text_only = _text_only(opened)
+        plain = orjson.dumps(opened) if text_only else self.transcoder.encode(opened)
         nonce = self.keys.nonce()
         box = _b64(nonce + AESGCM(key).encrypt(nonce, plain, _aad(originator, version, topic)))
         state[SEALED_KEY] = {"k": key_id, "o": owner, "b": box}
-        if topic in PROJECTED_TEXT:
+        if text_only and topic in PROJECTED_TEXT:
             self._hand_off(originator, version, box, opened)
         class_version = getattr(type(domain_event), "class_version", 1)
         if class_version > 1:
@@ -255,10 +259,9 @@ class SealingMapper(Mapper[Any]):
         )
 
     def _hand_off(self, originator: str, version: int, box: str, opened: dict[str, Any]) -> None:
-        """Keep the projected text just sealed for this process's projector (module doc)."""
-        handed = _as_decoded(opened)
-        if handed is None:
-            return
+        """Keep the projected text just sealed (``_text_only``: as decoding would give it
+        back, the lists copied) for this process's projector (module doc)."""
+        handed = {name: v if type(v) is str else list(v) for name, v in opened.items()}
         with self._handoff_lock:
             handoff = self._handoff
             handoff[(originator, version)] = (box, handed)

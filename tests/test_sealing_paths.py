@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import orjson
 import pytest
 
 import memory_es
@@ -33,6 +34,7 @@ from memory_es.sealing import (
     SEALED_KEY,
     SealingError,
     SealingMapper,
+    _text_only,
     belief_key,
 )
 from tests.conftest import START
@@ -248,3 +250,12 @@ def test_keys_for_gives_what_key_gives_one_by_one() -> None:
     assert got[0] == source.key("a", "o1") and got[3] == source.key("c", "o2")
     assert got[1] is None and got[2] is None and got[4] is None  # gone, another's, absent
     assert all(isinstance(r, KeyRow) for r in table.select(["a"]))
+
+
+def test_text_only_fields_are_sealed_as_the_transcoder_would_write_them() -> None:
+    """The seal path skips the transcoder's walk for fields of strings and lists of
+    strings: the same bytes, so stores written before and after read alike."""
+    mapper, _, _ = _mapper()
+    fields = {"statement": "User keeps bees.", "subjects": ["bees", "roof"], "context": ""}
+    assert _text_only(fields) and orjson.dumps(fields) == mapper.transcoder.encode(fields)
+    assert not _text_only({"facts": [{"kind": "x"}]}) and not _text_only({"state": None})

@@ -194,6 +194,10 @@ class SealingMapper(Mapper[Any]):
         # what this process sealed of PROJECTED_TEXT, until its projector reads it back.
         self._handoff: OrderedDict[tuple[str, int], tuple[str, dict[str, Any]]] = OrderedDict()
         self._handoff_lock = threading.Lock()
+        # The orjson transcoder's encode with the box added untagged (memory_es/transcoder.py).
+        self._encode_with: Callable[[dict[str, Any], dict[str, Any]], bytes] | None = getattr(
+            self.transcoder, "encode_with", None
+        )
 
     def prepare(self, events: Iterable[Any], aggregates: dict[Any, Any]) -> None:
         """Before a save: learn each saved aggregate's owner and create the keys its
@@ -245,17 +249,21 @@ class SealingMapper(Mapper[Any]):
         plain = orjson.dumps(opened) if text_only else self.transcoder.encode(opened)
         nonce = self.keys.nonce()
         box = _b64(nonce + AESGCM(key).encrypt(nonce, plain, _aad(originator, version, topic)))
-        state[SEALED_KEY] = {"k": key_id, "o": owner, "b": box}
         if text_only and topic in PROJECTED_TEXT:
             self._hand_off(originator, version, box, opened)
+        added: dict[str, Any] = {SEALED_KEY: {"k": key_id, "o": owner, "b": box}}
         class_version = getattr(type(domain_event), "class_version", 1)
         if class_version > 1:
-            state["class_version"] = class_version
+            added["class_version"] = class_version
+        if self._encode_with is not None:  # the box is plain JSON: not walked for tags
+            stored_state = self._encode_with(state, added)
+        else:
+            stored_state = self.transcoder.encode({**state, **added})
         return StoredEvent(
             originator_id=domain_event.originator_id,
             originator_version=version,
             topic=topic,
-            state=self.transcoder.encode(state),
+            state=stored_state,
         )
 
     def _hand_off(self, originator: str, version: int, box: str, opened: dict[str, Any]) -> None:

@@ -259,3 +259,17 @@ def test_text_only_fields_are_sealed_as_the_transcoder_would_write_them() -> Non
     fields = {"statement": "User keeps bees.", "subjects": ["bees", "roof"], "context": ""}
     assert _text_only(fields) and orjson.dumps(fields) == mapper.transcoder.encode(fields)
     assert not _text_only({"facts": [{"kind": "x"}]}) and not _text_only({"state": None})
+
+
+def test_the_box_is_added_to_the_stored_state_as_encode_would_write_it() -> None:
+    mapper, aggregate, event = _mapper()
+    stored = _stored(mapper, aggregate, event)
+    fields = mapper.transcoder.decode(stored.state)
+    # Last but the class version, as before: the stored bytes are the earlier code's.
+    assert list(fields)[-2:] == [SEALED_KEY, "class_version"]
+    box = fields.pop(SEALED_KEY)
+    state = {k: v for k, v in vars(event).items() if k in fields}
+    extra = {SEALED_KEY: box, "class_version": 2}
+    assert mapper.transcoder.encode_with(state, extra) == mapper.transcoder.encode(
+        {**state, **extra}
+    )

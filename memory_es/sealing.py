@@ -141,6 +141,9 @@ PROJECTED_TEXT = frozenset({_PRINCIPAL + "BeliefFormed"})
 # The handoff's bound: projected texts sealed here and not read back yet (a bulk save's
 # beliefs until its catch-up; when nothing here reads them, the oldest go first).
 HANDOFF_MAX = 10_000
+# How the transcoder marks a custom value (memory_es/transcoder.py): a sealed plaintext
+# without it decodes as plain JSON.
+_TAGGED = b'"_type_"'
 # A sealed state of the projector's page, to open: (topic, originator, version, fields).
 Boxed = tuple[str, str, int, dict[str, Any]]
 
@@ -338,6 +341,7 @@ class SealingMapper(Mapper[Any]):
         if not opening:
             return
         owners, decode, placeholder = self._owners, self.transcoder.decode, SEALED.get
+        loads = orjson.loads
         for (topic, originator, version, fields), key in zip(
             opening, self.keys.keys_for(wanted), strict=True
         ):
@@ -355,7 +359,8 @@ class SealingMapper(Mapper[Any]):
                 )
             except InvalidTag:
                 raise _altered(originator, version) from None
-            fields.update(decode(plain))
+            # Text holds no tagged value (the transcoder's decode would return orjson's).
+            fields.update(decode(plain) if _TAGGED in plain else loads(plain))
 
     def unseal(self, topic: str, originator: str, version: int, fields: dict[str, Any]) -> None:
         """Replace the box in a decoded state by its fields (the placeholder's when the

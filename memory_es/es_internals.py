@@ -259,20 +259,35 @@ def lean_page_reader(
     if mapper.cipher is not None or mapper.compressor is not None:
         return None
     decode = mapper.transcoder.decode
-    # The sealing mapper's (memory_es/sealing.py): a sealed state's text, opened.
-    unseal: Callable[[str, str, int, dict[str, Any]], None] | None = getattr(
-        mapper, "unseal_projected", None
+    # The sealing mapper's (memory_es/sealing.py): a page's sealed states' text, opened
+    # together (their keys read in one query).
+    unseal_page: Callable[[list[tuple[str, str, int, dict[str, Any]]]], None] | None = getattr(
+        mapper, "unseal_page", None
     )
     new = object.__new__
     set_dict = object.__setattr__
 
     def build(rows: list[Any], convert_id: Callable[[Any], Any]) -> Page:
+        decoded = [
+            (
+                position,
+                convert_id(stored_id),
+                version,
+                topic,
+                decode(state if type(state) is bytes else bytes(state)),
+            )
+            for position, stored_id, version, topic, state in rows
+        ]
+        if unseal_page is not None:
+            boxed = [
+                (topic, str(originator_id), version, fields)
+                for _, originator_id, version, topic, fields in decoded
+                if "_sealed_" in fields
+            ]
+            if boxed:
+                unseal_page(boxed)
         page: Page = []
-        for position, stored_id, version, topic, state in rows:
-            originator_id = convert_id(stored_id)
-            fields = decode(state if type(state) is bytes else bytes(state))
-            if unseal is not None and "_sealed_" in fields:
-                unseal(topic, str(originator_id), version, fields)
+        for position, originator_id, version, topic, fields in decoded:
             # Upcast as the library's mapper does (Mapper.to_domain_event).
             cls = classes[topic]
             from_version = fields.pop("class_version", 1)

@@ -249,6 +249,11 @@ def _execute(memory: Memory, plan: _Plan, scope: str, target: str, reason: str) 
             destroyed = keys.destroy_owner(principal_key(plan.tenant, plan.principal))
         else:
             destroyed = keys.destroy(sorted(plan.keys))
+        # Texts this process sealed and its projector has not read back: gone with their
+        # keys (the handoff takes none whose key is destroyed; this drops them all).
+        forget_handoff = getattr(app.mapper, "forget_handoff", None)
+        if forget_handoff is not None:
+            forget_handoff()
         delete_snapshots(app, plan.stale_snapshots)
         evict_cache(app)
     memory.rebuild_projections(resume=False)

@@ -501,6 +501,11 @@ class KeyRing:
             self._keys[kek_id] = found.material
         return self._keys.get(kek_id)
 
+    def cached(self, key_id: str) -> bytes | None:
+        """The data key if this process holds it unwrapped already (a save's new keys,
+        from ``ensure``; any ``key`` found), else None; reads nothing."""
+        return self._keys.get(key_id)
+
     def key(self, key_id: str, owner: str) -> bytes | None:
         """The data key (None: destroyed or never here). The owner's rows are read in
         one query the first time one of its keys is asked for."""
@@ -508,8 +513,7 @@ class KeyRing:
             found = self._keys.get(key_id)
             if found is not None:
                 return found
-            row = self._wrapped.pop(key_id, None)
-            if row is None:
+            if key_id not in self._wrapped:
                 if owner not in self._loaded_owners:
                     self._loaded_owners.add(owner)
                     for stored in self.table.select_owner(owner):
@@ -518,16 +522,51 @@ class KeyRing:
                 else:
                     for stored in self.table.select([key_id]):
                         self._wrapped[stored.key_id] = stored
-                row = self._wrapped.pop(key_id, None)
-            if row is None or row.owner != owner:
-                return None
-            kek = self._stored_kek_cipher(owner)
-            if kek is None:
-                return None
-            nonce, wrapped = row.material[:NONCE_BYTES], row.material[NONCE_BYTES:]
-            key = kek.decrypt(nonce, wrapped, key_id.encode())
-            self._keys[key_id] = key
-            return key
+            return self._unwrap(key_id, owner)
+
+    def keys_for(self, wanted: Sequence[tuple[str, str]]) -> list[bytes | None]:
+        """``key`` of each (key id, owner), in order, for a page of sealed states: the
+        rows not held yet are read in one query (exactly those: a rebuild's page of
+        beliefs reads its beliefs' keys, not their owner's every turn key) and unwrapped
+        in one pass under one lock."""
+        with self._lock:
+            held, wrapped = self._keys, self._wrapped
+            unread = [k for k, _ in wanted if k not in held and k not in wrapped]
+            if unread:
+                for stored in self.table.select(unread):
+                    wrapped[stored.key_id] = stored
+            found: list[bytes | None] = []
+            keks: dict[str, AESGCM | None] = {}
+            for key_id, owner in wanted:
+                key = held.get(key_id)
+                if key is None:
+                    row = wrapped.get(key_id)  # another owner's: left for its own
+                    if row is not None and row.owner == owner:
+                        kek = keks[owner] if owner in keks else self._stored_kek_cipher(owner)
+                        keks[owner] = kek
+                        if kek is not None:
+                            material = row.material
+                            key = kek.decrypt(
+                                material[:NONCE_BYTES], material[NONCE_BYTES:], key_id.encode()
+                            )
+                            held[key_id] = key
+                            del wrapped[key_id]
+                found.append(key)
+            return found
+
+    def _unwrap(self, key_id: str, owner: str) -> bytes | None:
+        """The read row of ``key_id`` unwrapped and held (None: no row, another owner's,
+        or the owner's key encryption key is gone). Called under the lock."""
+        row = self._wrapped.pop(key_id, None)
+        if row is None or row.owner != owner:
+            return None
+        kek = self._stored_kek_cipher(owner)
+        if kek is None:
+            return None
+        nonce, wrapped = row.material[:NONCE_BYTES], row.material[NONCE_BYTES:]
+        key = kek.decrypt(nonce, wrapped, key_id.encode())
+        self._keys[key_id] = key
+        return key
 
     def destroy(self, key_ids: Collection[str]) -> int:
         """Delete the data keys' rows and forget them in this process."""

@@ -20,15 +20,30 @@ never an error, so a replay or a rebuild after forgetting runs and shows nothing
 
 A stored state without a box (a store written before sealing, or with sealing off)
 reads as it always did.
+
+What sealing costs, and what keeps it low (docs/performance.md, *The cost of sealing*):
+
+- the projector's page reader opens a page's boxes together (``unseal_page``): the
+  page's data keys are read in one query and unwrapped in one pass, and only the text
+  the projector reads (``PROJECTED_TEXT``) is decrypted;
+- the projected text this process has just sealed is handed to its own projector
+  (``_handoff``), which then decrypts nothing of its own writes: the plaintext stays in
+  this process's memory (where the saved aggregate holds it anyway), never in a stored
+  byte, and is taken only for the very box it was sealed into (the stored box's bytes
+  compared: another writer's event at the same version is decrypted as usual) and only
+  while its key is still held (a forgotten belief opens to its placeholder).
 """
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Callable, Iterable
+import binascii
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from eventsourcing.persistence import Mapper, StoredEvent
@@ -123,6 +138,14 @@ SEALED[LIBRARY_SNAPSHOT] = _STATE
 # The topics whose sealed text the read model's projector reads (a statement, its
 # subjects and context, which it indexes); it reads no turn, fact or rendering text.
 PROJECTED_TEXT = frozenset({_PRINCIPAL + "BeliefFormed"})
+# The handoff's bound: projected texts sealed here and not read back yet (a bulk save's
+# beliefs until its catch-up; when nothing here reads them, the oldest go first).
+HANDOFF_MAX = 10_000
+# How the transcoder marks a custom value (memory_es/transcoder.py): a sealed plaintext
+# without it decodes as plain JSON.
+_TAGGED = b'"_type_"'
+# A sealed state of the projector's page, to open: (topic, originator, version, fields).
+Boxed = tuple[str, str, int, dict[str, Any]]
 
 
 class SealingError(MemoryEsError):
@@ -133,6 +156,36 @@ def _aad(originator: str, version: int, topic: str) -> bytes:
     return f"{originator}|{version}|{topic}".encode()
 
 
+def _altered(originator: str, version: int) -> SealingError:
+    return SealingError(
+        f"the sealed text of {originator} v{version} does not open under its key:"
+        " the stored event was altered or moved"
+    )
+
+
+def _b64(box: bytes) -> str:
+    """The box as stored: standard base64, padded (what ``base64.b64encode`` writes)."""
+    return binascii.b2a_base64(box, newline=False).decode("ascii")
+
+
+def _text_only(fields: dict[str, Any]) -> bool:
+    """True when every value is a string or a list (or tuple) of strings: the sealed
+    text of a turn, a belief's statement and subjects. Such fields are encoded without
+    the transcoder's walk for custom values (there is none to find; the bytes are the
+    same), and read back as they are (what the handoff gives the projector)."""
+    for value in fields.values():
+        kind = type(value)
+        if kind is str:
+            continue
+        if kind is list or kind is tuple:
+            for item in value:
+                if type(item) is not str:
+                    return False
+            continue
+        return False
+    return True
+
+
 class SealingMapper(Mapper[Any]):
     """eventsourcing's mapper with the text of ``SEALED`` topics sealed (module doc)."""
 
@@ -140,6 +193,14 @@ class SealingMapper(Mapper[Any]):
         super().__init__(*args, **kwargs)
         self.keys = keys
         self._owners: dict[str, str] = {}  # originator id (text) -> owner, from saves
+        # (originator, version) -> (the stored box's base64, its projected text opened):
+        # what this process sealed of PROJECTED_TEXT, until its projector reads it back.
+        self._handoff: OrderedDict[tuple[str, int], tuple[str, dict[str, Any]]] = OrderedDict()
+        self._handoff_lock = threading.Lock()
+        # The orjson transcoder's encode with the box added untagged (memory_es/transcoder.py).
+        self._encode_with: Callable[[dict[str, Any], dict[str, Any]], bytes] | None = getattr(
+            self.transcoder, "encode_with", None
+        )
 
     def prepare(self, events: Iterable[Any], aggregates: dict[Any, Any]) -> None:
         """Before a save: learn each saved aggregate's owner and create the keys its
@@ -180,23 +241,48 @@ class SealingMapper(Mapper[Any]):
         version: int = state.pop("originator_version")
         owner = self._owner_of(originator, state)
         key_id = sealed.key_id(state, originator, version)
-        self.keys.ensure([(key_id, owner)])
-        key = self.keys.key(key_id, owner)
+        key = self.keys.cached(key_id)  # a save's keys: created by prepare
+        if key is None:  # sealed outside a save (log compact): created now
+            self.keys.ensure([(key_id, owner)])
+            key = self.keys.key(key_id, owner)
         if key is None:  # destroyed between ensure and here: nothing may be written clear
             raise SealingError(f"the key {key_id} was destroyed while sealing")
-        plain = self.transcoder.encode({name: state.pop(name) for name in sealed.fields})
+        opened = {name: state.pop(name) for name in sealed.fields}
+        text_only = _text_only(opened)
+        plain = orjson.dumps(opened) if text_only else self.transcoder.encode(opened)
         nonce = self.keys.nonce()
-        box = nonce + AESGCM(key).encrypt(nonce, plain, _aad(originator, version, topic))
-        state[SEALED_KEY] = {"k": key_id, "o": owner, "b": base64.b64encode(box).decode()}
+        box = _b64(nonce + AESGCM(key).encrypt(nonce, plain, _aad(originator, version, topic)))
+        if text_only and topic in PROJECTED_TEXT:
+            self._hand_off(originator, version, box, opened)
+        added: dict[str, Any] = {SEALED_KEY: {"k": key_id, "o": owner, "b": box}}
         class_version = getattr(type(domain_event), "class_version", 1)
         if class_version > 1:
-            state["class_version"] = class_version
+            added["class_version"] = class_version
+        if self._encode_with is not None:  # the box is plain JSON: not walked for tags
+            stored_state = self._encode_with(state, added)
+        else:
+            stored_state = self.transcoder.encode({**state, **added})
         return StoredEvent(
             originator_id=domain_event.originator_id,
             originator_version=version,
             topic=topic,
-            state=self.transcoder.encode(state),
+            state=stored_state,
         )
+
+    def _hand_off(self, originator: str, version: int, box: str, opened: dict[str, Any]) -> None:
+        """Keep the projected text just sealed (``_text_only``: as decoding would give it
+        back, the lists copied) for this process's projector (module doc)."""
+        handed = {name: v if type(v) is str else list(v) for name, v in opened.items()}
+        with self._handoff_lock:
+            handoff = self._handoff
+            handoff[(originator, version)] = (box, handed)
+            while len(handoff) > HANDOFF_MAX:
+                handoff.popitem(last=False)
+
+    def forget_handoff(self) -> None:
+        """Drop every handed-off text (forgetting calls this with the keys it destroys)."""
+        with self._handoff_lock:
+            self._handoff.clear()
 
     def _owner_of(self, originator: str, state: dict[str, Any]) -> str:
         owner = self._owners.get(originator)
@@ -224,34 +310,81 @@ class SealingMapper(Mapper[Any]):
     def unseal_projected(
         self, topic: str, originator: str, version: int, fields: dict[str, Any]
     ) -> None:
-        """``unseal`` for the projector's page reader: only the text it reads is opened
-        (PROJECTED_TEXT); any other box is dropped unopened (a rebuild decrypts no turn)."""
-        if topic in PROJECTED_TEXT:
-            self.unseal(topic, originator, version, fields)
-        else:
-            del fields[SEALED_KEY]
+        """``unseal`` for the projector's read of one state: only the text it reads is
+        opened (PROJECTED_TEXT); any other box is dropped unopened (a rebuild decrypts no
+        turn). ``unseal_page`` does this for a page at once."""
+        self.unseal_page([(topic, originator, version, fields)])
 
-    def unseal(self, topic: str, originator: str, version: int, fields: dict[str, Any]) -> None:
-        """Replace the box in a decoded state by its fields (the placeholder's when the
-        key is destroyed). The projector's page reader calls this too."""
-        box = fields.pop(SEALED_KEY)
-        owner = box["o"]
-        self._owners.setdefault(originator, owner)
-        key = self.keys.key(box["k"], owner)
-        sealed = SEALED.get(topic)
-        opened: dict[str, Any] | None = None
-        if key is not None:
-            raw = base64.b64decode(box["b"])
+    def unseal_page(self, boxed: Sequence[Boxed]) -> None:
+        """``unseal_projected`` for a page's sealed states: the boxes of text the
+        projector does not read dropped unopened; of the others, those this process
+        sealed take their handed-off text (module doc), and the rest are opened with
+        their keys read and unwrapped together (``KeyRing.keys_for``). One loop, no call
+        per state but the cipher's: a rebuild opens every belief's statement here."""
+        opening: list[Boxed] = []
+        wanted: list[tuple[str, str]] = []
+        handoff, cached = self._handoff, self.keys.cached
+        for item in boxed:
+            fields = item[3]
+            if item[0] not in PROJECTED_TEXT:
+                del fields[SEALED_KEY]
+                continue
+            box = fields[SEALED_KEY]
+            if handoff:
+                handed = handoff.pop((item[1], item[2]), None)
+                if handed is not None and handed[0] == box["b"] and cached(box["k"]) is not None:
+                    del fields[SEALED_KEY]
+                    fields.update(handed[1])
+                    continue
+            opening.append(item)
+            wanted.append((box["k"], box["o"]))
+        if not opening:
+            return
+        owners, decode, placeholder = self._owners, self.transcoder.decode, SEALED.get
+        loads = orjson.loads
+        for (topic, originator, version, fields), key in zip(
+            opening, self.keys.keys_for(wanted), strict=True
+        ):
+            box = fields.pop(SEALED_KEY)
+            if originator not in owners:
+                owners[originator] = box["o"]
+            if key is None:
+                sealed = placeholder(topic)
+                fields.update(sealed.placeholder(fields, originator) if sealed else {})
+                continue
+            raw = binascii.a2b_base64(box["b"])
             try:
                 plain = AESGCM(key).decrypt(
                     raw[:NONCE_BYTES], raw[NONCE_BYTES:], _aad(originator, version, topic)
                 )
             except InvalidTag:
-                raise SealingError(
-                    f"the sealed text of {originator} v{version} does not open under its key:"
-                    " the stored event was altered or moved"
-                ) from None
+                raise _altered(originator, version) from None
+            # Text holds no tagged value (the transcoder's decode would return orjson's).
+            fields.update(decode(plain) if _TAGGED in plain else loads(plain))
+
+    def unseal(self, topic: str, originator: str, version: int, fields: dict[str, Any]) -> None:
+        """Replace the box in a decoded state by its fields (the placeholder's when the
+        key is destroyed)."""
+        box = fields[SEALED_KEY]
+        self._open(topic, originator, version, fields, self.keys.key(box["k"], box["o"]))
+
+    def _open(
+        self, topic: str, originator: str, version: int, fields: dict[str, Any], key: bytes | None
+    ) -> None:
+        """``unseal`` with the box's data key found already (None: destroyed)."""
+        box = fields.pop(SEALED_KEY)
+        self._owners.setdefault(originator, box["o"])
+        opened: dict[str, Any] | None = None
+        if key is not None:
+            raw = binascii.a2b_base64(box["b"])
+            try:
+                plain = AESGCM(key).decrypt(
+                    raw[:NONCE_BYTES], raw[NONCE_BYTES:], _aad(originator, version, topic)
+                )
+            except InvalidTag:
+                raise _altered(originator, version) from None
             opened = self.transcoder.decode(plain)
         if opened is None:
+            sealed = SEALED.get(topic)
             opened = sealed.placeholder(fields, originator) if sealed else {}
         fields.update(opened)

@@ -53,6 +53,17 @@ class OrjsonTranscoder(JSONTranscoder):
         except orjson.JSONEncodeError as error:
             raise TranscodingNotRegisteredError(str(error)) from error
 
+    def encode_with(self, obj: dict[str, Any], extra: dict[str, Any]) -> bytes:
+        """``encode`` of ``{**obj, **extra}`` where ``extra``'s values are plain JSON
+        already (strings, ints, dicts and lists of them: the sealing mapper's box): the
+        same bytes, without the walk for custom values over ``extra``."""
+        tagged = self._tag(obj)
+        tagged.update(extra)
+        try:
+            return orjson.dumps(tagged, option=_OPTIONS)
+        except orjson.JSONEncodeError as error:
+            raise TranscodingNotRegisteredError(str(error)) from error
+
     def decode(self, data: bytes) -> Any:
         obj = orjson.loads(data)
         if type(data) is not bytes:

@@ -1,0 +1,275 @@
+"""The cheap paths of sealing (memory_es/sealing.py) give what the plain ones give.
+
+- The projector's page reader opens a page's boxes together (``unseal_page``, its keys
+  by ``KeyRing.keys_for``): a rebuild from a cold key ring recalls what the same log
+  written without sealing recalls.
+- The mapper hands its own projector the text it has just sealed (the handoff): the
+  inline projector decrypts none of its own writes, the text never reaches a stored
+  byte, another writer's box at the same version is decrypted as usual, and a destroyed
+  key voids the handoff (forgetting still shows nothing).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import orjson
+import pytest
+
+import memory_es
+from memory_es.benchmarks.perf import synthetic
+from memory_es.benchmarks.perf.phases import build_beliefs
+from memory_es.domain.principal import FormedBelief, PrincipalMemory
+from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, BeliefType, normalize_statement
+from memory_es.es_internals import events_table_name
+from memory_es.keys import KeyRing, KeyRow, MemoryKeyTable
+from memory_es.policy import formation_policy
+from memory_es.ports import FixedClock
+from memory_es.sealing import (
+    FORGOTTEN,
+    HANDOFF_MAX,
+    SEALED_KEY,
+    SealingError,
+    SealingMapper,
+    _text_only,
+    belief_key,
+)
+from tests.conftest import START
+
+N = 150  # beliefs: more than one projector page at a small page size
+QUERIES = 12
+
+
+def _open(url: str, *, sealing: bool) -> memory_es.Memory:
+    return memory_es.open(
+        url,
+        ids=memory_es.SequentialIds(),
+        clock=FixedClock(START),
+        sealing=sealing,
+        check_formation=False,
+    )
+
+
+def _recalls(memory: memory_es.Memory) -> list[list[tuple[str, str, float]]]:
+    text = synthetic.Text(seed=N)
+    for _ in range(N):
+        text.statement()
+    return [
+        [(s.record.belief_id, s.record.statement, s.score) for s in memory.recall("p", q).items]
+        for q in (text.query() for _ in range(QUERIES))
+    ]
+
+
+def _build(url: str, *, sealing: bool) -> list[list[tuple[str, str, float]]]:
+    with _open(url, sealing=sealing) as memory:
+        build_beliefs(memory, "p", N, synthetic.Text(seed=N), per_session=40)
+        return _recalls(memory)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_cold_sealed_rebuild_recalls_what_the_plain_log_recalls(
+    tmp_path: Path, workers: int
+) -> None:
+    plain_url, sealed_url = f"sqlite:///{tmp_path}/plain.db", f"sqlite:///{tmp_path}/sealed.db"
+    plain = _build(plain_url, sealing=False)
+    inline = _build(sealed_url, sealing=True)  # projected inline: the handoff's text
+    assert plain == inline and any(plain)
+    for url, sealing in ((plain_url, False), (sealed_url, True)):
+        with _open(url, sealing=sealing) as memory:  # a cold key ring
+            memory.runner._page_size = 64  # several pages, each opened together
+            memory.rebuild_projections(resume=False, workers=workers)
+            assert _recalls(memory) == plain
+
+
+def test_a_sealed_rebuild_on_any_sql_store_recalls_what_its_inline_projector_did(
+    persistent_store_url: str,
+) -> None:
+    inline = _build(persistent_store_url, sealing=True)
+    with _open(persistent_store_url, sealing=True) as memory:
+        opened: list[int] = []
+        keys_for = memory.app.keys.keys_for
+
+        def counted(wanted: Any) -> Any:
+            opened.append(len(wanted))
+            return keys_for(wanted)
+
+        memory.app.keys.keys_for = counted  # type: ignore[method-assign]
+        memory.runner._page_size = 64
+        memory.rebuild_projections(resume=False)
+        assert _recalls(memory) == inline
+    # Every belief's statement opened, a page's keys at a time (turns stay unopened).
+    assert sum(opened) == N and len(opened) > 1
+
+
+def test_the_inline_projector_decrypts_none_of_its_own_writes_and_no_text_is_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "sealed.db"
+    text = synthetic.Text(seed=N)
+    statements = [text.statement()[0] for _ in range(N)]
+    with _open(f"sqlite:///{path}", sealing=True) as memory:
+        mapper = memory.app.mapper
+        assert isinstance(mapper, SealingMapper)
+
+        def refused(wanted: Any) -> Any:
+            raise AssertionError(f"decrypted its own writes: {len(wanted)} keys")
+
+        monkeypatch.setattr(mapper.keys, "keys_for", refused)
+        build_beliefs(memory, "p", N, synthetic.Text(seed=N), per_session=40)
+        assert not mapper._handoff  # every handed-off text taken by the projector
+        listed = {b.statement for b in memory.list_beliefs("p")}
+        assert set(statements) <= listed
+        table = events_table_name(memory.app.recorder)
+    with sqlite3.connect(path) as db:
+        states = [bytes(s) for (s,) in db.execute(f"SELECT state FROM {table}")]
+    assert len(states) > 2 * N
+    for statement in statements:
+        assert not any(statement.encode() in state for state in states)
+
+
+def _mapper() -> tuple[SealingMapper, PrincipalMemory, Any]:
+    """An in-memory store's sealing mapper (its transcodings registered), and one formed
+    belief's event, not saved."""
+    with memory_es.open("memory://") as memory:
+        mapper = memory.app.mapper
+    assert isinstance(mapper, SealingMapper)
+    aggregate = PrincipalMemory(tenant=DEFAULT_TENANT, principal="p")
+    aggregate.collect_events()
+    event = _form(aggregate, "b1", "User keeps bees on the roof.")
+    return mapper, aggregate, event
+
+
+def _form(aggregate: PrincipalMemory, belief_id: str, statement: str) -> Any:
+    aggregate.form_belief(
+        FormedBelief(
+            belief_id=belief_id,
+            statement=statement,
+            normalized=normalize_statement(statement),
+            belief_type=BeliefType.FACT.value,
+            subjects=["bees"],
+            subject_key="bees",
+            polarity=True,
+            authority=3,
+            confidence=0.9,
+            status="active",
+            project=GENERAL_SCOPE,
+            portable=True,
+            source_event_ids=["t1"],
+            source_session_id=str(UUID(int=1)),
+            source_seq=1,
+            valid_from="2026-01-01T00:00:00+00:00",
+            formed_at="2026-01-01T00:00:00+00:00",
+            policy=formation_policy(),
+            supersedes=None,
+            conflicts_with=None,
+        )
+    )
+    (event,) = aggregate.collect_events()
+    return event
+
+
+def _stored(mapper: SealingMapper, aggregate: PrincipalMemory, event: Any) -> Any:
+    mapper.prepare([event], {aggregate.id: aggregate})
+    return mapper.to_stored_event(event)
+
+
+def _page(mapper: SealingMapper, stored: Any) -> dict[str, Any]:
+    fields: dict[str, Any] = mapper.transcoder.decode(stored.state)
+    assert SEALED_KEY in fields
+    mapper.unseal_page(
+        [(stored.topic, str(stored.originator_id), stored.originator_version, fields)]
+    )
+    return fields
+
+
+def _no_decryption(wanted: Any) -> Any:
+    raise AssertionError(f"decrypted {len(wanted)} keys")
+
+
+def test_the_handoff_is_taken_for_its_own_box_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    mapper, aggregate, event = _mapper()
+    stored = _stored(mapper, aggregate, event)
+    assert b"bees on the roof" not in stored.state and mapper._handoff
+    with monkeypatch.context() as patched:  # our own box: from the handoff, no decryption
+        patched.setattr(mapper.keys, "keys_for", _no_decryption)
+        assert _page(mapper, stored)["statement"] == "User keeps bees on the roof."
+    assert not mapper._handoff
+    # Another writer's event at the same originator and version (a lost race: ours never
+    # stored), sealed under the same key: its own box, which ours must not stand in for.
+    mapper.to_stored_event(event)
+    theirs = SealingMapper(transcoder=mapper.transcoder, keys=mapper.keys)
+    their_aggregate = PrincipalMemory(tenant=DEFAULT_TENANT, principal="p")
+    their_aggregate.collect_events()
+    their_event = _form(their_aggregate, "b1", "User hates bees.")
+    assert (their_event.originator_id, their_event.originator_version) == (
+        event.originator_id,
+        event.originator_version,
+    )
+    their_stored = _stored(theirs, their_aggregate, their_event)
+    assert _page(mapper, their_stored)["statement"] == "User hates bees."
+    assert not mapper._handoff  # the mismatched entry dropped, not kept for later
+
+
+def test_a_destroyed_key_voids_the_handoff_and_a_moved_box_still_fails() -> None:
+    mapper, aggregate, event = _mapper()
+    stored = _stored(mapper, aggregate, event)
+    assert mapper._handoff
+    mapper.keys.destroy([belief_key("b1")])
+    fields = _page(mapper, stored)
+    assert fields["statement"] == FORGOTTEN and fields["subjects"] == []
+    # A box moved to another version does not open (its version is associated data).
+    mapper2, aggregate2, event2 = _mapper()
+    moved = _stored(mapper2, aggregate2, event2)
+    mapper2.forget_handoff()
+    moved.__dict__["originator_version"] = moved.originator_version + 1
+    with pytest.raises(SealingError, match="does not open"):
+        _page(mapper2, moved)
+
+
+def test_the_handoff_is_bounded() -> None:
+    mapper, aggregate, event = _mapper()
+    _stored(mapper, aggregate, event)
+    for n in range(HANDOFF_MAX + 5):
+        mapper._hand_off("x", n, "box", {"statement": "s"})
+    assert len(mapper._handoff) == HANDOFF_MAX
+    assert ("x", HANDOFF_MAX + 4) in mapper._handoff and ("x", 0) not in mapper._handoff
+
+
+def test_keys_for_gives_what_key_gives_one_by_one() -> None:
+    source = KeyRing(MemoryKeyTable())
+    source.ensure([("a", "o1"), ("b", "o1"), ("c", "o2")])
+    source.destroy(["b"])
+    table = source.table
+    wanted = [("a", "o1"), ("b", "o1"), ("c", "o1"), ("c", "o2"), ("zz", "o1")]
+    got = KeyRing(table).keys_for(wanted)  # a cold ring: every row read in one query
+    one_by_one = KeyRing(table)
+    assert got == [one_by_one.key(k, o) for k, o in wanted]
+    assert got[0] == source.key("a", "o1") and got[3] == source.key("c", "o2")
+    assert got[1] is None and got[2] is None and got[4] is None  # gone, another's, absent
+    assert all(isinstance(r, KeyRow) for r in table.select(["a"]))
+
+
+def test_text_only_fields_are_sealed_as_the_transcoder_would_write_them() -> None:
+    """The seal path skips the transcoder's walk for fields of strings and lists of
+    strings: the same bytes, so stores written before and after read alike."""
+    mapper, _, _ = _mapper()
+    fields = {"statement": "User keeps bees.", "subjects": ["bees", "roof"], "context": ""}
+    assert _text_only(fields) and orjson.dumps(fields) == mapper.transcoder.encode(fields)
+    assert not _text_only({"facts": [{"kind": "x"}]}) and not _text_only({"state": None})
+
+
+def test_the_box_is_added_to_the_stored_state_as_encode_would_write_it() -> None:
+    mapper, aggregate, event = _mapper()
+    stored = _stored(mapper, aggregate, event)
+    fields = mapper.transcoder.decode(stored.state)
+    # Last but the class version, as before: the stored bytes are the earlier code's.
+    assert list(fields)[-2:] == [SEALED_KEY, "class_version"]
+    box = fields.pop(SEALED_KEY)
+    state = {k: v for k, v in vars(event).items() if k in fields}
+    extra = {SEALED_KEY: box, "class_version": 2}
+    assert mapper.transcoder.encode_with(state, extra) == mapper.transcoder.encode(
+        {**state, **extra}
+    )

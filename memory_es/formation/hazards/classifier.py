@@ -33,7 +33,7 @@ from functools import cache
 from itertools import pairwise
 from pathlib import Path
 
-from memory_es.formation.hazards.gloss import GLOSS
+from memory_es.formation.hazards.gloss import gloss
 from memory_es.formation.hazards.language import word_set
 
 MODEL_PATH = Path(__file__).parent / "data" / "injection_screen.bin"
@@ -66,7 +66,7 @@ ASSISTANT_WORDS = word_set(
 
 def window_features(words: list[str]) -> set[str]:
     """The binary features of one window of words (already normalized, casefolded)."""
-    glossed = [GLOSS.get(w, w) for w in words]
+    glossed = [gloss(w) for w in words]
     found = {_UNIGRAM + w for w in glossed}
     found.update(_BIGRAM + a + " " + b for a, b in pairwise(glossed))
     joined = " " + " ".join(words) + " "
@@ -95,7 +95,7 @@ def names_the_assistant(words: list[str]) -> bool:
     """Whether a window names what an assistant is made of: one of
     :data:`ASSISTANT_WORDS`, unless it is something else's ("the rules of Monopoly",
     "the training for a marathon": the owner after "of"/"for" is no assistant)."""
-    glossed = [GLOSS.get(w, w) for w in words]
+    glossed = [gloss(w) for w in words]
     for i, word in enumerate(glossed):
         if word not in ASSISTANT_WORDS:
             continue
@@ -118,7 +118,7 @@ def speaks_of_oneself(view: str) -> bool:
     second person, no sentence opening on a verb. Such a text tells, it does not order,
     however many of the assistant's words it holds."""
     words = _WORD.findall(view)
-    if any(GLOSS.get(w, w) in ("you", "your") for w in words):
+    if any(gloss(w) in ("you", "your") for w in words):
         return False
     sentences = [s for s in _SENTENCE.findall(view) if s.strip()]
     return bool(sentences) and all(_FIRST_PERSON.match(s) for s in sentences)

@@ -12,6 +12,8 @@ mode, limits) and what is done to it (ignore, override, reveal, obey, act as).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from memory_es.formation.hazards.language import word_set
 
 
@@ -249,7 +251,23 @@ GLOSS: dict[str, str] = {
     ),
     **_entries("now", "ahora maintenant desormais jetzt agora adesso"),
     **_entries("henceforth", "dorenavant"),
+    # What the assistant is: German KI, French, Spanish and Italian IA (an English "ai"
+    # is the same word).
+    **_entries("ai", "ki ia"),
+    # French informal "your" (ton, ta; tes is above), and "reveal" as French and German
+    # say it.
+    **_entries("your", "ton ta"),
+    **_entries("reveal", "devoile devoiler offenbare offenbaren"),
+    **_entries("show", "affiche afficher"),
 }
+
+# A German or Dutch compound ends in its head ("Hauptanweisung" is a chief instruction,
+# "Betriebsgrenzen" operating limits): a word not in the gloss that ends in a long entry
+# glosses as that entry's word. Long entries only (six letters or more), so a short one
+# never matches the end of an unrelated word.
+_COMPOUND_HEAD = 6
+_COMPOUND_STEM = 3  # letters before the head, at least
+_HEADS = sorted((k for k in GLOSS if len(k) >= _COMPOUND_HEAD), key=len, reverse=True)
 
 # Keys that are English words too ("instructions", "mode", "evade"): they say nothing of
 # the language a sentence is in.
@@ -261,6 +279,34 @@ _ALSO_ENGLISH = word_set(
     """
 )
 FOREIGN_WORDS = frozenset(k for k, v in GLOSS.items() if k != v and k not in _ALSO_ENGLISH)
+
+
+@lru_cache(maxsize=1 << 16)  # a long-running server sees an open vocabulary
+def gloss(word: str) -> str:
+    """The English of one word (casefolded, accents stripped): its entry, else the
+    entry its compound ends in, else the word itself."""
+    found = GLOSS.get(word)
+    if found is not None:
+        return found
+    if len(word) >= _COMPOUND_HEAD + _COMPOUND_STEM:
+        for head in _HEADS:
+            if len(word) - len(head) >= _COMPOUND_STEM and word.endswith(head):
+                return GLOSS[head]
+    return word
+
+
+# Words that are English too but name the assistant's make-up in a sentence of another
+# language (French "l'invite de formation" is the training prompt): glossed only in the
+# view of a text already read as foreign (injection._model_views), never in English.
+IN_FOREIGN_TEXT: dict[str, str] = {
+    **_entries("prompt", "invite invites"),
+    **_entries("training", "formation"),
+}
+
+
+def gloss_foreign(word: str) -> str:
+    """:func:`gloss`, with the words :data:`IN_FOREIGN_TEXT` reads in a foreign text."""
+    return IN_FOREIGN_TEXT.get(word) or gloss(word)
 
 
 def foreign_word_count(words: list[str]) -> int:

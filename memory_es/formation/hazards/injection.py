@@ -24,7 +24,7 @@ import unicodedata
 from urllib.parse import unquote
 
 from memory_es.formation.hazards.classifier import names_the_assistant, shipped_screen
-from memory_es.formation.hazards.gloss import GLOSS, foreign_word_count
+from memory_es.formation.hazards.gloss import foreign_word_count, gloss, gloss_foreign
 from memory_es.formation.hazards.language import english_words, reads_as_english, word_set
 from memory_es.pattern_cache import PatternCache
 
@@ -526,7 +526,7 @@ def _model_views(latin_views: list[str]) -> list[str]:
     for view in latin_views:
         words = _WORDS.findall(view)
         if foreign_word_count(words) >= 2:
-            out.append(" ".join(GLOSS.get(w, w) for w in words))
+            out.append(" ".join(gloss_foreign(w) for w in words))
     return out
 
 
@@ -549,7 +549,7 @@ def matches_a_pattern(text: str) -> bool:
 def speaks_to_the_assistant(text: str) -> bool:
     """Whether a text addresses a listener ("you", "your", glossed) or names what an
     assistant is made of: what a suspect turn's guesses are then framed by."""
-    words = [GLOSS.get(w, w) for w in _WORDS.findall(views(text)[1][0])]
+    words = [gloss(w) for w in _WORDS.findall(views(text)[1][0])]
     return any(w in ("you", "your", "yours", "yourself") for w in words) or names_the_assistant(
         words
     )
@@ -599,7 +599,7 @@ def _role_is_a_pretext(view: str) -> bool:
         if not (_ROLEPLAY.search(sentence) or _ROLE_ORDER.search(sentence)):
             continue
         near = " ".join(sentences[i : i + _ROLE_SENTENCES])
-        glossed = [GLOSS.get(w, w) for w in _WORDS.findall(near)]
+        glossed = [gloss(w) for w in _WORDS.findall(near)]
         if any(w in _GUARDED for w in glossed) or _LIFTED.search(" ".join(glossed)):
             return True
     return False

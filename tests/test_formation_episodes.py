@@ -29,7 +29,7 @@ def statements(text: str) -> list[str]:
     [
         (
             "I went to a pottery class yesterday and it was so relaxing.",
-            "User went to a pottery class on 1 March 2026 and it was so relaxing.",
+            "User went to a pottery class on 1 March 2026 and it was relaxing.",
         ),
         (
             "Searching for a used piano \u2014 it has been a dream of mine.",

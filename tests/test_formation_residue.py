@@ -89,13 +89,13 @@ def test_the_shipped_profile_keeps_the_residue_as_inferred_and_an_overlay_turns_
     off.write_text("formation:\n  residue_enabled: false\n")
     text = "They're called Peruvian Lilies, the flowers on my balcony."
     with memory_es.open("memory://", profile=off) as memory:
-        assert memory.extractor.name == "clauses@6"
+        assert memory.extractor.name == "clauses@7"
         session = memory.open_session("audrey")
         memory.say(session, "They're called Peruvian Lilies.")
         memory.close_session(session)
         assert memory.list_beliefs("audrey") == []
     with memory_es.open("memory://") as memory:
-        assert memory.extractor.name == "clauses@6+residue"
+        assert memory.extractor.name == "clauses@7+residue"
         session = memory.open_session("audrey")
         memory.say(session, text)
         memory.close_session(session)
@@ -139,10 +139,10 @@ def test_the_external_runner_forms_with_the_profile_it_is_given(tmp_path: Path) 
     off.write_text("formation:\n  residue_enabled: false\n")
     default = run("locomo", path, tmp_path / "default.json", progress=False)
     rules = run("locomo", path, tmp_path / "rules.json", progress=False, profile=off)
-    assert default["policy"]["extractor"] == "clauses@6+residue"
-    assert rules["policy"]["extractor"] == "clauses@6"
+    assert default["policy"]["extractor"] == "clauses@7+residue"
+    assert rules["policy"]["extractor"] == "clauses@7"
     written = json.loads((tmp_path / "rules.json").read_text())
-    assert written["policy"]["extractor"] == "clauses@6"
+    assert written["policy"]["extractor"] == "clauses@7"
 
 
 def test_the_memory_benchmark_hard_gates_hold_with_the_residue_on(
@@ -153,7 +153,7 @@ def test_the_memory_benchmark_hard_gates_hold_with_the_residue_on(
     argv = ["--profile", str(CONVERSATIONAL), "eval", "memory-benchmark", "--deterministic-only"]
     main([*argv, "--json"])  # against the shipped baseline it drifts: another extractor
     document = json.loads(capsys.readouterr().out)
-    assert document["extractor"] == "clauses@6+residue"
+    assert document["extractor"] == "clauses@7+residue"
     aggregate = document["aggregate"]
     for gate in (
         "abstention_leaks",
@@ -194,3 +194,28 @@ def test_a_version_1_belief_formed_event_upcasts_with_no_context() -> None:
     PrincipalMemory.BeliefFormed.upcast_v1_v2(state)
     assert state == {"context": ""}
     assert PrincipalMemory.BeliefFormed.class_version == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Agreed, Dana!",
+        "Anytime, Rowan.",
+        "Cheers, Ilse.",
+        "Yup, Tomas, totally.",
+        "Oof, Rowan, oops.",
+    ],
+)
+def test_a_sentence_that_only_names_whom_it_is_said_to_forms_no_residue(text: str) -> None:
+    # A name set off by a comma says to whom, not what: what is left says too little.
+    assert formed(text, residue=True) == []
+
+
+def test_a_named_sentence_that_says_enough_keeps_its_residue() -> None:
+    assert formed("Agreed, Dana! Progress on the garden keeps us going.", residue=True) == [
+        "User said: Progress on the garden keeps them going."
+    ]
+    # a place and its region is no name said to anyone
+    assert formed("Portland, Oregon has wonderful parks.", residue=True) == [
+        "User said: Portland, Oregon has wonderful parks."
+    ]

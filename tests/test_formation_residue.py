@@ -194,28 +194,3 @@ def test_a_version_1_belief_formed_event_upcasts_with_no_context() -> None:
     PrincipalMemory.BeliefFormed.upcast_v1_v2(state)
     assert state == {"context": ""}
     assert PrincipalMemory.BeliefFormed.class_version == 2
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Agreed, Dana!",
-        "Anytime, Rowan.",
-        "Cheers, Ilse.",
-        "Yup, Tomas, totally.",
-        "Oof, Rowan, oops.",
-    ],
-)
-def test_a_sentence_that_only_names_whom_it_is_said_to_forms_no_residue(text: str) -> None:
-    # A name set off by a comma says to whom, not what: what is left says too little.
-    assert formed(text, residue=True) == []
-
-
-def test_a_named_sentence_that_says_enough_keeps_its_residue() -> None:
-    assert formed("Agreed, Dana! Progress on the garden keeps us going.", residue=True) == [
-        "User said: Progress on the garden keeps them going."
-    ]
-    # a place and its region is no name said to anyone
-    assert formed("Portland, Oregon has wonderful parks.", residue=True) == [
-        "User said: Portland, Oregon has wonderful parks."
-    ]

@@ -388,12 +388,31 @@ def test_a_question_asking_when_keeps_the_reading_that_names_the_time() -> None:
     terms = ("festiv", "kite")
     ranked = rank(offered(*turn), now=NOW, project="general", profile=PROFILE, temporal=True)
     chosen = select(ranked, limit=5, profile=PROFILE, query_terms=terms)
-    assert [s.record.statement for s in chosen.items] == [
-        "User flew a kite at the festival on 3 May 2026."
-    ]
+    assert chosen.items[0].record.statement == "User flew a kite at the festival on 3 May 2026."
     # not asking when: the query's terms, then the shorter line, choose
     ranked = rank(offered(*turn), now=NOW, project="general", profile=PROFILE)
     chosen = select(ranked, limit=5, profile=PROFILE, query_terms=terms)
+    assert chosen.items[0].record.statement == "User said: the kite festival was loud and fun."
+
+
+def test_the_best_ranked_turn_shows_a_second_reading_that_says_the_question_s_words() -> None:
+    # One turn tells the workshop in one sentence and what was made there in the next:
+    # the turn that ranks first may show one reading more than the cap, when that
+    # reading also says a word of the question; any other turn keeps one.
+    lead = _one_turn(
+        "User took their kids to a pottery workshop.",
+        "User and others made their own pots at the workshop.",
+        "User said: it was fun.",
+    )
+    second = [
+        belief(n, s, authority=1, status="provisional", source_event_ids=("t2",))
+        for n, s in ((1, "User said: the pottery workshop was busy."), (0, "User loves clay."))
+    ]
+    pool = [*offered(*lead), *offered(*second, relevance=0.5)]
+    ranked = rank(pool, now=NOW, project="general", profile=PROFILE)
+    chosen = select(ranked, limit=5, profile=PROFILE, query_terms=("pottery", "workshop"))
     assert [s.record.statement for s in chosen.items] == [
-        "User said: the kite festival was loud and fun."
+        "User took their kids to a pottery workshop.",
+        "User and others made their own pots at the workshop.",  # the lead turn's second
+        "User said: the pottery workshop was busy.",  # the next turn: one reading
     ]

@@ -404,6 +404,18 @@ def _siblings_in_place(unique: list[Scored], query: frozenset[str]) -> list[Scor
     return out
 
 
+# What one turn says is often split over its sentences (the pottery workshop in one, the
+# pots made there in the next): the turn whose reading ranks first may show this many
+# readings more than the per-source cap, each one saying a word of the question itself.
+LEAD_SOURCE_EXTRA = 1
+
+
+def _lead_extra(item: Scored, source: str, lead: str, asked: frozenset[str]) -> int:
+    if source != lead or not asked or not asked & statement_terms(item.record.statement):
+        return 0
+    return LEAD_SOURCE_EXTRA
+
+
 def select(
     ranked: Sequence[Scored],
     *,
@@ -418,7 +430,8 @@ def select(
     snapshot), as the seed specifies it; a query's answer is never displaced by a less
     relevant belief just because it is about the person. ``query_terms`` (the stems of
     the question's own words, before expansion) choose which of one turn's readings the
-    per-source cap keeps (:func:`_siblings_in_place`).
+    per-source cap keeps (:func:`_siblings_in_place`), and let the best-ranked turn show
+    ``LEAD_SOURCE_EXTRA`` more that say one of them (:func:`_lead_extra`).
     """
     blocked: list[tuple[Scored, str]] = []
     seen: set[tuple[str, str, bool]] = set()
@@ -448,12 +461,20 @@ def select(
     per_subject: dict[str, int] = {}
     per_source: dict[str, int] = {}
     admitted: list[Scored] = []
+    asked = frozenset(query_terms)
+    lead = ""  # the turn of the best-ranked inferred reading: it may show one more
     for item in unique:
         key = subject_key(item.record)
         source = source_key(item.record)
+        if not lead and source:
+            lead = source
         if item.record.belief_id in disputed:
             admitted.append(item)
-        elif source_cap and source and per_source.get(source, 0) >= source_cap:
+        elif (
+            source_cap
+            and source
+            and per_source.get(source, 0) >= source_cap + _lead_extra(item, source, lead, asked)
+        ):
             blocked.append((item, "source_cap"))
         elif not key or per_subject.get(key, 0) < profile.per_subject_cap:
             if key:

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from memory_es.domain.values import Authority
 from memory_es.formation.patterns.episodes import about_user_statement
-from memory_es.formation.patterns.lexicon import VOCATIVE_TAIL, YOU, word_set
+from memory_es.formation.patterns.lexicon import YOU, word_set
 from memory_es.formation.patterns.phrases import content_words, episode_key, trim_clause, vocative
 from memory_es.formation.patterns.rule import Found
 from memory_es.formation.text import QUESTION_OPENERS, strip_markers
@@ -96,7 +96,6 @@ def _opens_as_imperative(text: str) -> bool:
 
 
 _RESIDUE_MIN_CONTENT = 3
-_NAME_HEAD = re.compile(r"^(?:[a-z]+,\s+)?[A-Z][a-z]+,\s+")
 _RESIDUE_MAX_WORDS = 40
 
 
@@ -113,13 +112,6 @@ def residue_statement(sentence: str) -> Found | None:
     # A sentence's capital first word is no name: it counts once, as any word.
     content = content_words(text[:1].lower() + text[1:])
     if content < _RESIDUE_MIN_CONTENT or len(text.split()) > _RESIDUE_MAX_WORDS:
-        return None
-    # "Agreed, Dave." / "Anytime, Sam!" / "Sam, so true.": a name set off by a comma
-    # says to whom, not what; without it the sentence must still say enough.
-    told = VOCATIVE_TAIL.sub("", text)
-    told = told[:1].lower() + told[1:]  # the sentence's first word, as above
-    told = _NAME_HEAD.sub("", told)  # what follows a name set off first opens as said
-    if content_words(told) < _RESIDUE_MIN_CONTENT:
         return None
     made = about_user_statement("fact.said", text)[0]
     said = made.statement

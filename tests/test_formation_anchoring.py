@@ -96,7 +96,41 @@ def test_a_long_inferred_reading_renders_its_first_clauses_and_indexes_the_rest(
     turn = SourceTurn("t1", 1, "user", text, True, "2023-07-12T10:00:00+00:00")
     (proposal,) = ClauseExtractor(residue=True).extract([turn])
     assert proposal.statement == (
-        "User went to an LGBTQ conference on 10 July 2023 and it was really special."
+        "User went to an LGBTQ conference on 10 July 2023 and it was special."
     )
     assert len(proposal.statement.split()) <= INFERRED_MAX_WORDS
     assert {"journeys", "welcoming"} <= set(proposal.context.split())
+
+
+def test_an_inferred_reading_renders_without_the_degree_words_that_only_grade_it() -> None:
+    def said(text: str) -> str:
+        turn = SourceTurn("t1", 1, "user", text, True, "2023-07-12T10:00:00+00:00")
+        (proposal,) = ClauseExtractor(residue=True).extract([turn])
+        return proposal.statement
+
+    assert said("I went to the quilting fair and it was so fun.") == (
+        "User went to the quilting fair and it was fun."
+    )
+    assert said("I am super excited about the regatta.") == "User is excited about the regatta."
+    # "so" that is no degree, and anything after "not", stay
+    assert said("I have not really finished the mural so far.") == (
+        "User has not really finished the mural so far."
+    )
+    # a direct statement keeps its words: the rule has read it already
+    turn = SourceTurn("t1", 1, "user", "I really love Thai food.", True, "2023-07-12T10:00:00Z")
+    assert [p.statement for p in ClauseExtractor(residue=True).extract([turn])] == [
+        "User loves Thai food."
+    ]
+
+
+def test_a_colon_inside_a_word_is_no_clause_boundary() -> None:
+    turn = SourceTurn(
+        "t1",
+        1,
+        "user",
+        "I played CS:GO in a tournament at 9:30 yesterday.",
+        True,
+        "2023-07-12T10:00:00+00:00",
+    )
+    (proposal,) = ClauseExtractor(residue=True).extract([turn])
+    assert proposal.statement == "User played CS:GO in a tournament at 9:30 on 11 July 2023."

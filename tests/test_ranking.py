@@ -341,3 +341,78 @@ def test_the_per_source_cap_keeps_one_inferred_belief_per_turn_in_a_query_read()
     assert len(select(ranked, limit=10, profile=PROFILE, hold_durable=True).items) == 6
     off = load_profile({"retrieval": {"per_source_cap": 0}}).retrieval
     assert len(select(ranked, limit=10, profile=off).items) == 6
+
+
+def _one_turn(*statements: str) -> list[BeliefRecord]:
+    """Inferred readings of one turn (the first listed is the newest: it ranks first)."""
+    count = len(statements)
+    return [
+        belief(count - i, s, authority=1, status="provisional", source_event_ids=("t9",))
+        for i, s in enumerate(statements)
+    ]
+
+
+def test_the_per_source_cap_keeps_the_reading_whose_own_words_meet_the_query() -> None:
+    # The readings of one turn share its context words, so they score nearly alike; the
+    # turn's slot goes to the one whose own statement holds the query's terms, not to
+    # the newest (or shortest) line that carries nothing.
+    turn = _one_turn(
+        "User said: agreed, Dana.",
+        "User and others went camping at Lake Oriole in summer 2025.",
+        "User said: they hiked and swam.",
+    )
+    other = belief(9, "User likes lakes.", authority=1, source_event_ids=("t2",))
+    pool = [*offered(*turn), *offered(other, relevance=0.5)]  # another turn, less relevant
+    ranked = rank(pool, now=NOW, project="general", profile=PROFILE)
+    assert ranked[0].record.statement == "User said: agreed, Dana."  # newest on the tie
+    chosen = select(ranked, limit=5, profile=PROFILE, query_terms=("camp", "lake", "oriol"))
+    assert [s.record.statement for s in chosen.items] == [
+        "User and others went camping at Lake Oriole in summer 2025.",  # in the turn's slot
+        "User likes lakes.",
+    ]
+    assert {s.record.statement for s, why in chosen.blocked if why == "source_cap"} == {
+        "User said: agreed, Dana.",
+        "User said: they hiked and swam.",
+    }
+    # without the query's terms the ranked order stands, as before
+    plain = select(ranked, limit=5, profile=PROFILE)
+    assert plain.items[0].record.statement == "User said: agreed, Dana."
+
+
+def test_a_question_asking_when_keeps_the_reading_that_names_the_time() -> None:
+    turn = _one_turn(
+        "User said: the kite festival was loud and fun.",
+        "User flew a kite at the festival on 3 May 2026.",
+        "User said: the kites at the festival were huge, kites everywhere.",
+    )
+    terms = ("festiv", "kite")
+    ranked = rank(offered(*turn), now=NOW, project="general", profile=PROFILE, temporal=True)
+    chosen = select(ranked, limit=5, profile=PROFILE, query_terms=terms)
+    assert chosen.items[0].record.statement == "User flew a kite at the festival on 3 May 2026."
+    # not asking when: the query's terms, then the shorter line, choose
+    ranked = rank(offered(*turn), now=NOW, project="general", profile=PROFILE)
+    chosen = select(ranked, limit=5, profile=PROFILE, query_terms=terms)
+    assert chosen.items[0].record.statement == "User said: the kite festival was loud and fun."
+
+
+def test_the_best_ranked_turn_shows_a_second_reading_that_says_the_question_s_words() -> None:
+    # One turn tells the workshop in one sentence and what was made there in the next:
+    # the turn that ranks first may show one reading more than the cap, when that
+    # reading also says a word of the question; any other turn keeps one.
+    lead = _one_turn(
+        "User took their kids to a pottery workshop.",
+        "User and others made their own pots at the workshop.",
+        "User said: it was fun.",
+    )
+    second = [
+        belief(n, s, authority=1, status="provisional", source_event_ids=("t2",))
+        for n, s in ((1, "User said: the pottery workshop was busy."), (0, "User loves clay."))
+    ]
+    pool = [*offered(*lead), *offered(*second, relevance=0.5)]
+    ranked = rank(pool, now=NOW, project="general", profile=PROFILE)
+    chosen = select(ranked, limit=5, profile=PROFILE, query_terms=("pottery", "workshop"))
+    assert [s.record.statement for s in chosen.items] == [
+        "User took their kids to a pottery workshop.",
+        "User and others made their own pots at the workshop.",  # the lead turn's second
+        "User said: the pottery workshop was busy.",  # the next turn: one reading
+    ]

@@ -137,6 +137,25 @@ DECLARED_EXCEPTIONS: dict[str, tuple[dict[str, Any], ...]] = {
             " -> 115.6 (docs/external-datasets.md)",
         },
     ),
+    "formation@7": (
+        {
+            "rule": "noise must not rise",
+            "change": "compact readings (degree words off an inferred reading, 18 words at"
+            " most, a colon inside a word no clause boundary) with retrieval@5 (the per-source"
+            " cap keeps the reading of a turn whose own words meet the question, and the"
+            " best-ranked turn may show a second such reading): a probe whose budget is not"
+            " full returns the lead turn's second reading as well",
+            "noise_total": [312, 316],
+            "returned_total": [377, 381],
+            "needed_recalled": [65, 65],
+            "hard_gates": "abstention_leaks, protected_rendered, false_transfers and"
+            " currency_violations stay 0",
+            "recall_measured": "needed_recalled unchanged against noise_total +4 over +4"
+            " returned; LoCoMo --principal-speaker both, shipped profile: answer_rendered@5"
+            " / @10 0.223 / 0.240 -> 0.253 / 0.275 at 60.2 / 115.7 -> 61.1 / 117.4 tokens,"
+            " recall_any@10 0.761 -> 0.756 (docs/external-datasets.md)",
+        },
+    ),
 }
 
 

@@ -21,6 +21,7 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from memory_es.formation.patterns.lexicon import word_set
 from memory_es.formation.patterns.phrases import EPISODE_KEY_PREFIX, episode_key
 from memory_es.retrieval.temporal import MONTH_NAMES
 
@@ -176,7 +177,37 @@ def anchor_times(statement: str, at: datetime) -> str:
 # A reading more guess than statement renders at most this many words, cut where a
 # clause ends ("User went to a support group on 7 May 2023, it was so powerful, ...");
 # the words cut are still indexed with it, as its turn's context (extractor.turn_context).
-INFERRED_MAX_WORDS = 20
+INFERRED_MAX_WORDS = 18
+# Degree words that grade what a reading says without adding to it ("it was really
+# awesome", "User is super excited", "totally worth it"): a reading renders without
+# them. "so" only after a verb of being or seeming and before a word it grades ("was so
+# fun", never "so that", "so far", "so much"); nothing after "not" ("not really").
+_DEGREE = re.compile(
+    r"(?i)\b(?P<prev>[\w']+) (?P<word>really|super|totally|definitely|absolutely|truly|"
+    r"actually|literally|so) (?=(?P<next>[a-z][\w']*))"
+)
+_BEING = word_set(
+    "is was are were be been am feel feels felt seem seems seemed look looks looked "
+    "sound sounds sounded it's that's"
+)
+_NOT_GRADED = word_set("that far much many long on as to")
+
+
+def _ungraded(m: re.Match[str]) -> str:
+    prev, word, after = m["prev"].lower(), m["word"].lower(), m["next"].lower()
+    if prev == "not" or (word == "so" and (prev not in _BEING or after in _NOT_GRADED)):
+        return m[0]
+    return f"{m['prev']} "
+
+
+def plain(statement: str) -> str:
+    """``statement`` without the degree words that only grade it (``_DEGREE``)."""
+    previous = None
+    while previous != statement:  # "really super excited": one word a pass
+        previous, statement = statement, _DEGREE.sub(_ungraded, statement)
+    return statement
+
+
 _CLAUSE_END = re.compile(r"[,;:]\s|\s[-\u2013\u2014]\s")
 
 

@@ -109,7 +109,7 @@ class ClauseExtractor:
         self.name = "clauses@7+residue" if residue else "clauses@7"
 
     def extract(self, turns: Sequence[SourceTurn]) -> list[Proposal]:
-        from memory_es.formation.anchoring import anchored, concise
+        from memory_es.formation.anchoring import anchored, concise, plain
         from memory_es.formation.hazards import (
             addresses_the_assistant,
             candidate_hazard,
@@ -155,8 +155,10 @@ class ClauseExtractor:
                 seen.add(marker)
                 if turn_words is None and found.authority is Authority.INFERRED:
                     turn_words = content_lexemes(turn.text)
+                # A reading more guess than statement renders compactly: its degree
+                # words off, cut at a clause end (the words cut stay in its context).
                 statement = (
-                    concise(found.statement)
+                    concise(plain(found.statement))
                     if found.authority is Authority.INFERRED
                     else found.statement
                 )

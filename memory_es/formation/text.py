@@ -153,10 +153,11 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-# Clause boundaries: colon, semicolon, dashes, parentheses, commas; and a conjunction
-# that opens a new first-person clause ("..., and I work at ...", "but my wife is ...").
+# Clause boundaries: a colon before a space (not "9:30", not "CS:GO"), semicolon, dashes,
+# parentheses, commas; and a conjunction that opens a new first-person clause ("..., and
+# I work at ...", "but my wife is ...").
 _CLAUSE_SPLIT = re.compile(
-    r"\s*(?:(?<!\d):(?!\d)|;|\u2014|\u2013|\s-{1,2}\s|\(|\)|,(?!\d{3}\b))\s*"
+    r"\s*(?:(?<!\d):(?=\s|$)|;|\u2014|\u2013|\s-{1,2}\s|\(|\)|,(?!\d{3}\b))\s*"
     r"|\s+(?=(?:and|but|so|because|since|plus|also|though|although|while|whereas)"
     r"\s+(?:I|my|we|our)\b)"
     # "... and work from home": a coordinated verb whose subject is the "I" before it.

@@ -29,6 +29,9 @@ class FormedQuery:
     boost: tuple[str, ...]  # terms that only add relevance (the user)
     temporal: bool = False  # the question asks when: dated statements rank higher
     period: tuple[datetime, datetime] | None = None  # the [start, end) the question names
+    # The stems of the question's own content words, before expansion: what a reading
+    # that says the question's words again holds (ranking.sibling_preference).
+    asked: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -42,8 +45,8 @@ def form_query(text: str, *, project: str) -> FormedQuery:
     # One term per query word, its stem: every indexed word carries its stem too, so the
     # stem meets every inflection ("live" meets "lives") and no word counts twice just
     # because the stemmer changed it.
-    terms: set[str] = {stem(word) for word in kept}
-    terms |= expand(terms)
+    asked = {stem(word) for word in kept}
+    terms: set[str] = asked | expand(asked)
     boost: tuple[str, ...] = ()
     if first_person and USER_TERM not in terms:
         if terms:
@@ -57,4 +60,5 @@ def form_query(text: str, *, project: str) -> FormedQuery:
         boost=boost,
         temporal=temporal_question(words),
         period=named_period(words),
+        asked=tuple(sorted(asked)),
     )

@@ -36,7 +36,7 @@ from memory_es.domain.values import PORTABLE_TYPES, Status, normalize_statement
 from memory_es.ports import parse_iso
 from memory_es.projections.records import BeliefRecord
 from memory_es.retrieval.temporal import dated
-from memory_es.retrieval.tokenizer import lexemes
+from memory_es.retrieval.tokenizer import lexemes, terms
 
 if TYPE_CHECKING:
     from memory_es.profiles import RetrievalProfile
@@ -358,18 +358,80 @@ def rank(
     return out
 
 
+@lru_cache(maxsize=65536)
+def statement_terms(statement: str) -> frozenset[str]:
+    """The indexed terms of a statement alone (lexemes and their stems): not its
+    subjects, not its turn's context words."""
+    return frozenset(terms(statement))
+
+
+def sibling_preference(item: Scored, query: frozenset[str]) -> tuple[int, int, int]:
+    """How a reading of one turn is preferred over its siblings (higher first): for a
+    question asking when, a statement naming a time (the ``dated`` component); then the
+    question's own terms its statement holds (its words, not the context it shares with
+    its siblings, nor the expansion's guesses); then the shorter statement, which says it in
+    fewer rendered tokens."""
+    statement = item.record.statement
+    return (
+        int(item.components.dated > 0),
+        len(query & statement_terms(statement)),
+        -len(statement.split()),
+    )
+
+
+def _siblings_in_place(unique: list[Scored], query: frozenset[str]) -> list[Scored]:
+    """The inferred readings of one turn share its context words, so BM25 scores them
+    nearly alike and the cap would keep whichever is shortest or newest. Each turn's
+    readings keep the slots they ranked into, refilled best first by
+    :func:`sibling_preference` (ties: the ranked order): the turn's first slot goes to
+    the reading whose own words meet the query, not to "User said: agreed."."""
+    slots: dict[str, list[int]] = {}
+    for at, item in enumerate(unique):
+        source = source_key(item.record)
+        if source:
+            slots.setdefault(source, []).append(at)
+    out = list(unique)
+    for places in slots.values():
+        if len(places) < 2:
+            continue
+        members = [unique[at] for at in places]
+        order = sorted(
+            range(len(members)),
+            key=lambda i: (*(-v for v in sibling_preference(members[i], query)), i),
+        )
+        for at, i in zip(places, order, strict=True):
+            out[at] = members[i]
+    return out
+
+
+# What one turn says is often split over its sentences (the pottery workshop in one, the
+# pots made there in the next): the turn whose reading ranks first may show this many
+# readings more than the per-source cap, each one saying a word of the question itself.
+LEAD_SOURCE_EXTRA = 1
+
+
+def _lead_extra(item: Scored, source: str, lead: str, asked: frozenset[str]) -> int:
+    if source != lead or not asked or not asked & statement_terms(item.record.statement):
+        return 0
+    return LEAD_SOURCE_EXTRA
+
+
 def select(
     ranked: Sequence[Scored],
     *,
     limit: int,
     profile: RetrievalProfile,
     hold_durable: bool = False,
+    query_terms: Sequence[str] = (),
 ) -> Selection:
     """Collapse exact duplicates, cap per subject, hold the durable share, cut to budget.
 
     The durable share holds slots only in a priming read (no query text: a session
     snapshot), as the seed specifies it; a query's answer is never displaced by a less
-    relevant belief just because it is about the person.
+    relevant belief just because it is about the person. ``query_terms`` (the stems of
+    the question's own words, before expansion) choose which of one turn's readings the
+    per-source cap keeps (:func:`_siblings_in_place`), and let the best-ranked turn show
+    ``LEAD_SOURCE_EXTRA`` more that say one of them (:func:`_lead_extra`).
     """
     blocked: list[tuple[Scored, str]] = []
     seen: set[tuple[str, str, bool]] = set()
@@ -394,15 +456,25 @@ def select(
     # turn would fill the budget with that one turn's beliefs: in a query read (not a
     # priming read) at most ``per_source_cap`` items per source turn, the best first.
     source_cap = 0 if hold_durable else profile.per_source_cap
+    if source_cap and query_terms:
+        unique = _siblings_in_place(unique, frozenset(query_terms))
     per_subject: dict[str, int] = {}
     per_source: dict[str, int] = {}
     admitted: list[Scored] = []
+    asked = frozenset(query_terms)
+    lead = ""  # the turn of the best-ranked inferred reading: it may show one more
     for item in unique:
         key = subject_key(item.record)
         source = source_key(item.record)
+        if not lead and source:
+            lead = source
         if item.record.belief_id in disputed:
             admitted.append(item)
-        elif source_cap and source and per_source.get(source, 0) >= source_cap:
+        elif (
+            source_cap
+            and source
+            and per_source.get(source, 0) >= source_cap + _lead_extra(item, source, lead, asked)
+        ):
             blocked.append((item, "source_cap"))
         elif not key or per_subject.get(key, 0) < profile.per_subject_cap:
             if key:
@@ -424,7 +496,8 @@ def select(
         chosen.remove(victims[-1])
         chosen.append(waiting.pop(0))
         have += 1
-    chosen.sort(key=_order)
+    if hold_durable:
+        chosen.sort(key=_order)  # the reserve's swaps, back in ranked order
     chosen_ids = {c.record.belief_id for c in chosen}
     dropped = tuple(a for a in admitted if a.record.belief_id not in chosen_ids)
     return Selection(items=tuple(chosen), dropped=dropped, blocked=tuple(blocked))

@@ -203,7 +203,13 @@ class Retriever:
             temporal=formed.temporal,
             period=formed.period,
         )
-        selection = select(ranked, limit=q.limit, profile=p, hold_durable=q.match_all)
+        selection = select(
+            ranked,
+            limit=q.limit,
+            profile=p,
+            hold_durable=q.match_all,
+            query_terms=formed.asked,
+        )
         if statuses == LIVE:
             # The other side of a returned conflict comes with it, past the budget.
             partners = with_conflict_partners(

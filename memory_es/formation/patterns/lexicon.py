@@ -276,7 +276,7 @@ NOT_VERBS = word_set(
 EPISODE_ADVERBS = word_set(
     "also just really recently finally actually definitely totally never always often "
     "sometimes usually still already absolutely truly literally honestly seriously "
-    "genuinely mostly even once first kinda officially almost nearly barely hardly simply"
+    "genuinely mostly even once first last kinda officially almost nearly barely hardly simply"
 )
 IRREGULAR_PAST = word_set(
     "went got made took saw had did was were ran came gave found bought brought thought "

@@ -28,6 +28,7 @@ from tests.mcp_scenarios import (
 TOOLS = {
     "open_session": ({"project"}, set()),
     "record_turn": ({"session_id", "text", "role"}, {"session_id", "text"}),
+    "record_source_turn": ({"session_id", "source", "text"}, {"session_id", "source", "text"}),
     "close_session": ({"session_id"}, {"session_id"}),
     "recall": ({"query", "project", "limit"}, {"query"}),
     "context_pack": ({"session_id", "text"}, {"session_id", "text"}),

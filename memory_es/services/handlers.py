@@ -90,6 +90,14 @@ FORMATION_PREFIX_CHARS = 65_536
 
 
 def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
+    receipt = record_turn(cmd, uow)
+    uow.commit()
+    return receipt
+
+
+def record_turn(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
+    """``say`` without its commit: a command that records a turn with more in the same
+    transaction (a turn through a declared source: memory_es/evidence/handlers.py)."""
     if not cmd.text or not cmd.text.strip():
         raise InvalidInput("a turn needs non-empty text")
     # Secrets are redacted before the event exists: the log can never be scrubbed. What
@@ -113,7 +121,6 @@ def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
         cleaned_characters=cleaned,
     )
     uow.sessions.add(session)
-    uow.commit()
     return TurnReceipt(
         session_id=str(session.id),
         turn_id=turn_id,
@@ -277,8 +284,25 @@ def close_session(cmd: commands.CloseSession, uow: UnitOfWork) -> ConsolidationR
     result = consolidate_session(uow, session, principal, trigger=cmd.trigger, now=now)
     uow.sessions.add(session)
     uow.principals.add(principal)
+    # The source declaration each formed belief is written under, in the same save
+    # (only for a session with evidence through a declared source: memory_es/evidence/).
+    snapshot_formed_sources(uow, session, principal, result, now)
     uow.commit()
     return result
+
+
+def snapshot_formed_sources(
+    uow: UnitOfWork,
+    session: Session,
+    principal: PrincipalMemory,
+    result: ConsolidationResult,
+    now: str,
+) -> None:
+    if not result.formed:
+        return
+    from memory_es.evidence.handlers import snapshot_formed
+
+    snapshot_formed(uow, session, principal, result, at=now)
 
 
 def establish_facts(cmd: commands.EstablishFacts, uow: UnitOfWork) -> FactsReceipt:

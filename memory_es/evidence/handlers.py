@@ -12,6 +12,7 @@ from memory_es.errors import UsageError
 from memory_es.evidence.declarations import (
     SESSION_DECLARATION,
     EvidenceDeclaration,
+    SourceAuthority,
     SourceRegistry,
     clean_source_name,
     registry_id,
@@ -107,7 +108,11 @@ def say_through(cmd: SayThrough, uow: UnitOfWork) -> TurnReceipt:
 
     session = uow.sessions.get(cmd.session_id)
     declaration = resolved(registry_of(uow, session.tenant), cmd.source)
-    receipt = record_turn(Say(cmd.session_id, cmd.text, role=cmd.role), uow)
+    # Content of an untrusted or undeclared source is evidence, never memory: the turn
+    # is recorded untrusted, so no formation path reads it (repeating a claim through
+    # such a source can neither reinforce nor supersede what the user said).
+    may_form = declaration.valid and declaration.authority is not SourceAuthority.UNTRUSTED
+    receipt = record_turn(Say(cmd.session_id, cmd.text, role=cmd.role), uow, may_form=may_form)
     ledger = ledger_of(uow, principal_key(session.tenant, session.principal))
     ledger.bind_turn_source(
         session_id=str(session.id),

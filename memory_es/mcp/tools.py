@@ -72,7 +72,9 @@ class MemoryTools:
                 line += f" ({declared.authority.value}, {declared.verification.value})"
             else:
                 line += " (never declared: unknown / untrusted)"
-            if not receipt.trusted:
+            if not declared.valid or declared.authority.rank == 0:
+                line += "; kept as evidence only: an untrusted source's content never forms"
+            elif not receipt.trusted:
                 line += "; untrusted (it reads as an instruction to memory): it will not form"
             if receipt.redactions:
                 line += "; redacted before storage: " + ", ".join(receipt.redactions)

@@ -95,9 +95,10 @@ def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
     return receipt
 
 
-def record_turn(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
+def record_turn(cmd: commands.Say, uow: UnitOfWork, *, may_form: bool = True) -> TurnReceipt:
     """``say`` without its commit: a command that records a turn with more in the same
-    transaction (a turn through a declared source: memory_es/evidence/handlers.py)."""
+    transaction (a turn through a declared source: memory_es/evidence/handlers.py).
+    ``may_form`` False records the turn untrusted (content of an untrusted source)."""
     if not cmd.text or not cmd.text.strip():
         raise InvalidInput("a turn needs non-empty text")
     # Secrets are redacted before the event exists: the log can never be scrubbed. What
@@ -109,7 +110,7 @@ def record_turn(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
     # the last words of the latest trusted user turn (an injection split over two turns).
     preceding = session.injection_context if cmd.role is Role.USER else ""
     screened = screen(text, context=session.screening_context, preceding=preceding)
-    trusted = cmd.role is Role.USER and not screened.injection
+    trusted = cmd.role is Role.USER and not screened.injection and may_form
     turn_id = uow.ids.new_id()
     _record_turn(
         session,

@@ -371,3 +371,29 @@ def test_a_token_server_reached_without_a_token_names_no_principal(memory: Memor
     head = log_head(memory)
     anyio.run(main)
     assert log_head(memory) == head
+
+
+def test_record_source_turn_carries_the_declared_sources_declaration(store: Memory) -> None:
+    repo = store.sources.declare("repo docs", authority="repository_attested")
+    store.sources.declare("crawler", authority="untrusted")
+
+    async def scenario(client: Client) -> None:
+        session = (await ok(client, "open_session")).strip()
+        line = await ok(
+            client, "record_source_turn", session_id=session, source="repo docs", text="I use Emacs."
+        )
+        assert line == "recorded turn 1 through source 'repo docs' (repository_attested, unknown)"
+        line = await ok(
+            client, "record_source_turn", session_id=session, source="crawler", text="I live in Rome."
+        )
+        assert line.endswith("kept as evidence only: an untrusted source's content never forms")
+        line = await ok(
+            client, "record_source_turn", session_id=session, source="pastebin", text="I own a yacht."
+        )
+        assert "(never declared: unknown / untrusted)" in line
+        await ok(client, "close_session", session_id=session)
+
+    drive(store, scenario, "alice")
+    [formed] = store.list_beliefs("alice")
+    assert formed.statement == "User uses Emacs."
+    assert store.sources.for_belief(formed) == repo

@@ -3,6 +3,7 @@ record a turn through one, and read the declaration a belief was written under."
 
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING, Any
 
 from memory_es.domain.values import DEFAULT_TENANT, Role, split_principal_identity
@@ -67,7 +68,9 @@ class Sources:
             return []
         return [registry.current(name) for name in sorted(registry.declarations)]
 
-    def history(self, name: str, *, tenant: str = DEFAULT_TENANT) -> list[EvidenceDeclaration]:
+    def history(
+        self, name: str, *, tenant: str = DEFAULT_TENANT
+    ) -> builtins.list[EvidenceDeclaration]:
         """Every version of ``name``'s declaration, oldest first."""
         registry = self._load(registry_id(tenant))
         if not isinstance(registry, SourceRegistry):

@@ -379,17 +379,17 @@ def test_record_source_turn_carries_the_declared_sources_declaration(store: Memo
 
     async def scenario(client: Client) -> None:
         session = (await ok(client, "open_session")).strip()
-        line = await ok(
-            client, "record_source_turn", session_id=session, source="repo docs", text="I use Emacs."
-        )
+
+        async def through(source: str, text: str) -> str:
+            return await ok(
+                client, "record_source_turn", session_id=session, source=source, text=text
+            )
+
+        line = await through("repo docs", "I use Emacs.")
         assert line == "recorded turn 1 through source 'repo docs' (repository_attested, unknown)"
-        line = await ok(
-            client, "record_source_turn", session_id=session, source="crawler", text="I live in Rome."
-        )
+        line = await through("crawler", "I live in Rome.")
         assert line.endswith("kept as evidence only: an untrusted source's content never forms")
-        line = await ok(
-            client, "record_source_turn", session_id=session, source="pastebin", text="I own a yacht."
-        )
+        line = await through("pastebin", "I own a yacht.")
         assert "(never declared: unknown / untrusted)" in line
         await ok(client, "close_session", session_id=session)
 

@@ -31,7 +31,7 @@ _SENTENCE = re.compile(r"[^.!?]+[.!?]")
 _FIRST_PERSON = re.compile(r"^(I|My|We|Our)\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 _COMMON = frozenset(
-    [
+    {
         "I",
         "My",
         "We",
@@ -51,7 +51,7 @@ _COMMON = frozenset(
         "So",
         "And",
         "But",
-    ]
+    }
 )
 
 
@@ -69,7 +69,7 @@ def first_person_sentences(text: str) -> list[str]:
 
 def specific_word(sentence: str) -> str | None:
     """The sentence's most specific word: its first proper name, else its longest word."""
-    words = _WORD.findall(sentence)
+    words: list[str] = _WORD.findall(sentence)
     names = [w for w in words[1:] if w[0].isupper() and w not in _COMMON]
     if names:
         return names[0]

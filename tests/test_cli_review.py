@@ -131,3 +131,11 @@ def test_sources_are_declared_listed_and_bound_on_the_command_line(
         "crawler untrusted unknown v1",
         "repo docs repository_attested verified v1",
     ]
+
+
+def test_the_sources_commands_choices_are_the_declarations_enums() -> None:
+    from memory_es.cli.sources_cmds import AUTHORITIES, VERIFICATIONS
+    from memory_es.evidence.declarations import SourceAuthority, Verification
+
+    assert tuple(a.value for a in SourceAuthority) == AUTHORITIES
+    assert tuple(v.value for v in Verification) == VERIFICATIONS

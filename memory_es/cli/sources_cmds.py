@@ -7,7 +7,11 @@ from __future__ import annotations
 import argparse
 
 from memory_es.cli.common import Subparsers, open_store, print_json, say_empty
-from memory_es.evidence.declarations import SourceAuthority, Verification
+
+# memory_es/evidence/declarations.py's enums, spelled here: building the parser imports
+# nothing heavy (tests/test_cli_startup.py; tests/test_cli_review.py checks they agree).
+AUTHORITIES = ("untrusted", "user_asserted", "repository_attested", "system_attested")
+VERIFICATIONS = ("unknown", "verified", "not_verified")
 
 
 def register(commands: Subparsers) -> None:
@@ -19,10 +23,8 @@ def register(commands: Subparsers) -> None:
 
     declare = actions.add_parser("declare", help="declare (or re-declare) a source")
     declare.add_argument("name", metavar="NAME")
-    declare.add_argument("--authority", required=True, choices=[a.value for a in SourceAuthority])
-    declare.add_argument(
-        "--verification", default="unknown", choices=[v.value for v in Verification]
-    )
+    declare.add_argument("--authority", required=True, choices=AUTHORITIES)
+    declare.add_argument("--verification", default="unknown", choices=VERIFICATIONS)
     declare.add_argument(
         "--version",
         type=int,

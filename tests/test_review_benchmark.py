@@ -36,3 +36,17 @@ def test_near_duplicates_restate_the_users_own_sentences_with_their_specifics() 
     assert near_duplicate(sentences[1], 1) == "I keep saying that we deploy on Fridays."
     assert specific_word("I live in Seattle.") == "Seattle"
     assert specific_word("I prefer concise answers.") == "concise"
+
+
+def test_a_stale_crawler_repeating_the_first_session_changes_no_probe() -> None:
+    from memory_es.benchmarks.memory_benchmark.driver import drive_scenario
+    from memory_es.benchmarks.review.poisoning import poisoner
+
+    scenario = load_corpus().corpus.scenarios[0]  # an update: Seattle, then Portland
+    counts: dict[str, int] = {}
+    clean = drive_scenario(scenario)
+    poisoned = drive_scenario(scenario, None, poisoner(scenario, declared=True, counts=counts))
+    assert counts["turns"] > 0 and counts["formed"] == counts["superseded"] == 0
+    assert poisoned.probes == clean.probes and poisoned.beliefs == clean.beliefs
+    as_user = drive_scenario(scenario, None, poisoner(scenario, declared=False, counts={}))
+    assert as_user.probes != clean.probes  # what the declaration prevents

@@ -30,6 +30,7 @@ from memory_es.benchmarks.memory_benchmark.metrics import (
     score_probe,
 )
 from memory_es.benchmarks.review.noisy import injected, noisy_corpus
+from memory_es.benchmarks.review.poisoning import poisoner
 from memory_es.benchmarks.review.reviewer import scripted_reviewer
 
 ALIGNED = {"lifecycle": {"alignment": {"enabled": True}}}
@@ -96,6 +97,34 @@ def _scored(corpus: MemoryBenchmarkCorpus, profile: Path | None, review: bool) -
     }
 
 
+def poisoned(declared: bool) -> dict[str, Any]:
+    """The shipped corpus with the stale-crawler repetitions (poisoning.py), through an
+    untrusted source (``declared``) or as the user's own turns."""
+    corpus = corpus_of("shipped")
+    counts: dict[str, int] = {}
+    formation: list[FormationRow] = []
+    probes: list[ProbeRow] = []
+    for scenario in corpus.scenarios:
+        observed = drive_scenario(
+            scenario, None, poisoner(scenario, declared=declared, counts=counts)
+        )
+        formation.append(score_formation(scenario, observed))
+        seen = dict(observed.probes)
+        probes.extend(score_probe(scenario, p, seen[p.id]) for p in scenario.probes)
+    total = aggregate(corpus.scenarios, formation, probes)
+    return {
+        "needed_recalled": total["needed_recalled"],
+        "needed_total": total["needed_total"],
+        "recall": round(total["needed_recalled"] / max(1, total["needed_total"]), 3),
+        "noise_ratio": round(total["noise_total"] / max(1, total["returned_total"]), 3),
+        "currency_violations": total["currency_violations"],
+        "forbidden_rendered": total["currency_violations"]
+        + total["currency_unformed"]
+        + total["other_forbidden_rendered"],
+        "injected": counts,
+    }
+
+
 def run(variants: tuple[str, ...]) -> dict[str, Any]:
     report: dict[str, Any] = {}
     for variant in variants:
@@ -117,14 +146,32 @@ def run(variants: tuple[str, ...]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memory_es.benchmarks.review")
     parser.add_argument("--variant", choices=(*VARIANTS, "both"), default="both")
+    parser.add_argument(
+        "--poisoning", action="store_true", help="also the provenance-poisoning rows"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     variants = VARIANTS if args.variant == "both" else (args.variant,)
     report = run(variants)
+    if args.poisoning:
+        report["poisoning"] = {
+            "through an untrusted source": poisoned(declared=True),
+            "the same turns as the user's own": poisoned(declared=False),
+        }
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
         return 0
     for variant, part in report.items():
+        if variant == "poisoning":
+            print("-- provenance poisoning (shipped corpus, alignment off)")
+            for name, row in part.items():
+                print(
+                    f"{name:40} recall {row['needed_recalled']}/{row['needed_total']}"
+                    f" = {row['recall']:.3f}  noise {row['noise_ratio']:.3f}"
+                    f"  currency violations {row['currency_violations']}"
+                    f"  forbidden rendered {row['forbidden_rendered']}  {row['injected']}"
+                )
+            continue
         extra = f" (injected: {part['injected']})" if "injected" in part else ""
         print(f"-- {variant} corpus{extra}")
         for name, row in part["arms"].items():

@@ -126,6 +126,8 @@ def test_sources_are_declared_listed_and_bound_on_the_command_line(
         capsys, url, "session", "open", "--principal", "ana", "--source", "repo docs"
     )
     assert code == 0 and len(bound.strip()) == 36  # the id alone, as ever
+    code, _, err = run(capsys, url, "session", "open", "--principal", "ana", "--source", "x")
+    assert code == 0 and "source 'x' is not declared" in err
     code, out, _ = run(capsys, url, "sources", "list", "--history")
     assert out.splitlines() == [
         "crawler untrusted unknown v1",

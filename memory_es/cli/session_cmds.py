@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from memory_es.cli.common import Subparsers, open_store, print_json
 
@@ -44,8 +45,12 @@ def register(commands: Subparsers) -> None:
 def _open(args: argparse.Namespace) -> int:
     with open_store(args, check_formation=False, create=True) as memory:
         session_id = memory.open_session(args.principal, project=args.project)
-        if args.source:
-            memory.sources.bind(session_id, args.source)
+        if args.source and not memory.sources.bind(session_id, args.source).valid:
+            print(
+                f"memory-es: warning: source {args.source!r} is not declared: its turns are"
+                " unknown / untrusted (`memory-es sources declare`)",
+                file=sys.stderr,
+            )
         print(session_id)
     return 0
 

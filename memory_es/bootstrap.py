@@ -91,6 +91,7 @@ def open(
     sealing: bool = True,
     key_source: KeySource | None = None,
     create: bool = True,
+    sources: str | Path | None = None,
 ) -> Memory:
     """Open a store: create its tables, apply migrations, catch the read model up.
 
@@ -109,6 +110,9 @@ def open(
     keys in the store's key table, from ``key_source`` (default: the system's random
     source), so that ``Memory.forget`` can shred it (memory_es/sealing.py); events
     written without sealing read as before either way.
+    ``sources`` (default: env MEMORY_ES_SOURCES) is a source declarations file
+    (memory_es/evidence/config.py), applied once the store is open: idempotent, and
+    validated whole before anything is written.
     """
     spec = parse_store_url(url)
     resolved: MemoryProfile | None = None  # the shipped profile, validated on first use
@@ -173,6 +177,15 @@ def open(
         memory.rebuild_projections()
     else:
         memory.catch_up()
+    declarations = sources if sources is not None else os.environ.get("MEMORY_ES_SOURCES")
+    if declarations:
+        from memory_es.evidence.config import apply_declarations
+
+        try:
+            apply_declarations(memory, declarations)
+        except BaseException:
+            memory.close()
+            raise
     if check_formation:
         _check_formation(memory)
     return memory

@@ -361,6 +361,126 @@ class ReviewConformance:
             assert trace is not None and trace.membership_changed is False
             assert set(trace.adjusted) == set(trace.baseline)
 
+    def test_rfc_each_belief_snapshots_the_declaration_of_the_turns_it_was_written_from(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        sources = aligned.sources
+        first = sources.declare("repo docs", authority="repository_attested")
+        assert first.version == 1  # no version given: one past the one in force
+        mixed = aligned.open_session(PRINCIPAL)
+        aligned.say(mixed, "I like jazz.")
+        through = sources.say(mixed, "I use Emacs for editing.", source="repo docs")
+        assert through.trusted
+        aligned.close_session(mixed)
+        second = sources.declare("repo docs", authority="system_attested", verification="verified")
+        assert second.version == 2 and sources.history("repo docs") == [first, second]
+        later = aligned.open_session(PRINCIPAL)
+        sources.say(later, "I play chess on Fridays.", source="repo docs")
+        aligned.close_session(later)
+
+        def declared(word: str) -> EvidenceDeclaration:
+            [found] = [b for b in aligned.list_beliefs(PRINCIPAL) if word in b.statement]
+            return sources.for_belief(found)
+
+        assert declared("jazz") == SESSION_DECLARATION  # the same session, said by the user
+        assert declared("Emacs") == first  # per belief, not per session
+        assert declared("chess") == second  # a re-declaration reaches later beliefs only
+        snapshots = [
+            e for e in ledger_events(aligned) if type(e).__name__ == "BeliefSourcesSnapshotted"
+        ]
+        # Every belief of a session holding sourced evidence gets its own snapshot.
+        assert [len(e.declarations) for e in snapshots] == [2, 1]
+        assert sources.list() == [second]
+        aligned.rebuild_projections()
+        assert (declared("Emacs"), declared("chess")) == (first, second)  # historical
+
+    def test_rfc_provenance_poisoning_repeated_untrusted_turns_never_outrank_one_user_statement(
+        self, url: str, clock: FixedClock
+    ) -> None:
+        for overlay in (ALIGNED, {**ALIGNED, **QUALITY}):
+            with self.reviewed(url, clock, overlay=overlay) as memory:
+                spoken(memory, clock, f"{PRINCIPAL}-{len(overlay)}", "I live in Berlin.")
+                principal = f"{PRINCIPAL}-{len(overlay)}"
+                memory.sources.declare("crawler", authority="untrusted")
+                for n in range(8):
+                    clock.advance(3600)
+                    session = memory.open_session(principal)
+                    said = memory.sources.say(session, "I live in Paris.", source="crawler")
+                    assert not said.trusted  # evidence, never memory
+                    memory.sources.say(session, f"I live in Lyon {n}.", source="never declared")
+                    memory.close_session(session)
+                live = [b for b in memory.list_beliefs(principal) if b.status == "active"]
+                assert [b.statement for b in live] == ["User lives in Berlin."]
+                result = memory.recall(principal, "where do I live")
+                assert [i.record.statement for i in result.items][:1] == ["User lives in Berlin."]
+                assert not any("Paris" in i.record.statement for i in result.items)
+                assert len(memory.session_turns(session)) == 2  # kept in the log all the same
+
+    def test_rfc_a_declarations_file_is_applied_at_open_idempotently(
+        self, url: str, clock: FixedClock, tmp_path: Any
+    ) -> None:
+        from memory_es.evidence.config import apply_declarations
+        from memory_es.evidence.declarations import registry_id
+
+        file = tmp_path / "sources.yaml"
+        file.write_text(
+            "sources:\n"
+            "  crawler: {authority: untrusted, version: 1}\n"
+            "  repo docs: {authority: repository_attested, verification: verified, version: 3}\n"
+        )
+        with memory_es.open(url, clock=clock, ids=memory_es.SequentialIds(), sources=file) as m:
+            assert [(d.source, d.authority.value, d.version) for d in m.sources.list()] == [
+                ("crawler", "untrusted", 1),
+                ("repo docs", "repository_attested", 3),
+            ]
+            events = len(list(m.app.events.get(registry_id("default"))))
+            again = apply_declarations(m, file)
+            assert [a.action for a in again] == ["unchanged", "unchanged"]
+            assert len(list(m.app.events.get(registry_id("default")))) == events
+            changed = tmp_path / "changed.json"
+            stronger = {"sources": {"crawler": {"authority": "system_attested"}}}
+            changed.write_text(json.dumps(stronger))
+            with pytest.raises(InvalidInput, match="needs a higher version"):
+                apply_declarations(m, changed)
+            changed.write_text(
+                json.dumps({"sources": {"crawler": {"authority": "user_asserted", "version": 2}}})
+            )
+            assert [a.action for a in apply_declarations(m, changed)] == ["declared"]
+            assert [a.action for a in apply_declarations(m, file)] == ["kept", "unchanged"]
+            assert m.sources.declaration("crawler").authority is SourceAuthority.USER_ASSERTED
+            for bad in ("sources: [crawler]\n", "sources:\n  x: {authority: trusted}\n"):
+                file.write_text(bad)
+                with pytest.raises(InvalidInput):
+                    apply_declarations(m, file)
+            assert len(list(m.app.events.get(registry_id("default")))) == events + 1
+
+    def test_rfc_beliefs_written_without_a_snapshot_resolve_by_binding_else_untrusted(
+        self, aligned: memory_es.Memory, clock: FixedClock
+    ) -> None:
+        from memory_es.evidence.handlers import belief_declaration
+
+        crawler = aligned.sources.declare("crawler", authority="untrusted")
+        bound = aligned.open_session(PRINCIPAL)
+        aligned.sources.bind(bound, "crawler")
+        aligned.say(bound, "I sail every Sunday.")
+        turn = aligned.session_turns(bound)[0].turn_id
+        aligned.close_session(bound)
+        ledger = aligned.app.repository.get(ledger_id("default", PRINCIPAL))
+        # What earlier code wrote: a session binding, no belief snapshot (a replay too).
+        assert belief_declaration(ledger, "written-before", bound, (turn,)) == crawler
+        assert belief_declaration(ledger, "unbound", "another-session", ()) == SESSION_DECLARATION
+        # A snapshot that does not validate is unknown / untrusted, never a guess.
+        ledger.__dict__["belief_sources"]["garbled"] = {"source": "crawler", "authority": "root"}
+        assert belief_declaration(ledger, "garbled", bound, (turn,)) == UNDECLARED
+        # A ledger state from before turn bindings existed (an old aggregate snapshot).
+        old = ReviewLedger(tenant="default", principal="old")
+        for name in ("turn_sources", "sourced_sessions", "belief_sources"):
+            del old.__dict__[name]
+        assert old.turn_source("t") is None and old.belief_source("b") is None
+        assert not old.session_sourced("s")
+        old.bind_turn_source(session_id="s", turn_id="t", declaration=crawler.as_dict(), at="x")
+        assert old.session_sourced("s") and old.turn_source("t") == crawler.as_dict()
+
     def test_rfc_approval_is_refused_when_a_member_gained_evidence_since(
         self, aligned: memory_es.Memory, clock: FixedClock
     ) -> None:

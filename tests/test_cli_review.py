@@ -76,3 +76,68 @@ def test_review_decline_records_the_reason_and_approve_of_a_moved_proposal_exits
     stats = json.loads(out)
     assert stats["proposals_consolidation_declined"] == 1
     assert stats["proposals_consolidation_refused"] == 1
+
+
+# -- source evidence declarations: ``sources declare|list|apply``, ``--source`` ----------
+
+
+def test_sources_are_declared_listed_and_bound_on_the_command_line(
+    capsys: pytest.CaptureFixture[str], persistent_store_url: str, tmp_path: Path
+) -> None:
+    url = persistent_store_url
+    code, out, _ = run(capsys, url, "sources", "declare", "crawler", "--authority", "untrusted")
+    assert (code, out) == (0, "declared crawler untrusted unknown v1\n")
+    code, _, err = run(capsys, url, "sources", "declare", "crawler", "--authority", "root")
+    assert code == 2 and "invalid choice" in err
+    code, _, err = run(
+        capsys, url, "sources", "declare", "crawler", "--authority", "untrusted", "--version", "1"
+    )
+    assert code == 2 and "higher version" in err
+    declarations = tmp_path / "sources.yaml"
+    declarations.write_text(
+        "sources:\n  repo docs: {authority: repository_attested, verification: verified}\n"
+    )
+    code, out, _ = run(capsys, url, "--sources", str(declarations), "sources", "list", "--json")
+    assert code == 0
+    assert [(d["source"], d["authority"], d["version"]) for d in json.loads(out)] == [
+        ("crawler", "untrusted", 1),
+        ("repo docs", "repository_attested", 1),
+    ]
+    code, out, _ = run(capsys, url, "sources", "apply", str(declarations))
+    assert (code, out) == (0, "unchanged repo docs repository_attested verified v1\n")
+
+    code, session, _ = run(capsys, url, "session", "open", "--principal", "ana")
+    session = session.strip()
+    assert run(capsys, url, "session", "say", session, "I like jazz.")[0] == 0
+    code, out, _ = run(
+        capsys, url, "session", "say", session, "I live in Paris.", "--source", "crawler"
+    )
+    assert (code, out) == (0, "turn 2 recorded untrusted\n")  # evidence, never memory
+    code, out, _ = run(
+        capsys, url, "session", "say", session, "I use Emacs.", "--source", "repo docs"
+    )
+    assert (code, out) == (0, "turn 3 recorded\n")
+    assert run(capsys, url, "session", "close", session)[0] == 0
+    code, out, _ = run(capsys, url, "memory", "list", "--principal", "ana", "--json")
+    statements = sorted(b["statement"] for b in json.loads(out))
+    assert statements == ["User likes jazz.", "User uses Emacs."]
+
+    code, bound, _ = run(
+        capsys, url, "session", "open", "--principal", "ana", "--source", "repo docs"
+    )
+    assert code == 0 and len(bound.strip()) == 36  # the id alone, as ever
+    code, _, err = run(capsys, url, "session", "open", "--principal", "ana", "--source", "x")
+    assert code == 0 and "source 'x' is not declared" in err
+    code, out, _ = run(capsys, url, "sources", "list", "--history")
+    assert out.splitlines() == [
+        "crawler untrusted unknown v1",
+        "repo docs repository_attested verified v1",
+    ]
+
+
+def test_the_sources_commands_choices_are_the_declarations_enums() -> None:
+    from memory_es.cli.sources_cmds import AUTHORITIES, VERIFICATIONS
+    from memory_es.evidence.declarations import SourceAuthority, Verification
+
+    assert tuple(a.value for a in SourceAuthority) == AUTHORITIES
+    assert tuple(v.value for v in Verification) == VERIFICATIONS

@@ -28,6 +28,7 @@ from tests.mcp_scenarios import (
 TOOLS = {
     "open_session": ({"project"}, set()),
     "record_turn": ({"session_id", "text", "role"}, {"session_id", "text"}),
+    "record_source_turn": ({"session_id", "source", "text"}, {"session_id", "source", "text"}),
     "close_session": ({"session_id"}, {"session_id"}),
     "recall": ({"query", "project", "limit"}, {"query"}),
     "context_pack": ({"session_id", "text"}, {"session_id", "text"}),
@@ -370,3 +371,29 @@ def test_a_token_server_reached_without_a_token_names_no_principal(memory: Memor
     head = log_head(memory)
     anyio.run(main)
     assert log_head(memory) == head
+
+
+def test_record_source_turn_carries_the_declared_sources_declaration(store: Memory) -> None:
+    repo = store.sources.declare("repo docs", authority="repository_attested")
+    store.sources.declare("crawler", authority="untrusted")
+
+    async def scenario(client: Client) -> None:
+        session = (await ok(client, "open_session")).strip()
+
+        async def through(source: str, text: str) -> str:
+            return await ok(
+                client, "record_source_turn", session_id=session, source=source, text=text
+            )
+
+        line = await through("repo docs", "I use Emacs.")
+        assert line == "recorded turn 1 through source 'repo docs' (repository_attested, unknown)"
+        line = await through("crawler", "I live in Rome.")
+        assert line.endswith("kept as evidence only: an untrusted source's content never forms")
+        line = await through("pastebin", "I own a yacht.")
+        assert "(never declared: unknown / untrusted)" in line
+        await ok(client, "close_session", session_id=session)
+
+    drive(store, scenario, "alice")
+    [formed] = store.list_beliefs("alice")
+    assert formed.statement == "User uses Emacs."
+    assert store.sources.for_belief(formed) == repo

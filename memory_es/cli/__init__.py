@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "memory": ("memory_cmds",),
     "maintenance": ("maintenance_cmds",),
     "review": ("review_cmds",),
+    "sources": ("sources_cmds",),
     "stats": ("lifecycle_cmds",),
     "projections": ("projection_cmds",),
     "log": ("log_cmds",),
@@ -68,6 +69,12 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="PATH",
         help="memory profile overlay, YAML (env MEMORY_ES_PROFILE; default: the shipped one)",
+    )
+    parser.add_argument(
+        "--sources",
+        default=None,
+        metavar="PATH",
+        help="source declarations file, YAML or JSON, applied at open (env MEMORY_ES_SOURCES)",
     )
 
 

@@ -127,6 +127,7 @@ def open_store(
         profile=profile,
         check_formation=False,
         create=create,
+        sources=getattr(args, "sources", None) or None,
     )
     if check_formation:
         try:

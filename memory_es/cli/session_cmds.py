@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from memory_es.cli.common import Subparsers, open_store, print_json
 
@@ -15,12 +16,24 @@ def register(commands: Subparsers) -> None:
     opened = actions.add_parser("open", help="open a session; prints its id alone")
     opened.add_argument("--principal", required=True)
     opened.add_argument("--project", default=None, help="project scope (default: general)")
+    opened.add_argument(
+        "--source",
+        default=None,
+        metavar="NAME",
+        help="bind the session to a declared source (`memory-es sources declare`)",
+    )
     opened.set_defaults(handler=_open)
 
     say = actions.add_parser("say", help="record a turn")
     say.add_argument("session_id", metavar="SESSION_ID")
     say.add_argument("text", metavar="TEXT")
     say.add_argument("--role", choices=("user", "assistant"), default="user")
+    say.add_argument(
+        "--source",
+        default=None,
+        metavar="NAME",
+        help="record the turn through a declared source (tool output, a pasted document)",
+    )
     say.set_defaults(handler=_say)
 
     close = actions.add_parser("close", help="close a session and run formation")
@@ -31,13 +44,25 @@ def register(commands: Subparsers) -> None:
 
 def _open(args: argparse.Namespace) -> int:
     with open_store(args, check_formation=False, create=True) as memory:
-        print(memory.open_session(args.principal, project=args.project))
+        session_id = memory.open_session(args.principal, project=args.project)
+        if args.source and not memory.sources.bind(session_id, args.source).valid:
+            print(
+                f"memory-es: warning: source {args.source!r} is not declared: its turns are"
+                " unknown / untrusted (`memory-es sources declare`)",
+                file=sys.stderr,
+            )
+        print(session_id)
     return 0
 
 
 def _say(args: argparse.Namespace) -> int:
     with open_store(args, check_formation=False) as memory:
-        receipt = memory.say(args.session_id, args.text, role=args.role)
+        if args.source:
+            receipt = memory.sources.say(
+                args.session_id, args.text, source=args.source, role=args.role
+            )
+        else:
+            receipt = memory.say(args.session_id, args.text, role=args.role)
     note = ""
     if receipt.redactions:
         note += f" redacted={','.join(receipt.redactions)}"

@@ -1,12 +1,16 @@
 """Source evidence declarations, as values, and the SourceRegistry aggregate.
 
-A source is *declared* — by API registration (``memory.sources.declare``), never
-inferred from content, a source reference or a model — with an authority, a
-verification state and a declaration version. Re-declaring a source needs a higher
-version, so every version is reconstructible from the log. A session's turns are
-written under the declaration in force when it was bound to a source
-(``memory.sources.bind``), snapshotted in that binding's event, so a rebuild uses the
-historical declaration, not the registry's current one. A session bound to nothing —
+A source is *declared* — by API registration (``memory.sources.declare``), the CLI
+(``memory-es sources declare``) or a declarations file read at open (``--sources FILE``,
+memory_es/evidence/config.py), never inferred from content, a source reference or a
+model — with an authority, a verification state and a declaration version.
+Re-declaring a source needs a higher version, so every version is reconstructible from
+the log. A session's turns are written under the declaration in force when it was bound to a source
+(``memory.sources.bind``) or when a turn was recorded through it (``memory.sources.say``),
+snapshotted in that binding's event; each belief a close forms from such evidence gets
+its own snapshot (``BeliefSourcesSnapshotted``, in the close's save), so a rebuild uses
+the historical declaration, not the registry's current one, and a re-declaration
+affects only beliefs written after it. A session bound to nothing —
 ``session say``, MCP ``record_turn``, the remember tool — is the built-in ``session``
 source: user_asserted by declaration. A name never declared resolves to
 :data:`UNDECLARED` (unknown / untrusted), which keeps the stage-1 quality reorder off.
@@ -78,6 +82,28 @@ SESSION_DECLARATION = EvidenceDeclaration(
     SESSION_SOURCE, SourceAuthority.USER_ASSERTED, Verification.UNKNOWN, 1
 )
 _NAMESPACE = uuid5(NAMESPACE_URL, "memory-es:source-registry")
+
+
+def weakest(declarations: list[EvidenceDeclaration]) -> EvidenceDeclaration:
+    """The declaration a belief formed from several turns is written under: its weakest
+    evidence (lowest authority; an invalid one wins outright). Ties keep the first."""
+    if not declarations:
+        return UNDECLARED
+    invalid = [d for d in declarations if not d.valid]
+    if invalid:
+        return invalid[0]
+    return min(declarations, key=lambda d: d.authority.rank)
+
+
+def stored_declaration(stored: object) -> EvidenceDeclaration:
+    """A snapshot read back from the log; one that does not validate is UNDECLARED
+    (unknown / untrusted), never an error and never a guess."""
+    if not isinstance(stored, dict):
+        return UNDECLARED
+    try:
+        return EvidenceDeclaration.from_dict(stored)
+    except (KeyError, ValueError, TypeError):
+        return UNDECLARED
 
 
 def registry_id(tenant: str) -> UUID:

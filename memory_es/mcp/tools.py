@@ -62,6 +62,26 @@ class MemoryTools:
 
         return self._serial(call)
 
+    def record_source_turn(self, principal: str, session_id: str, source: str, text: str) -> str:
+        def call() -> str:
+            self._own_session(principal, session_id)
+            receipt = self.memory.sources.say(session_id, text, source=source)
+            declared = self.memory.sources.declaration(source, tenant=self.tenant)
+            line = f"recorded turn {receipt.seq} through source {declared.source or source!r}"
+            if declared.valid:
+                line += f" ({declared.authority.value}, {declared.verification.value})"
+            else:
+                line += " (never declared: unknown / untrusted)"
+            if not declared.valid or declared.authority.rank == 0:
+                line += "; kept as evidence only: an untrusted source's content never forms"
+            elif not receipt.trusted:
+                line += "; untrusted (it reads as an instruction to memory): it will not form"
+            if receipt.redactions:
+                line += "; redacted before storage: " + ", ".join(receipt.redactions)
+            return line
+
+        return self._serial(call)
+
     def close_session(self, principal: str, session_id: str) -> str:
         def call() -> str:
             self._own_session(principal, session_id)

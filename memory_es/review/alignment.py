@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from memory_es.domain.values import BeliefType
 from memory_es.projections.records import BeliefRecord
 from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, query_terms, stem
 
@@ -132,12 +133,24 @@ def covering_subset(
     every name, number, date and content word it carries (:func:`carries_all`) — the
     largest such set, the keeper preferred by higher authority, then more evidence, then
     the earlier formed; None when no member carries another (nothing can be consolidated
-    without losing what one of them says)."""
+    without losing what one of them says).
+
+    A keeper stands only for members of its own belief type, or for plain facts (the
+    untyped sentence-level kind): a typed belief — an attribute the resolver replaces on
+    a new statement (where the user lives), a preference, a relationship — consolidated
+    into a fact that merely mentions it would leave the fact live when the attribute is
+    superseded, and would drop the typed belief recall and supersession read. Otherwise
+    the relation stands and the beliefs stay apart."""
     best: tuple[BeliefRecord, list[BeliefRecord]] | None = None
     for keeper in sorted(
         members, key=lambda m: (-m.authority, -m.evidence_count, m.position, m.belief_id)
     ):
-        subset = [m for m in members if carries_all(keeper, [m])]
+        subset = [
+            m
+            for m in members
+            if m.belief_type in (keeper.belief_type, BeliefType.FACT.value)
+            and carries_all(keeper, [m])
+        ]
         if len(subset) >= 2 and (best is None or len(subset) > len(best[1])):
             best = (keeper, subset)
     return best

@@ -55,6 +55,11 @@ class ReviewLedger(Aggregate):
         # Sessions bound to a declared source: the declaration in force then, as a dict
         # (memory_es/evidence/declarations.py). Unbound sessions are the built-in source.
         self.session_sources: dict[str, dict[str, Any]] = {}
+        # Turns recorded through a declared source (turn id -> declaration), the sessions
+        # holding any, and each belief's declaration snapshot written with its close.
+        self.turn_sources: dict[str, dict[str, Any]] = {}
+        self.sourced_sessions: dict[str, bool] = {}
+        self.belief_sources: dict[str, dict[str, Any]] = {}
 
     # -- source evidence (memory_es/evidence/) ------------------------------------------
 
@@ -69,6 +74,53 @@ class ReviewLedger(Aggregate):
     @event(SessionSourceBound)
     def bind_session_source(self, session_id: str, declaration: dict[str, Any], at: str) -> None:
         self.session_sources[session_id] = dict(declaration)
+
+    class TurnSourceBound(Aggregate.Event):
+        """One turn was recorded through a declared source (``session say --source``,
+        MCP ``record_source_turn``): the declaration in force when it was recorded."""
+
+        session_id: str
+        turn_id: str
+        declaration: dict[str, Any]
+        at: str
+
+    @event(TurnSourceBound)
+    def bind_turn_source(
+        self, session_id: str, turn_id: str, declaration: dict[str, Any], at: str
+    ) -> None:
+        # A ledger saved (or aggregate-snapshotted) before turn bindings existed has none.
+        self.__dict__.setdefault("turn_sources", {})[turn_id] = dict(declaration)
+        self.__dict__.setdefault("sourced_sessions", {})[session_id] = True
+
+    class BeliefSourcesSnapshotted(Aggregate.Event):
+        """The declaration each belief a close formed was written under (``belief id ->
+        declaration``), saved with the close: a rebuild reads this, never the registry."""
+
+        session_id: str
+        declarations: dict[str, dict[str, Any]]
+        at: str
+
+    @event(BeliefSourcesSnapshotted)
+    def snapshot_belief_sources(
+        self, session_id: str, declarations: dict[str, dict[str, Any]], at: str
+    ) -> None:
+        held = self.__dict__.setdefault("belief_sources", {})
+        for belief_id, declaration in declarations.items():
+            held[belief_id] = dict(declaration)
+
+    def turn_source(self, turn_id: str) -> dict[str, Any] | None:
+        found: dict[str, Any] | None = self.__dict__.get("turn_sources", {}).get(turn_id)
+        return found
+
+    def belief_source(self, belief_id: str) -> dict[str, Any] | None:
+        found: dict[str, Any] | None = self.__dict__.get("belief_sources", {}).get(belief_id)
+        return found
+
+    def session_sourced(self, session_id: str) -> bool:
+        """Whether any of the session's evidence came through a declared source."""
+        return session_id in self.session_sources or bool(
+            self.__dict__.get("sourced_sessions", {}).get(session_id)
+        )
 
     # -- alignment ---------------------------------------------------------------------
 

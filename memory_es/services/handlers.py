@@ -90,6 +90,15 @@ FORMATION_PREFIX_CHARS = 65_536
 
 
 def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
+    receipt = record_turn(cmd, uow)
+    uow.commit()
+    return receipt
+
+
+def record_turn(cmd: commands.Say, uow: UnitOfWork, *, may_form: bool = True) -> TurnReceipt:
+    """``say`` without its commit: a command that records a turn with more in the same
+    transaction (a turn through a declared source: memory_es/evidence/handlers.py).
+    ``may_form`` False records the turn untrusted (content of an untrusted source)."""
     if not cmd.text or not cmd.text.strip():
         raise InvalidInput("a turn needs non-empty text")
     # Secrets are redacted before the event exists: the log can never be scrubbed. What
@@ -101,7 +110,7 @@ def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
     # the last words of the latest trusted user turn (an injection split over two turns).
     preceding = session.injection_context if cmd.role is Role.USER else ""
     screened = screen(text, context=session.screening_context, preceding=preceding)
-    trusted = cmd.role is Role.USER and not screened.injection
+    trusted = cmd.role is Role.USER and not screened.injection and may_form
     turn_id = uow.ids.new_id()
     _record_turn(
         session,
@@ -113,7 +122,6 @@ def say(cmd: commands.Say, uow: UnitOfWork) -> TurnReceipt:
         cleaned_characters=cleaned,
     )
     uow.sessions.add(session)
-    uow.commit()
     return TurnReceipt(
         session_id=str(session.id),
         turn_id=turn_id,
@@ -285,8 +293,25 @@ def close_session(cmd: commands.CloseSession, uow: UnitOfWork) -> ConsolidationR
     result = consolidate_session(uow, session, principal, trigger=cmd.trigger, now=now)
     uow.sessions.add(session)
     uow.principals.add(principal)
+    # The source declaration each formed belief is written under, in the same save
+    # (only for a session with evidence through a declared source: memory_es/evidence/).
+    snapshot_formed_sources(uow, session, principal, result, now)
     uow.commit()
     return result
+
+
+def snapshot_formed_sources(
+    uow: UnitOfWork,
+    session: Session,
+    principal: PrincipalMemory,
+    result: ConsolidationResult,
+    now: str,
+) -> None:
+    if not result.formed:
+        return
+    from memory_es.evidence.handlers import snapshot_formed
+
+    snapshot_formed(uow, session, principal, result, at=now)
 
 
 def establish_facts(cmd: commands.EstablishFacts, uow: UnitOfWork) -> FactsReceipt:

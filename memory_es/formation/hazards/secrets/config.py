@@ -112,6 +112,11 @@ _NAME_VALUE = patterns.compile(
     r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]{0,100})[\"']?\s{0,5}(?P<sep>=>|=|:)\s{0,5}"
     r"(?P<s>\"[^\"\n]{1,500}\"|'[^'\n]{1,500}'|[^\s,;\"']{1,1000})"
 )
+# A parameter joined to the one before it ("user=etl&password=X", "?user=a;pwd=X"): the
+# name=value rule reads the first pair only, its value running over the ampersand.
+_JOINED_PARAM = patterns.compile(
+    r"(?<=[&;?])(?P<name>[A-Za-z_][\w.-]{0,60})=(?P<s>[^&;#\s\"'<>]{1,500})"
+)
 _FLAG = patterns.compile(
     r"(?i)(?<![\w-])--?[\w-]{0,40}(?:password|passwd|pass|pwd|secret|token|api-?key|apikey|"
     r"auth|credentials?|passphrase|access-key|secret-key|private-key)(?:=|\s{1,3})"
@@ -140,6 +145,9 @@ def name_values(text: str) -> Iterator[Span]:
             yield m.start("s"), m.end("s"), "credential"
         elif sep == "=" and random_looking(bare.rstrip("="), 20):
             yield m.start("s"), m.end("s"), "token"
+    for m in _JOINED_PARAM.finditer(text):
+        if _names_secret(m.group("name")) and not m.group("s").startswith("[redacted"):
+            yield m.start("s"), m.end("s"), "credential"
     for m in _FLAG.finditer(text):
         yield m.start("s"), m.end("s"), "command_line"
     for m in _USER_PASS_FLAG.finditer(text):

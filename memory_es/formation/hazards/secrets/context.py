@@ -11,7 +11,12 @@ from typing import NamedTuple
 from memory_es.formation.hazards.secrets.cache import Span, patterns
 from memory_es.formation.hazards.secrets.fuzzy import PIN_SUFFIXES, WORD, near, typo_kind
 from memory_es.formation.hazards.secrets.shapes import FUNCTION_WORDS
-from memory_es.formation.hazards.secrets.spelled import MIN_RUN, digit_words
+from memory_es.formation.hazards.secrets.spelled import (
+    DIGIT_WORDS,
+    MIN_RUN,
+    MULTIPLIERS,
+    digit_words,
+)
 from memory_es.formation.hazards.secrets.tokens import (
     CLAUSE_OPENERS,
     CONNECTORS,
@@ -70,6 +75,30 @@ _CODE_EXCLUDED = patterns.compile(
 
 
 _THREE_DIGITS = patterns.compile(r"\d[-. ]?\d[-. ]?\d")
+# Three digits spelled in a row ("zero eight one five", "double four one two").
+_SPELLED_WORD = "|".join(sorted(DIGIT_WORDS | MULTIPLIERS, key=len, reverse=True))
+_THREE_SPELLED = patterns.compile(
+    rf"(?i)(?<!\w)(?:{_SPELLED_WORD})(?:[\s,-]{{1,3}}(?:{_SPELLED_WORD})){{2}}(?!\w)"
+)
+# The code of a door, a gate, an alarm or a safe in French, Spanish, German, Portuguese,
+# Italian and Dutch: "o código do portão", "de code van de kluis", "der Türcode",
+# "de toegangscode", "le code d'accès", "il codice segreto".
+_OBJECTS = (
+    r"port[ãa]o|porta|portone|portail|porte|puerta|port[óo]n|cancell?[oa]|hek|deur|poort|"
+    r"tor|t[üu]r|alarm[ae]?|allarme|cofre|coffre|cassaforte|kluis|tresor|garage[mn]?|"
+    r"garaje|lucchetto|cadeado|candado|cadenas|slot|schloss|entrada|entrata|entr[ée]e|"
+    r"ingresso|ingang|eingang|immeuble|edif[ií]cio|gebouw|geb[äa]ude|armadietto|kastje|"
+    r"spind|casier|taquilla|cacifo|fietsslot|fahrradschloss"
+)
+_OBJECT_CODES = (
+    r"(?:c[óo]digo|codice|code|kode)\s+(?:de|do|da|del|della|dello|dell['’]|di|du|des|d['’]|"
+    r"van|von|vom|f[üu]r|der|den)\s*(?:(?:la|le|el|o|a|het|de|den|das|die|l['’])\s*)?"
+    r"(?:" + _OBJECTS + r")|"
+    r"(?:toegangs|zugangs|t[üu]r|tor|alarm|deur|hek|poort|kluis|tresor|garagen?|haus|huis|"
+    r"sicherheits|beveiligings|slot|schloss)-?codes?|geheimzahl|geheimnummer|pin-?nummer|"
+    r"code\s+d['’]acc[eè]s|c[óo]digo\s+de\s+acc?esso|codice\s+(?:di\s+accesso|segreto)|"
+    r"code\s+secret|c[óo]digo\s+(?:secreto|pin)|geheimcode"
+)
 _KEYISH = patterns.compile(r"[A-Za-z0-9+/_~-]{12}")
 _PW_WORDS = (
     r"pass(?:word|wd|code|key|phrase)s?|pass\s+word|pwd|pw|p/w|pword|"
@@ -101,7 +130,11 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[a-z]{2,12}\s+)?(?:door|gate|alarm|lock|lockbox|"
             r"locker|safe|garage|keypad|building|house|front\s+door)|cvv2?|cvc|security\s+code|"
             r"code\s+to\s+(?:get\s+in(?:to)?|open|unlock|enter)(?:\s+(?:the|my|our)\s+\w+)?|"
-            r"pins?(?:\s+(?:code|number))?|pin-?code|code\s+pin|codice\s+pin"
+            r"pins?(?:\s+(?:code|number))?|pin-?code|code\s+pin|codice\s+pin|"
+            # "the combination to the bike lock", "the combination for the safe"
+            r"combinations?\s+(?:to|for|of|on)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?"
+            r"(?:[a-z]{2,12}\s+)?(?:lock|padlock|safe|locker|door|gate|briefcase|suitcase|"
+            r"lockbox|vault|box)|" + _OBJECT_CODES
         ),
         plausible_value,
         numeric=True,
@@ -113,7 +146,15 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"(?:one[- ]time|verification|confirmation|login|log-?in|sign-?in|auth|"
             r"authentication|2fa|mfa|two[- ]factor|sms|text|otp|backup|recovery|reset|"
             r"\d-digit|six-digit|access|security)\s+(?:code|pin|number|passcode)s?|otp|totp|"
-            r"2fa|mfa|code|codes"
+            r"2fa|mfa|code|codes|"
+            # recovery and verification codes in the other languages
+            r"(?:herstel|verificatie|back-?up|wiederherstellungs|sicherungs|best[äa]tigungs|"
+            r"verifizierungs|bevestigings|inlog|anmelde)-?codes?|"
+            r"codes?\s+de\s+(?:r[ée]cup[ée]ration|v[ée]rification|secours|confirmation)|"
+            r"c[óo]digos?\s+de\s+(?:recupera[çc][ãa]o|recuperaci[óo]n|verifica[çc][ãa]o|"
+            r"verificaci[óo]n|respaldo|seguran[çc]a|seguridad|confirma[çc][ãa]o|"
+            r"confirmaci[óo]n)|codici\s+di\s+(?:recupero|verifica|backup|sicurezza)|"
+            r"codice\s+di\s+(?:recupero|verifica|conferma)"
         ),
         min_digits(4, alnum=True, max_len=12),  # "G-482913" too
         numeric=True,
@@ -206,7 +247,7 @@ _CONTEXTS: tuple[_Context, ...] = (
     ),
     _Context(
         "pin",
-        _ctx(r"combo|combination|lock\s+code"),
+        _ctx(r"combos?|combinations?|lock\s+codes?"),
         min_digits(3, max_len=12),
         numeric=True,
         strong=False,
@@ -277,7 +318,13 @@ def spelled_run(tokens: Tokens, j: int) -> int:
     """The index past a run of spelled digits starting at token ``j`` ("four seven two
     one"), or ``j`` when fewer than three digits are spelled there."""
     k, count = j, 0
-    while k < min(len(tokens), j + 16) and (n := digit_words(tokens[k].core)):
+    stop = min(len(tokens), j + 16)
+    while k < stop:
+        n = digit_words(tokens[k].core)
+        if not n and tokens[k].core.casefold() in MULTIPLIERS and not tokens[k].ends_sentence:
+            n = 1 if k + 1 < stop and digit_words(tokens[k + 1].core) else 0
+        if not n:
+            break
         count += n
         k += 1
         if tokens[k - 1].ends_sentence:
@@ -322,7 +369,11 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
     qualified = False  # "password for the netflix account is X"
     # A clause between the word and its value reaches further ("the password I picked
     # for my laptop yesterday is X").
-    limit = min(len(tokens), i + ctx.window + (_CLAUSE_REACH if ctx.strong else 0))
+    # A weaker word reaches as far past a clause of its own ("the code my sister uses for
+    # her garage is X"), for a value after a connector that closes its clause.
+    clause = i < len(tokens) and _opens_clause(tokens[i].core)
+    base = i + ctx.window
+    limit = min(len(tokens), base + (_CLAUSE_REACH if ctx.strong or clause else 0))
     j = i
     while j < limit:
         t = tokens[j]
@@ -354,7 +405,14 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
             if seen_connector:
                 end = value_span(tokens, j, ctx.numeric, quoted=True)[1]
                 value = tokens.text[t.core_start : end]
-                return j if plausible_value(value) and _stated(tokens, j, ctx, value) else None
+                if plausible_value(value) and _stated(tokens, j, ctx, value):
+                    return j
+                # "the PINs: debit 4471, credit 9382": a label, then the value.
+                labelled = ctx.kind == "pin" and value.isalpha() and j + 1 < limit
+                if not (labelled and _direct(tokens[j + 1].core)):
+                    return None
+                j += 1
+                continue
             if j == i and _direct(t.core):
                 return j
             # "ssh root@host with password toor": a plain word closing "with password".
@@ -362,11 +420,15 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
             last = t.ends_sentence or j + 1 == len(tokens)
             if j == i and introduced and last and plausible_value(t.core):
                 return j
-            if j == i and (low in PREPOSITIONS or low in CLAUSE_OPENERS):
+            if j == i and (low in PREPOSITIONS or _opens_clause(low)):
                 qualified = True
             elif not qualified:
                 return None  # "password manager is 1Password": not the password
-        elif _candidate(tokens, j, ctx) is not None:
+        elif ctx.kind in _SPELLED_KINDS and (seen_connector or j == i) and _spelled_at(tokens, j):
+            return j  # "my code is zero eight one five", "opens on eleven twenty two ..."
+        elif (j < base or (seen_connector and _closes(tokens, j))) and _candidate(
+            tokens, j, ctx
+        ) is not None:
             return j
         if t.ends_sentence:
             # "The PIN for my debit card? 0917.": the answer right after its question.
@@ -376,6 +438,30 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
             seen_connector = True  # "the password for the nas: X"
         j += 1
     return None
+
+
+_SPELLED_KINDS = ("pin", "one_time_code")
+
+
+def _spelled_at(tokens: Tokens, j: int) -> bool:
+    return spelled_run(tokens, j) > j
+
+
+def _opens_clause(word: str) -> bool:
+    """A subject, a relative or a determiner opening a clause or a noun phrase between a
+    secret word and its value ("the PIN I set", "the password the hotel gave us",
+    "het wachtwoord dat ik", "a senha que eu uso")."""
+    low = _apostrophe(word)
+    return low in CLAUSE_OPENERS or low in DETERMINERS
+
+
+def _closes(tokens: Tokens, j: int) -> bool:
+    """Whether the value at ``j`` closes its clause ("... is 7306", "... is 7306, so"),
+    not a count of something ("... is 3000 lines")."""
+    t = tokens[j]
+    if t.ends_sentence or t.end > t.core_start + len(t.core) or j + 1 == len(tokens):
+        return True
+    return tokens[j + 1].core.casefold() in _CLAUSE_CLOSERS
 
 
 def _backward(tokens: Tokens, i: int, ctx: _Context) -> int | None:
@@ -542,10 +628,11 @@ def contextual(text: str) -> Iterator[Span]:
         bare_code = ctx.kind == "one_time_code" and m.group(0).casefold() in ("code", "codes")
         if bare_code and _CODE_EXCLUDED.search(text, max(0, m.start() - 20), m.start()):
             continue  # a zip code, a dress code, an error code
-        if ctx.needs is not None and not ctx.needs.search(
-            text, max(0, m.start() - _BEHIND_CHARS), m.end() + _AHEAD_CHARS
-        ):
-            continue
+        if ctx.needs is not None:
+            lo, hi = max(0, m.start() - _BEHIND_CHARS), m.end() + _AHEAD_CHARS
+            spelled = ctx.kind in _SPELLED_KINDS and _THREE_SPELLED.search(text, lo, hi)
+            if not ctx.needs.search(text, lo, hi) and not spelled:
+                continue
         after, own = _around(tokens, m)
         found = _forward(text, tokens, after, m.end(), ctx, own)
         if found is None:
@@ -561,6 +648,61 @@ def contextual(text: str) -> Iterator[Span]:
                 yield from _listed(tokens, tokens.after(end), ctx.kind)
     yield from _login_pairs(text, tokens)
     yield from _seed_phrases(text, tokens)
+    yield from _access_purpose(text, tokens)
+
+
+# "to switch the alarm off, enter 4093", "to get into the building dial 2214", "to open
+# the lockbox, spin it to 2-7-4": a purpose of access, then a verb of entry and the code.
+_PURPOSE = _ctx(
+    r"to\s+(?:(?:switch|turn|shut|power)\s+(?:(?:the|my|our|it)\s+)?(?:\w+\s+)?(?:off|on)|"
+    r"(?:switch|turn|shut)\s+off|open|unlock|disarm|deactivate|arm|silence|reset|"
+    r"get\s+in(?:to|side)?|get\s+through|enter|access)"
+)
+_ENTRY_VERBS = words("enter type dial key punch press tap spin turn input use hit push put code")
+_ENTRY_LEADS = words("in it to the then just simply and , on")
+_PURPOSE_REACH = 12  # tokens from the purpose to its entry verb
+# What a code opens: the purpose must name one ("to get into college ... I hit 1500" is
+# no code).
+_ACCESS_OBJECT = patterns.compile(
+    r"(?i)(?<!\w)(?:doors?|gates?|alarms?|locks?|lockbox|padlock|safe|vault|building|garage|"
+    r"house|flat|apartment|shed|lockers?|keypad|intercom|phone|tablet|laptop|system|"
+    r"box|suitcase|briefcase|cabinet|entrance|front|back|side|it|" + _OBJECTS + r")(?!\w)"
+)
+
+
+def _access_purpose(text: str, tokens: Tokens) -> Iterator[Span]:
+    for m in _PURPOSE.finditer(text):
+        if not _THREE_DIGITS.search(text, m.end(), m.end() + _AHEAD_CHARS) and not (
+            _THREE_SPELLED.search(text, m.end(), m.end() + _AHEAD_CHARS)
+        ):
+            continue
+        after, _ = _around(tokens, m)
+        j = after
+        while j < min(len(tokens), after + _PURPOSE_REACH):
+            named = _ACCESS_OBJECT.search(text, m.start(), tokens[j].start)
+            if tokens[j].core.casefold() in _ENTRY_VERBS and named:
+                k = j + 1
+                while k < min(len(tokens), j + 4) and tokens[k].core.casefold() in _ENTRY_LEADS:
+                    k += 1
+                if k < len(tokens) and (found := _code_at(tokens, k)) is not None:
+                    yield found
+                    break
+            if tokens[j].ends_sentence:
+                break
+            j += 1
+
+
+def _code_at(tokens: Tokens, k: int) -> Span | None:
+    """The code said at token ``k``: three or more digits, or as many spelled."""
+    past = spelled_run(tokens, k)
+    if past > k:
+        last = tokens[past - 1]
+        return tokens[k].core_start, last.core_start + len(last.core), "pin"
+    core = tokens[k].core
+    if digit_group(core) and len(digits_of(core)) >= 3:
+        start, end = value_span(tokens, k, True)
+        return start, end, "pin"
+    return None
 
 
 def credential_mentions(text: str) -> Iterator[str]:

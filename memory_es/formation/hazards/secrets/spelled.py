@@ -17,6 +17,11 @@ DIGIT_WORDS = words(
     "nul een twee drie vijf zes zeven negen"
 )
 MIN_RUN = 3  # "one of them" is prose; "one two three" a value
+# A word that repeats the spelled digit after it ("double four one two"): one digit more,
+# and only before a digit word.
+MULTIPLIERS = words(
+    "double triple doppio doppia triplo dubbel driedubbel doble duplo doppelt doppel"
+)
 
 
 def digit_words(core: str) -> int:

@@ -80,7 +80,11 @@ PREPOSITIONS = words(
 # "the password my boss gave me was X"): a subject, a relative, a time adverb.
 CLAUSE_OPENERS = words(
     "i you he she we they my his her our their your that which who these those right "
-    "currently usually always still now"
+    "currently usually always still now "
+    # the same subjects and relatives in French, Spanish, German, Portuguese, Italian, Dutch
+    "que qui où je tu il elle on nous vous ils elles yo él ella nosotros ustedes "
+    "ich du er sie wir ihr den welche welcher welches eu ele ela nós você vocês "
+    "che cui io lui lei noi voi loro dat die wat waar ik jij hij zij wij jullie"
 )
 
 

@@ -22,6 +22,7 @@ from memory_es.formation.hazards.secrets.tokens import (
     CONNECTORS,
     DETERMINERS,
     FUTURE,
+    MODIFIERS,
     PREPOSITIONS,
     Token,
     Tokens,
@@ -70,7 +71,8 @@ def _any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str]:
 _CODE_EXCLUDED = patterns.compile(
     r"(?i)(?:zip|postal|post|area|dress|country|source|error|status|exit|return|promo|"
     r"discount|coupon|qr|bar|morse|tax|color|colour|genetic|moral|honou?r|penal|civil|"
-    r"html|css|python|java|js|cheat)[\s-]*$"
+    r"html|css|python|java|js|cheat|flight|booking|tracking|product|model|sku|course|"
+    r"class|item|airport|iata|icao|station|dialling|dialing|country|zip)[\s-]*$"
 )
 
 
@@ -166,7 +168,8 @@ _CONTEXTS: tuple[_Context, ...] = (
     _Context(
         "pin",
         _ctx(
-            r"(?:opens?|unlocks?|disarms?|deactivates?|opened|unlocked|disarmed)\s+"
+            r"(?:opens?|unlocks?|disarms?|deactivates?|opened|unlocked|disarmed|"
+            r"(?:turns?|turned|switch(?:es|ed)?|shuts?)\s+off)\s+"
             r"(?:(?:it|them|the\s+\w+|my\s+\w+)\s+)?(?:with|on|using|by)|"
             r"(?:punch|key|type|tap)(?:ed|es|ing|s)?\s+in|"
             r"(?:digits|numbers)\s+on\s+the\s+back(?:\s+of\s+(?:my|the|your)\s+card)?"
@@ -285,9 +288,28 @@ _FILLERS = words("now still just actually currently simply literally set changed
 def _candidate(tokens: Tokens, j: int, ctx: _Context) -> tuple[int, int] | None:
     """The value's span if token ``j`` starts one of the context's shape."""
     start, end = value_span(tokens, j, ctx.numeric)
-    if start >= end:
+    if start >= end or _counted_or_timed(tokens, j, end):
         return None
     return (start, end) if ctx.value(_squeeze(tokens, j, end)) else None
+
+
+# A number that counts something ("3000 lines", "200 grams") or tells the time ("at
+# 2130") is no code of a weaker word.
+_UNITS = words(
+    "lines line words characters chars digits letters pages grams g kg kilos kilograms "
+    "pounds lbs miles km kilometers kilometres meters metres feet minutes mins hours hrs "
+    "days weeks months years people persons times points dollars euros pounds bucks usd "
+    "eur calories kcal steps items pieces units percent % degrees bytes kb mb gb users "
+    "files rows students employees members followers views likes votes"
+)
+_TIME_WORDS = words("at since until till around before after from")
+
+
+def _counted_or_timed(tokens: Tokens, j: int, end: int) -> bool:
+    k = tokens.after(end)
+    if k < len(tokens) and not tokens[k - 1].ends_sentence and tokens[k].core.casefold() in _UNITS:
+        return True
+    return j > 0 and tokens[j - 1].core.casefold() in _TIME_WORDS
 
 
 def _squeeze(tokens: Tokens, j: int, end: int) -> str:
@@ -357,6 +379,11 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
     # pin? 3131" - the answer alone.
     if ends and i < len(tokens) and "?" in tail and ctx.strong and _direct(tokens[i].core):
         return i
+    # "the code? 7741": a number answering a weaker word's own question.
+    if ends and i < len(tokens) and "?" in tail and ctx.kind in _SPELLED_KINDS:
+        core = tokens[i].core
+        if (digit_group(core) and len(digits_of(core)) >= 4) or _spelled_at(tokens, i):
+            return i
     if ends and (i >= len(tokens) or _apostrophe(tokens[i].core) not in ("it's", "its", "it")):
         return None
     # "PIN nuber: X", "the pin numbr for the card is X": a mistyped part of the word.
@@ -420,7 +447,7 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
             last = t.ends_sentence or j + 1 == len(tokens)
             if j == i and introduced and last and plausible_value(t.core):
                 return j
-            if j == i and (low in PREPOSITIONS or _opens_clause(low)):
+            if j == i and (low in PREPOSITIONS or _opens_clause(low) or low in MODIFIERS):
                 qualified = True
             elif not qualified:
                 return None  # "password manager is 1Password": not the password
@@ -656,9 +683,15 @@ def contextual(text: str) -> Iterator[Span]:
 _PURPOSE = _ctx(
     r"to\s+(?:(?:switch|turn|shut|power)\s+(?:(?:the|my|our|it)\s+)?(?:\w+\s+)?(?:off|on)|"
     r"(?:switch|turn|shut)\s+off|open|unlock|disarm|deactivate|arm|silence|reset|"
-    r"get\s+in(?:to|side)?|get\s+through|enter|access)"
+    r"get\s+in(?:to|side)?|get\s+through|enter|access)|"
+    # "I get into the flat by entering 9931", "you open the shed by dialling 3-1-4"
+    r"(?:gets?|getting|got)\s+in(?:to|side)?|opens?|opening|unlocks?|unlocking|disarms?|"
+    r"disarming"
 )
-_ENTRY_VERBS = words("enter type dial key punch press tap spin turn input use hit push put code")
+_ENTRY_VERBS = words(
+    "enter type dial key punch press tap spin turn input use hit push put code entering "
+    "typing dialing dialling keying punching pressing tapping spinning inputting"
+)
 _ENTRY_LEADS = words("in it to the then just simply and , on")
 _PURPOSE_REACH = 12  # tokens from the purpose to its entry verb
 # What a code opens: the purpose must name one ("to get into college ... I hit 1500" is
@@ -666,7 +699,7 @@ _PURPOSE_REACH = 12  # tokens from the purpose to its entry verb
 _ACCESS_OBJECT = patterns.compile(
     r"(?i)(?<!\w)(?:doors?|gates?|alarms?|locks?|lockbox|padlock|safe|vault|building|garage|"
     r"house|flat|apartment|shed|lockers?|keypad|intercom|phone|tablet|laptop|system|"
-    r"box|suitcase|briefcase|cabinet|entrance|front|back|side|it|" + _OBJECTS + r")(?!\w)"
+    r"lockbox|suitcase|briefcase|cabinet|entrance|" + _OBJECTS + r")(?!\w)"
 )
 
 

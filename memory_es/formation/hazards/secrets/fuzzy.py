@@ -15,6 +15,7 @@ from memory_es.formation.hazards.secrets.values import words
 TYPO_TARGETS: dict[str, str] = {
     "password": "password",
     "passcode": "password",
+    "passwd": "password",
     "passwort": "password",
     "wachtwoord": "password",
     "kennwort": "password",

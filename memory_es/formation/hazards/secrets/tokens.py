@@ -88,6 +88,16 @@ CLAUSE_OPENERS = words(
 )
 
 
+# Adjectives said after the secret word ("mi contraseña nueva es X", "la password nuova
+# è X") or before its verb ("the password now is X"), in the seven languages.
+MODIFIERS = words(
+    "new old current temporary default actual nueva nuevo vieja viejo actual temporal "
+    "nouveau nouvelle ancien ancienne actuel actuelle provisoire nuova nuovo vecchia "
+    "vecchio attuale temporanea nova novo antiga antigo atual provisória neue neues "
+    "neuer alte altes aktuelle nieuwe oude huidige tijdelijke"
+)
+
+
 def value_span(tokens: Tokens, i: int, numeric: bool, *, quoted: bool = False) -> tuple[int, int]:
     """The span of the value starting at token ``i``; grouped digits ("553 201",
     "4111 1111 1111 1111") continue over the following digit groups."""

@@ -98,7 +98,7 @@ _OBJECT_CODES = (
     r"(?:" + _OBJECTS + r")|"
     r"(?:toegangs|zugangs|t[üu]r|tor|alarm|deur|hek|poort|kluis|tresor|garagen?|haus|huis|"
     r"sicherheits|beveiligings|slot|schloss)-?codes?|geheimzahl|geheimnummer|pin-?nummer|"
-    r"code\s+d['’]acc[eè]s|c[óo]digo\s+de\s+acc?esso|codice\s+(?:di\s+accesso|segreto)|"
+    r"code\s+d['’]acc[eè]s|c[óo]digo\s+de\s+acc?ess?o|digicode|codice\s+(?:di\s+accesso|segreto)|"
     r"code\s+secret|c[óo]digo\s+(?:secreto|pin)|geheimcode"
 )
 _KEYISH = patterns.compile(r"[A-Za-z0-9+/_~-]{12}")
@@ -109,6 +109,11 @@ _PW_WORDS = (
     r"contrase[nñ]a|clave|mot\s+de\s+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
     r"wachtwoord|(?:wlan|wifi|wi-fi|e-?mail)-(?:passwort|wachtwoord|password|schl[üu]ssel|"
     r"kennwort)|"
+    # the key of a wifi network: "ma clé wifi", "la chiave del wifi", "de wifi-sleutel"
+    r"cl[ée]s?\s+(?:du\s+|de\s+|del\s+)?(?:wifi|wi-fi|wpa2?|r[ée]seau|red)|"
+    r"chiave\s+(?:del\s+|della\s+)?(?:wifi|wi-fi|wpa2?|rete)|"
+    r"chave\s+(?:do\s+|da\s+)?(?:wifi|wi-fi|wpa2?|rede)|(?:wifi|wi-fi|netwerk)-?sleutel|"
+    r"netzwerkschl[üu]ssel|wlan-?schl[üu]ssel|"
     r"пароль|密码|パスワード|暗証番号"
 )
 _CONTEXTS: tuple[_Context, ...] = (
@@ -256,6 +261,16 @@ _CONTEXTS: tuple[_Context, ...] = (
         strong=False,
         needs=_THREE_DIGITS,
     ),
+    # A thing that opens with a code, said with its code: "the lockbox is 3310".
+    _Context(
+        "pin",
+        _ctx(r"lockbox|lock\s+box|key\s?safe|key\s?box|padlock|digicode|keypad"),
+        min_digits(3, max_len=12),
+        numeric=True,
+        strong=False,
+        window=2,
+        needs=_THREE_DIGITS,
+    ),
     _Context(
         "token",
         _ctx(
@@ -282,7 +297,12 @@ _USE_VERBS = words(
 _BACKWARD_CONNECTORS = words("is was = : are will be")
 
 
-_FILLERS = words("now still just actually currently simply literally set changed also")
+_FILLERS = words(
+    "now still just actually currently simply literally set changed also "
+    # the same in French, Spanish, German, Portuguese, Italian and Dutch
+    "maintenant toujours encore ahora todavía aún ya jetzt nun noch immer agora ainda já "
+    "ora adesso ancora sempre nu nog altijd"
+)
 
 
 def _candidate(tokens: Tokens, j: int, ctx: _Context) -> tuple[int, int] | None:
@@ -413,6 +433,8 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
             qualified = True  # "the password to the shared account is X"
         elif low in CONNECTORS or low == "":
             seen_connector = True
+        elif not any(c.isalnum() for c in low):
+            pass  # "my PIN 🙈 is X": an emoji or a mark between the word and its verb
         elif seen_connector and low in _FILLERS:
             pass
         elif j == i and ctx.strong and low in _FILLERS and j + 1 < limit:
@@ -567,9 +589,18 @@ def _seed_phrases(text: str, tokens: Tokens) -> Iterator[Span]:
                 break
         words = [tokens[n].core.casefold() for n in range(j, k)]
         functional = sum(w in FUNCTION_WORDS for w in words)
-        if len(words) >= 12 or (len(words) >= 6 and functional <= 1):
+        # "the passphrase is correct horse battery staple": a few plain words, alone.
+        closes = tokens[k - 1].ends_sentence or k == len(tokens)
+        phrase = "phrase" in m.group(0).casefold() and closes
+        described = any(w in DIGIT_WORDS or w in _DESCRIBING for w in words)
+        short = phrase and len(words) >= 3 and not functional and not described
+        if len(words) >= 12 or (len(words) >= 6 and functional <= 1) or short:
             last = tokens[k - 1]
             yield tokens[j].core_start, last.core_start + len(last.core), "seed_phrase"
+
+
+# What a phrase is said to be, not the phrase: "the passphrase is three random words".
+_DESCRIBING = words("words word random letters characters long short easy hard secure weak strong")
 
 
 def _seed_word(t: Token) -> bool:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from memory_es.formation.hazards.secrets.values import words
 
 DIGIT_WORDS = words(
-    "zero oh one two three four five six seven eight nine ten eleven twelve twenty "
+    "zero oh nought naught nil one two three four five six seven eight nine ten eleven twelve "
+    "twenty "
     "thirty forty fifty sixty seventy eighty ninety "
     "zéro un deux trois quatre cinq sept huit neuf dix "
     "cero uno dos tres cuatro cinco seis siete ocho nueve "

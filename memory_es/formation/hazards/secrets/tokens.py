@@ -24,6 +24,17 @@ _TRAIL = "\"'`“”‘’)]}>.,;:!?*"
 _ABBREVIATIONS = words("no nr num acct tel dr mr mrs ms st e.g i.e etc vs")
 
 
+def _chosen(raw: str) -> bool:
+    """A value with digits and letters: a password whose last mark is its own."""
+    return any(c.isdigit() for c in raw) and any(c.isalpha() for c in raw)
+
+
+def _lower_next(text: str, end: int) -> bool:
+    """Whether the text goes on in lower case after ``end`` (no new sentence)."""
+    nxt = text[end : end + 2].lstrip(" ")
+    return bool(nxt) and nxt[0].islower()
+
+
 class Tokens:
     """The whitespace-separated tokens of a text: spans found in one pass, each token's
     core built only when a rule reads it."""
@@ -47,7 +58,11 @@ class Tokens:
             raw = self.text[start:end]
             lead = len(raw) - len(raw.lstrip(_LEAD))
             core = raw[lead:].rstrip(_TRAIL)
+            if raw.endswith("!") and _chosen(core) and not raw.endswith(("!!", "?!", "!?")):
+                core += "!"  # "Walnut77!": the mark is the value's own
             ends = raw[-1] in ".!?" and core.casefold() not in _ABBREVIATIONS
+            if ends and raw[-1] == "!" and _chosen(raw) and _lower_next(self.text, end):
+                ends = False  # "use Hornet44! to log in": the mark is the value's own
             token = self._built[i] = Token(start, end, core, start + lead, ends)
         return token
 

@@ -490,6 +490,13 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
 
 
 _SPELLED_KINDS = ("pin", "one_time_code")
+# A question about a credential's time, length or count asks for no credential.
+_ASKS_ABOUT = patterns.compile(
+    r"(?i)\b(?:when|what\s+(?:year|month|day|date|time)|which\s+(?:year|month|day)|"
+    r"how\s+(?:long|often|many|old|much))\b[^.!?]{0,60}$"
+)
+_COMBINATION = patterns.compile(r"(?i)combos?|combinations?")
+_OF = patterns.compile(r"(?i)\s+(?:of|between)\b")
 
 
 def _spelled_at(tokens: Tokens, j: int) -> bool:
@@ -774,5 +781,14 @@ def credential_mentions(text: str) -> Iterator[str]:
     (a bare "code" or "key" names none: a zip code, the key to success)."""
     for ctx, m in _context_matches(text):
         bare_code = m.group(0).casefold() in ("code", "codes")
+        if _ASKS_ABOUT.search(text, max(0, m.start() - 60), m.start()):
+            continue  # "what year did you change your password?": not the password
         if ctx.strong or (ctx.kind == "one_time_code" and not bare_code):
+            yield ctx.kind
+        elif (
+            ctx.kind == "pin"
+            and _COMBINATION.fullmatch(m.group(0))
+            and not _OF.match(text, m.end())
+        ):
+            # "what's the combination?", "remember my locker combo": not "a combination of"
             yield ctx.kind

@@ -496,7 +496,21 @@ _ASKS_ABOUT = patterns.compile(
     r"how\s+(?:long|often|many|old|much))\b[^.!?]{0,60}$"
 )
 _COMBINATION = patterns.compile(r"(?i)combos?|combinations?")
-_OF = patterns.compile(r"(?i)\s+(?:of|between)\b")
+_LOCK_BEFORE = patterns.compile(
+    r"(?i)\b(?:lock|safe|locker|padlock|suitcase|briefcase|bike|vault|lockbox)(?:'s)?\s+"
+    r"(?:\w+\s+)?$"
+)
+_ASKED_ALONE = patterns.compile(r"(?i)\b(?:the|my|your)\s+$")
+
+
+def _of_a_lock(text: str, m: _Found) -> bool:
+    """A combination that opens something: "remember my locker combo", "what's the
+    combination?" (asked alone), not "a combination of styles" nor "these possible
+    combinations"."""
+    if _LOCK_BEFORE.search(text, max(0, m.start() - 30), m.start()):
+        return True
+    alone = text[m.end() : m.end() + 2].lstrip()[:1] == "?"
+    return alone and _ASKED_ALONE.search(text, max(0, m.start() - 8), m.start()) is not None
 
 
 def _spelled_at(tokens: Tokens, j: int) -> bool:
@@ -783,12 +797,7 @@ def credential_mentions(text: str) -> Iterator[str]:
         bare_code = m.group(0).casefold() in ("code", "codes")
         if _ASKS_ABOUT.search(text, max(0, m.start() - 60), m.start()):
             continue  # "what year did you change your password?": not the password
-        if ctx.strong or (ctx.kind == "one_time_code" and not bare_code):
-            yield ctx.kind
-        elif (
-            ctx.kind == "pin"
-            and _COMBINATION.fullmatch(m.group(0))
-            and not _OF.match(text, m.end())
-        ):
-            # "what's the combination?", "remember my locker combo": not "a combination of"
+        # A lock's combination is one too ("remember my locker combo").
+        combination = _COMBINATION.fullmatch(m.group(0)) and _of_a_lock(text, m)
+        if ctx.strong or (ctx.kind == "one_time_code" and not bare_code) or combination:
             yield ctx.kind

@@ -163,6 +163,46 @@ def test_a_number_after_a_purpose_with_nothing_to_open_is_kept(text: str) -> Non
     assert redact(text) == (text, ())
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Dial 6604 at the side gate", "6604"),
+        ("use 1187 for the shed", "1187"),
+        ("press 9043 then OK on the alarm panel", "9043"),
+    ],
+)
+def test_a_verb_of_entry_and_a_code_beside_a_thing_that_opens_are_redacted(
+    text: str, secret: str
+) -> None:
+    assert _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("the back door: 7719", "7719"),
+        ("alarm 3315, shed 8862", "3315"),
+        ("the bike lock is set to 604", "604"),
+    ],
+)
+def test_a_thing_that_opens_said_with_its_code_loses_the_code(text: str, secret: str) -> None:
+    assert _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we boarded at gate 116 after a long wait",
+        "the gate 2018 edition was better",
+        "my alarm 0645 woke the whole house",
+        "enter 1990 as your birth year in the form",
+        "I used 2500 euros for the garage roof",
+    ],
+)
+def test_a_number_beside_a_thing_that_opens_but_not_its_code_is_kept(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
 # -- command-line and config shapes --------------------------------------------------------
 
 

@@ -728,6 +728,9 @@ def contextual(text: str) -> Iterator[Span]:
     yield from _login_pairs(text, tokens)
     yield from _seed_phrases(text, tokens)
     yield from _access_purpose(text, tokens)
+    yield from _entry_codes(text, tokens)
+    for m in _OBJECT_CODE.finditer(text):
+        yield m.start("s"), m.end("s"), "pin"
 
 
 # "to switch the alarm off, enter 4093", "to get into the building dial 2214", "to open
@@ -746,6 +749,19 @@ _ENTRY_VERBS = words(
 )
 _ENTRY_LEADS = words("in it to the then just simply and , on")
 _PURPOSE_REACH = 12  # tokens from the purpose to its entry verb
+# A thing that opens, then its code closing the clause: "the gate: 5578", "garage
+# opener: 3381", "alarm 7721, gate 9902" (four digits or more when no mark comes
+# between: "gate 104" is an airport's), "the suitcase lock is set to 318".
+_OPENER = (
+    r"(?:front\s+|back\s+|side\s+|garage\s+)?doors?|gates?|garage(?:\s+opener)?|alarm|safe|"
+    r"lockbox|padlock|keypad|shed|lock"
+)
+_OBJECT_CODE = patterns.compile(
+    r"(?i)(?<![\w-])(?:" + _OPENER + r")(?:\s*[:=]\s*|\s+(?=\d{4,8}(?![\d:.]))|"
+    r"\s+(?:is\s+|was\s+)?set\s+to\s+)(?P<s>\d(?:-?\d){2,11})"
+    # closing its clause: not "gate 2019 edition", "the lock: 2019 model"
+    r"(?=\s*$|[,;!?)]|\.(?!\d)|\s+(?:and|or|but|btw|lol)\b|\s+\()"
+)
 # What a code opens: the purpose must name one ("to get into college ... I hit 1500" is
 # no code).
 _ACCESS_OBJECT = patterns.compile(
@@ -775,6 +791,33 @@ def _access_purpose(text: str, tokens: Tokens) -> Iterator[Span]:
             if tokens[j].ends_sentence:
                 break
             j += 1
+
+
+# "Enter 3321 at the gate", "use 9081 for the garage", "press 1234 then OK on the alarm
+# panel": a verb of entry and a code, a thing that opens in the same sentence.
+_ENTRY = _ctx(r"enter|type|dial|key|punch|press|tap|use|input|entering|typing|dialing|dialling")
+_SENTENCE_END = patterns.compile(r"[.!?\n](?:\s|$)")
+_ENTRY_SPAN = 80  # characters either side of the code where the thing it opens is named
+
+
+def _entry_codes(text: str, tokens: Tokens) -> Iterator[Span]:
+    for m in _ENTRY.finditer(text):
+        if not _THREE_DIGITS.search(text, m.end(), m.end() + 24):
+            continue
+        k = tokens.after(m.end())
+        while k < min(len(tokens), k + 2) and tokens[k].core.casefold() in ("in", "the", "code"):
+            k += 1
+        if k >= len(tokens) or (found := _code_at(tokens, k)) is None:
+            continue
+        if _counted_or_timed(tokens, k, found[1]):
+            continue
+        lo = max(0, m.start() - _ENTRY_SPAN)
+        before = [e.end() for e in _SENTENCE_END.finditer(text, lo, m.start())]
+        lo = before[-1] if before else lo
+        stop = _SENTENCE_END.search(text, found[1], found[1] + _ENTRY_SPAN)
+        hi = stop.start() if stop else min(len(text), found[1] + _ENTRY_SPAN)
+        if _ACCESS_OBJECT.search(text, lo, hi):
+            yield found
 
 
 def _code_at(tokens: Tokens, k: int) -> Span | None:

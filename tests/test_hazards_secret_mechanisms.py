@@ -210,6 +210,28 @@ def test_a_secret_parameter_joined_by_an_ampersand_is_redacted() -> None:
     assert _redacted("the odbc string is uid=report&pwd=Salmon42Run;", "Salmon42Run")
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("sqlcmd -S reports -U etl -P Gazelle!31", "Gazelle!31"),
+        ("ssh-keygen -t ed25519 -N Bobcat_Key4 -f id", "Bobcat_Key4"),
+        ('sudo -S <<< "Mandrill88" systemctl stop app', "Mandrill88"),
+        ("echo 'Okapi_Stripe2' | passwd --stdin deploy", "Okapi_Stripe2"),
+        ("net user backup Vicuna!70 /add", "Vicuna!70"),
+        ("htpasswd -b /etc/nginx/.htpasswd ops Tamarin55", "Tamarin55"),
+        ('$env:API_TOKEN = "Kinkajou2025"', "Kinkajou2025"),
+        ("gcloud config set auth.client_secret Pangolin_Scale8", "Pangolin_Scale8"),
+    ],
+)
+def test_a_positional_secret_of_a_command_or_a_shell_is_redacted(text: str, secret: str) -> None:
+    assert _redacted(text, secret)
+
+
+def test_a_code_identifier_naming_a_secret_keeps_a_plain_word_after_it() -> None:
+    text = "the session_id field is printed in the log"
+    assert redact(text) == (text, ())
+
+
 def test_a_password_keeps_its_own_closing_mark() -> None:
     said, _ = redact("type Marlin88! to log in")
     assert "Marlin88" not in said and "!" not in said

@@ -57,6 +57,41 @@ def test_an_adjective_or_a_filler_after_the_secret_word_is_read_past(
     assert _redacted(text, secret)
 
 
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("the PIN, unless they changed it, is 2046", "2046"),
+        ("my password — don't laugh — is Wombat!Hug3", "Wombat!Hug3"),
+        ("the safe code (the new one, not the old one) is 5531", "5531"),
+        ("passcode (keep it to yourself): 661093", "661093"),
+    ],
+)
+def test_an_aside_between_the_secret_word_and_its_clause_is_read_past(
+    text: str, secret: str
+) -> None:
+    assert _redacted(text, secret)
+
+
+def test_prose_inside_an_aside_is_no_value() -> None:
+    text = "the password (as always) was forgotten by Friday"
+    assert redact(text) == (text, ())
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password... Pelican_Dive3", "Pelican_Dive3"),
+        ("the pin -- 7290", "7290"),
+        ("my wifi password? ok it's Sandpiper44", "Sandpiper44"),
+        ("my pinnumber is 3158", "3158"),
+        ("le mot-de-passe est Cigogne_12", "Cigogne_12"),
+        ("a sehna do email é Tucano_Bico3", "Tucano_Bico3"),
+    ],
+)
+def test_pauses_marks_and_spellings_of_the_secret_word_are_read(text: str, secret: str) -> None:
+    assert _redacted(text, secret)
+
+
 def test_an_emoji_between_the_word_and_its_verb_is_read_past() -> None:
     assert _redacted("my pin 🤫 is 7023", "7023") == ("pin",)
 

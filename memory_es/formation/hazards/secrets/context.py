@@ -106,7 +106,7 @@ _PW_WORDS = (
     r"pass(?:word|wd|code|key|phrase)s?|pass\s+word|pwd|pw|p/w|pword|"
     r"secret\s+(?:word|phrase|answer)|safe\s?word|code\s?word|security\s+answer|"
     r"answer\s+to\s+(?:my|the)\s+security\s+question|"
-    r"contrase[nñ]a|clave|mot\s+de\s+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
+    r"contrase[nñ]a|clave|mot[\s-]+de[\s-]+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
     r"wachtwoord|(?:wlan|wifi|wi-fi|e-?mail)-(?:passwort|wachtwoord|password|schl[üu]ssel|"
     r"kennwort)|"
     # the key of a wifi network: "ma clé wifi", "la chiave del wifi", "de wifi-sleutel"
@@ -137,7 +137,7 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[a-z]{2,12}\s+)?(?:door|gate|alarm|lock|lockbox|"
             r"locker|safe|garage|keypad|building|house|front\s+door)|cvv2?|cvc|security\s+code|"
             r"code\s+to\s+(?:get\s+in(?:to)?|open|unlock|enter)(?:\s+(?:the|my|our)\s+\w+)?|"
-            r"pins?(?:\s+(?:code|number))?|pin-?code|code\s+pin|codice\s+pin|"
+            r"pins?(?:\s+(?:code|number))?|pin-?code|pin-?numbers?|code\s+pin|codice\s+pin|"
             # "the combination to the bike lock", "the combination for the safe"
             r"combinations?\s+(?:to|for|of|on)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?"
             r"(?:[a-z]{2,12}\s+)?(?:lock|padlock|safe|locker|door|gate|briefcase|suitcase|"
@@ -388,11 +388,60 @@ def _stated(tokens: Tokens, j: int, ctx: _Context, value: str) -> bool:
     return closes or tokens[j + 1].core.casefold() in _CLAUSE_CLOSERS
 
 
-def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int = 0) -> int | None:
+_INTERJECTIONS = words("oh ok okay um uh well yeah yes so ah hmm sure right")
+_ASIDE_TOKENS = 10
+_DASHES = ("—", "–", "--", "-")
+_CLOSERS = {"(": ")", "[": "]"}
+
+
+def _aside(text: str, tokens: Tokens, i: int, tail: str) -> int | None:
+    """The index of the first token past an aside opening at token ``i`` (a comma, a dash
+    or a parenthesis after the secret word) and closed by the same mark within a few
+    words; None when there is none."""
+    opening = tokens.text[tokens[i].start]
+    if opening in _CLOSERS:
+        close = _CLOSERS[opening]
+    elif tail.strip() == "," or tokens[i].core in _DASHES:
+        close = "," if tail.strip() == "," else tokens[i].core
+    else:
+        return None
+    first = i + 1 if tokens[i].core in _DASHES else i
+    for k in range(first, min(len(tokens), i + _ASIDE_TOKENS)):
+        raw = tokens.text[tokens[k].start : tokens[k].end]
+        if close in (")", "]") and close in raw:
+            return k + 1
+        if close == "," and raw.endswith(","):
+            return k + 1
+        if close in _DASHES and tokens[k].core == close and k > first:
+            return k + 1
+        if tokens[k].ends_sentence:
+            return None
+    return None
+
+
+def _forward(
+    text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int = 0, _depth: int = 0
+) -> int | None:
     """The index of the value said after the context word ending at ``at`` (whose own
     first token is ``own``)."""
     tail = text[at : tokens[i].start] if i < len(tokens) else text[at:]
+    # "the PIN, if I remember right, is X", "the PIN — I think — is X", "password (don't
+    # tell anyone): X": an aside between the word and the rest of its clause.
+    if ctx.strong and i < len(tokens) and _depth < 1:
+        past = _aside(text, tokens, i, tail)
+        if past is not None:
+            nxt = tokens[past].start if past < len(tokens) else len(text)
+            start = tokens[past - 1].end if past > 0 else at
+            found = _forward(text, tokens, past, min(start, nxt), ctx, own, _depth=1)
+            if found is not None:
+                return found
+            # A value inside the aside itself is one only when it looks chosen
+            # ("password (Herring!4)"), not "password (as usual) was forgotten".
+            inside = _forward(text, tokens, i, at, ctx, own, _depth=1)
+            return inside if inside is not None and _direct(tokens[inside].core) else None
     seen_connector = bool(re.search(r"[:=#]|^['’]s\b|^\s*[-—–]", tail))
+    # "password... X": an ellipsis is a pause, no end.
+    tail = tail.replace("...", " ").replace("…", " ")
     # "passport no. is X": the stop of an abbreviation the context ends with is no end.
     ends = "?" in tail or "!" in tail or ("." in tail and (i == 0 or tokens[i - 1].ends_sentence))
     # "My email password? It's X." - the answer after its own question; "the gym locker
@@ -404,6 +453,10 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
         core = tokens[i].core
         if (digit_group(core) and len(digits_of(core)) >= 4) or _spelled_at(tokens, i):
             return i
+    # "my passcode? Oh it's X": an interjection before the answer.
+    interjected = i + 1 < len(tokens) and tokens[i].core.casefold() in _INTERJECTIONS
+    if ends and interjected and _apostrophe(tokens[i + 1].core) in ("it's", "its", "it"):
+        i += 1
     if ends and (i >= len(tokens) or _apostrophe(tokens[i].core) not in ("it's", "its", "it")):
         return None
     # "PIN nuber: X", "the pin numbr for the card is X": a mistyped part of the word.
@@ -418,7 +471,9 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
     # for my laptop yesterday is X").
     # A weaker word reaches as far past a clause of its own ("the code my sister uses for
     # her garage is X"), for a value after a connector that closes its clause.
-    clause = i < len(tokens) and _opens_clause(tokens[i].core)
+    clause = i < len(tokens) and (
+        _opens_clause(tokens[i].core) or tokens[i].core.casefold() in PREPOSITIONS
+    )
     base = i + ctx.window
     limit = min(len(tokens), base + (_CLAUSE_REACH if ctx.strong or clause else 0))
     j = i

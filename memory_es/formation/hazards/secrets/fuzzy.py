@@ -20,6 +20,7 @@ TYPO_TARGETS: dict[str, str] = {
     "wachtwoord": "password",
     "kennwort": "password",
     "contraseña": "password",
+    "senha": "password",
     "pincode": "pin",
     "pin": "pin",
 }

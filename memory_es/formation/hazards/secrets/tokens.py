@@ -77,7 +77,7 @@ class Tokens:
 
 
 CONNECTORS = words(
-    "is was are were = : - — – -> => → ⇒ to as equals reads es est ist é è lautet it's "
+    "is was are were = : - — – -- -> => → ⇒ to as equals reads es est ist é è lautet it's iz "
     "its becomes became remains c'est c’est era était war foi sono sind são zijn"
 )
 # English first, then the same words in French, Spanish, German, Portuguese, Italian and

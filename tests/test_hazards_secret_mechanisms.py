@@ -143,6 +143,16 @@ def test_values_said_before_a_plural_combination_word_are_all_redacted() -> None
     assert _redacted("the bikes use 417, 902 and 336 as combos", "417", "902", "336")
 
 
+def test_a_numbered_list_of_codes_loses_every_value_and_keeps_its_numbers() -> None:
+    said, kinds = redact("my backup codes:\n1. 6620-1187\n2. 9034-5512")
+    assert kinds == ("one_time_code",) * 2
+    assert said == "my backup codes:\n1. [redacted:one_time_code]\n2. [redacted:one_time_code]"
+
+
+def test_codes_of_letters_and_digits_in_groups_are_all_redacted() -> None:
+    assert _redacted("recovery codes: Q4T8-2WX9, Z7R1-6MN3", "Q4T8-2WX9", "Z7R1-6MN3")
+
+
 # -- spelled digits ------------------------------------------------------------------------
 
 
@@ -152,6 +162,7 @@ def test_values_said_before_a_plural_combination_word_are_all_redacted() -> None
         ("my code is three nine nine one", "three nine nine one"),
         ("the gate code is double seven two four", "double seven two four"),
         ("my pin is nought six one one", "nought six one one"),
+        ("the alarm code is sixteen fifty eight", "sixteen fifty eight"),
         ("o código do cadeado é sete um quatro dois", "sete um quatro dois"),
         ("de code van de poort is vijf twee negen nul", "vijf twee negen nul"),
     ],

@@ -77,6 +77,10 @@ _CODE_EXCLUDED = patterns.compile(
 
 
 _THREE_DIGITS = patterns.compile(r"\d[-. ]?\d[-. ]?\d")
+# A code of letters and digits in groups ("A7K2-9PQ4") has no three digits together.
+_CODE_NEEDS = patterns.compile(
+    r"\d[-. ]?\d[-. ]?\d|(?<![\w-])(?=[A-Za-z]*\d)[A-Za-z0-9]{3,6}-(?=[A-Za-z]*\d)[A-Za-z0-9]{3,6}"
+)
 # Three digits spelled in a row ("zero eight one five", "double four one two").
 _SPELLED_WORD = "|".join(sorted(DIGIT_WORDS | MULTIPLIERS, key=len, reverse=True))
 _THREE_SPELLED = patterns.compile(
@@ -166,7 +170,7 @@ _CONTEXTS: tuple[_Context, ...] = (
         min_digits(4, alnum=True, max_len=12),  # "G-482913" too
         numeric=True,
         strong=False,
-        needs=_THREE_DIGITS,
+        needs=_CODE_NEEDS,
     ),
     # No secret word at all: a code after a verb of access ("the gate opens with 7741",
     # "disarm with 5173", "punch in 4455", "the 3 digits on the back are 331").

@@ -9,7 +9,7 @@ from memory_es.formation.hazards.secrets.values import words
 
 DIGIT_WORDS = words(
     "zero oh nought naught nil one two three four five six seven eight nine ten eleven twelve "
-    "twenty "
+    "thirteen fourteen fifteen sixteen seventeen eighteen nineteen hundred thousand twenty "
     "thirty forty fifty sixty seventy eighty ninety "
     "zéro un deux trois quatre cinq sept huit neuf dix "
     "cero uno dos tres cuatro cinco seis siete ocho nueve "

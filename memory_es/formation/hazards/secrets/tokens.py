@@ -19,6 +19,7 @@ class Token(NamedTuple):
 
 
 _TOKEN = patterns.compile(r"\S+")
+_LIST_MARKER = patterns.compile(r"\d{1,2}[.)]")
 _LEAD = "\"'`“”‘’([{<#*"
 _TRAIL = "\"'`“”‘’)]}>.,;:!?*"
 _ABBREVIATIONS = words("no nr num acct tel dr mr mrs ms st e.g i.e etc vs")
@@ -61,6 +62,12 @@ class Tokens:
             if raw.endswith("!") and _chosen(core) and not raw.endswith(("!!", "?!", "!?")):
                 core += "!"  # "Walnut77!": the mark is the value's own
             ends = raw[-1] in ".!?" and core.casefold() not in _ABBREVIATIONS
+            if (
+                ends
+                and _LIST_MARKER.fullmatch(raw)
+                and (start == 0 or self.text[start - 1] == "\n")
+            ):
+                ends = False  # "1." opening a line of a list: no end
             if ends and raw[-1] == "!" and _chosen(raw) and _lower_next(self.text, end):
                 ends = False  # "use Hornet44! to log in": the mark is the value's own
             token = self._built[i] = Token(start, end, core, start + lead, ends)
@@ -133,6 +140,7 @@ def value_span(tokens: Tokens, i: int, numeric: bool, *, quoted: bool = False) -
             and digit_group(tokens[j].core)
             and len(digits_of(tokens[j].core)) <= 6
             and tokens[j].start - tokens[j - 1].end == 1
+            and tokens.text[tokens[j - 1].end] == " "  # a new line starts a new value
         ):
             end = tokens[j].core_start + len(tokens[j].core)
             j += 1

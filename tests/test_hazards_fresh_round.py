@@ -1,5 +1,5 @@
-"""The secret classes, on the fresh round written before their rules
-(benchmarks/hazards/fresh_round.py): each case said (one turn, or a two-turn
+"""The secret classes, on the fresh rounds written before their rules
+(benchmarks/hazards/fresh_round.py, fresh_round2.py): each case said (one turn, or a two-turn
 conversation) and closed through the public API, then every stored event and belief
 read back for the secret. The few cases the rules still miss are listed by name below
 (docs/hazards.md says why), so a regression on any other case fails."""
@@ -13,23 +13,14 @@ import pytest
 import memory_es
 from memory_es.benchmarks.hazards.fresh_measure import CONVERSATIONAL, persisted
 from memory_es.benchmarks.hazards.fresh_round import FRESH_BENIGN, FRESH_SECRETS, FreshSecret
+from memory_es.benchmarks.hazards.fresh_round2 import FRESH2_BENIGN, FRESH2_SECRETS
 from memory_es.formation.hazards import screen
 
 # Left raw by the rules of this branch (docs/hazards.md, "Secrets that generalize (the
 # fresh round)").
-STILL_RAW = frozenset(
-    {
-        "Password for the email is... Lighthouse77",
-        "my pasword iz Zebra2Crossing",
-        "my passwords are Winter2020! and then Summer2021!",
-        "2FA recovery codes: a1b2-c3d4 e5f6-g7h8 i9j0-k1l2",
-        "my code is zero eight one five",
-        "to turn off the alarm type 6602",
-        "36-12-48",
-        "admin / Chestnut42",
-    }
-)
+STILL_RAW: frozenset[str] = frozenset()
 CLASSES = sorted({case.kind for case in FRESH_SECRETS})
+ROUNDS = {1: FRESH_SECRETS, 2: FRESH2_SECRETS}
 
 
 @pytest.fixture(scope="module")
@@ -38,28 +29,35 @@ def memory() -> Iterator[memory_es.Memory]:
         yield opened
 
 
-def _cases(kind: str) -> list[FreshSecret]:
-    return [c for c in FRESH_SECRETS if c.kind == kind and c.turns[-1][1] not in STILL_RAW]
+def _cases(kind: str, round_: int = 1) -> list[FreshSecret]:
+    return [c for c in ROUNDS[round_] if c.kind == kind and c.turns[-1][1] not in STILL_RAW]
 
 
+@pytest.mark.parametrize("round_", sorted(ROUNDS))
 @pytest.mark.parametrize("kind", CLASSES)
 def test_no_secret_of_the_class_reaches_a_stored_event_or_a_belief(
-    kind: str, memory: memory_es.Memory
+    kind: str, round_: int, memory: memory_es.Memory
 ) -> None:
+    cases = _cases(kind, round_)
     left = [
-        case.turns for i, case in enumerate(_cases(kind)) if persisted(memory, f"{kind}-{i}", case)
+        case.turns
+        for i, case in enumerate(cases)
+        if persisted(memory, f"r{round_}-{kind}-{i}", case)
     ]
     assert left == []
 
 
-def test_the_round_is_large_and_covers_every_class() -> None:
+def test_the_rounds_are_large_and_cover_every_class() -> None:
     assert len(FRESH_SECRETS) >= 120 and len(FRESH_BENIGN) >= 40
+    assert len(FRESH2_SECRETS) >= 150 and len(FRESH2_BENIGN) >= 60
     assert len(CLASSES) == 8
-    assert all(len(_cases(kind)) >= 8 for kind in CLASSES)
+    assert sorted({case.kind for case in FRESH2_SECRETS}) == CLASSES
+    assert all(len(_cases(kind, r)) >= 8 for kind in CLASSES for r in ROUNDS)
 
 
-def test_benign_look_alikes_keep_their_text() -> None:
-    redacted = [text for text in FRESH_BENIGN if screen(text).redactions]
+@pytest.mark.parametrize("benign", [FRESH_BENIGN, FRESH2_BENIGN], ids=["round1", "round2"])
+def test_benign_look_alikes_keep_their_text(benign: tuple[str, ...]) -> None:
+    redacted = [text for text in benign if screen(text).redactions]
     assert redacted == []
 
 

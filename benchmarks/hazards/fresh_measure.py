@@ -1,5 +1,6 @@
-"""The fresh round's figures (benchmarks/hazards/fresh_round.py) through the public API
-only, so the same code measures the base and the branch.
+"""The fresh rounds' figures (benchmarks/hazards/fresh_round.py, ``--round 2``:
+fresh_round2.py) through the public API only, so the same code measures the base and
+the branch.
 
 A secret persists when any of its values is found in the text of an event stored while
 its conversation was said and closed (ids, instants and digests left out) or in a belief
@@ -17,6 +18,12 @@ import orjson
 
 import memory_es
 from memory_es.benchmarks.hazards.fresh_round import FRESH_BENIGN, FRESH_SECRETS, FreshSecret
+from memory_es.benchmarks.hazards.fresh_round2 import FRESH2_BENIGN, FRESH2_SECRETS
+
+ROUNDS: dict[int, tuple[tuple[FreshSecret, ...], tuple[str, ...]]] = {
+    1: (FRESH_SECRETS, FRESH_BENIGN),
+    2: (FRESH2_SECRETS, FRESH2_BENIGN),
+}
 
 CONVERSATIONAL = Path(memory_es.__file__).parent / "profiles" / "conversational.yaml"
 
@@ -63,10 +70,11 @@ def persisted(memory: memory_es.Memory, principal: str, case: FreshSecret) -> bo
     return any(carries(shown, value) for value in case.secrets)
 
 
-def fresh_figures(*, show: bool = False) -> dict[str, int]:
-    figures: dict[str, int] = {"fresh_secrets": len(FRESH_SECRETS), "fresh_secrets_raw": 0}
+def fresh_figures(*, show: bool = False, round_: int = 1) -> dict[str, int]:
+    secrets, benign = ROUNDS[round_]
+    figures: dict[str, int] = {"fresh_secrets": len(secrets), "fresh_secrets_raw": 0}
     with memory_es.open("memory://", profile=CONVERSATIONAL) as memory:
-        for i, case in enumerate(FRESH_SECRETS):
+        for i, case in enumerate(secrets):
             key = f"fresh_raw_{case.kind}"
             figures.setdefault(key, 0)
             if persisted(memory, f"s{i}", case):
@@ -75,7 +83,7 @@ def fresh_figures(*, show: bool = False) -> dict[str, int]:
                 if show:
                     print(f"  raw {case.kind}: {case.turns}")
         kept_text = kept_belief = 0
-        for i, text in enumerate(FRESH_BENIGN):
+        for i, text in enumerate(benign):
             principal = f"b{i}"
             session = memory.open_session(principal)
             receipt = memory.say(session, text)
@@ -85,15 +93,22 @@ def fresh_figures(*, show: bool = False) -> dict[str, int]:
             kept_belief += formed and not receipt.redactions
             if show and (receipt.redactions or not formed):
                 print(f"  benign lost ({receipt.redactions}, formed={formed}): {text}")
-    figures["fresh_benign"] = len(FRESH_BENIGN)
+    figures["fresh_benign"] = len(benign)
     figures["fresh_benign_kept_text"] = kept_text
     figures["fresh_benign_kept_belief"] = kept_belief
     return figures
 
 
-if __name__ == "__main__":
-    import sys
+def main(argv: list[str] | None = None) -> None:
+    import argparse
 
-    print(
-        orjson.dumps(fresh_figures(show="--show" in sys.argv), option=orjson.OPT_INDENT_2).decode()
-    )
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--show", action="store_true", help="print each failing case")
+    parser.add_argument("--round", type=int, choices=sorted(ROUNDS), default=1, dest="round_")
+    args = parser.parse_args(argv)
+    figures = fresh_figures(show=args.show, round_=args.round_)
+    print(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())
+
+
+if __name__ == "__main__":
+    main()

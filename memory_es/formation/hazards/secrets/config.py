@@ -33,14 +33,15 @@ _SECRET_FLAGS: dict[str, tuple[str, ...]] = {
         "unrar",
         "-u",
     ),
-    "-P": ("zip", "unzip", "zipcloak"),
+    "-P": ("zip", "unzip", "zipcloak", "sqlcmd", "bcp", "osql", "isql"),
+    "-N": ("ssh-keygen",),
     "-a": ("redis-cli",),
     "-k": ("openssl",),
     "-pass": ("openssl",),
 }
 _TOOL = patterns.compile(r"(?i)(?<![\w-])(?:[\w.-]{1,40}(?=\s)|-u(?=\s))")
 _POSITIONAL = patterns.compile(
-    r"(?<![\w-])(?P<flag>-p|-P|-a|-k|-pass)(?:\s{1,3}(?:pass:)?|(?<=-p)|(?<=-pass)\s?pass:)"
+    r"(?<![\w-])(?P<flag>-p|-P|-a|-k|-N|-pass)(?:\s{1,3}(?:pass:)?|(?<=-p)|(?<=-pass)\s?pass:)"
     r"(?P<s>[^\s\"'-][^\s\"']{0,499})"
 )
 
@@ -56,7 +57,30 @@ def _positional_flags(text: str) -> Iterator[Span]:
 
 
 _PIPED_SUDO = patterns.compile(
-    r"(?<![\w-])echo\s{1,3}(?P<q>[\"']?)(?P<s>[^\s\"'|]{1,500})(?P=q)\s{0,3}\|\s{0,3}sudo\s{1,3}-S"
+    r"(?<![\w-])echo\s{1,3}(?:-n\s{1,3})?(?P<q>[\"']?)(?P<s>[^\s\"'|]{1,500})(?P=q)\s{0,3}\|"
+    r"\s{0,3}(?:sudo\s{1,3}-S|passwd\s{1,3}--stdin|chpasswd|sudo\s{1,3}--stdin)"
+)
+# sudo -S <<< "X", net user NAME X, htpasswd -b FILE USER X, $env:NAME = "X".
+_OTHER_POSITIONAL = (
+    patterns.compile(
+        r"(?<![\w-])sudo\s{1,3}-S\b[^\n<]{0,80}<<<\s{0,3}(?P<q>[\"']?)(?P<s>[^\s\"']{1,500})(?P=q)"
+    ),
+    patterns.compile(
+        r"(?i)(?<![\w-])net\s{1,3}user\s{1,3}[^\s/]{1,100}\s{1,3}(?P<s>[^\s/*\"'][^\s\"']{0,499})"
+    ),
+    patterns.compile(
+        r"(?<![\w-])htpasswd\s{1,3}-\w{0,4}b\w{0,4}\s{1,3}\S{1,200}\s{1,3}[^\s-]\S{0,100}\s{1,3}"
+        r"(?P<s>[^\s\"']{1,500})"
+    ),
+)
+_ENV_ASSIGN = patterns.compile(
+    r"(?i)\$env:(?P<name>[\w.]{1,100})\s{0,3}=\s{0,3}(?P<s>\"[^\"\n]{1,500}\"|'[^'\n]{1,500}'|[^\s\"']{1,500})"
+)
+# A code identifier naming a secret, then its value after a space: "aws configure set
+# aws_secret_access_key X", "the db.password X".
+_IDENT_VALUE = patterns.compile(
+    r"(?<![\w.-])(?P<name>[A-Za-z][A-Za-z0-9]{0,40}(?:[_.][A-Za-z0-9]{1,40}){1,6})\s{1,3}"
+    r"(?P<s>[^\s\"'=:]{4,500})"
 )
 # user:password@host:port/db, no scheme (a DSN, a connection string's tail); the host
 # must carry a port or a database path, so "bob:hi@example.com" is left alone.
@@ -79,7 +103,7 @@ _SMB_USER = patterns.compile(r"(?<![\w-])-U\s{1,3}[\w.-]{1,100}%(?P<s>[^\s\"']{1
 def _positional(text: str) -> Iterator[Span]:
     """Command-line and config shapes whose secret no ``name=`` announces."""
     yield from _positional_flags(text)
-    for pattern in (_PIPED_SUDO, _BARE_DSN, _PGPASS, _SMB_USER):
+    for pattern in (_PIPED_SUDO, _BARE_DSN, _PGPASS, _SMB_USER, *_OTHER_POSITIONAL):
         for m in pattern.finditer(text):
             yield m.start("s"), m.end("s"), "command_line"
     for m in _XML_ELEMENT.finditer(text):
@@ -88,6 +112,13 @@ def _positional(text: str) -> Iterator[Span]:
     for m in _KEY_VALUE_ATTRS.finditer(text):
         if _names_secret(m.group("name")):
             yield m.start("s"), m.end("s"), "credential"
+    for m in _ENV_ASSIGN.finditer(text):
+        if _names_secret(m.group("name")):
+            yield m.start("s"), m.end("s"), "credential"
+    for m in _IDENT_VALUE.finditer(text):
+        value = m.group("s").rstrip(".,;)")
+        if _STRONG_PART.search(m.group("name")) and looks_secret(value):
+            yield m.start("s"), m.start("s") + len(value), "credential"
 
 
 # -- name=value: env files, config, connection strings, command-line flags -------------------
@@ -111,6 +142,11 @@ def _names_secret(name: str) -> bool:
 _NAME_VALUE = patterns.compile(
     r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]{0,100})[\"']?\s{0,5}(?P<sep>=>|=|:)\s{0,5}"
     r"(?P<s>\"[^\"\n]{1,500}\"|'[^'\n]{1,500}'|[^\s,;\"']{1,1000})"
+)
+# A parameter joined to the one before it ("user=etl&password=X", "?user=a;pwd=X"): the
+# name=value rule reads the first pair only, its value running over the ampersand.
+_JOINED_PARAM = patterns.compile(
+    r"(?<=[&;?])(?P<name>[A-Za-z_][\w.-]{0,60})=(?P<s>[^&;#\s\"'<>]{1,500})"
 )
 _FLAG = patterns.compile(
     r"(?i)(?<![\w-])--?[\w-]{0,40}(?:password|passwd|pass|pwd|secret|token|api-?key|apikey|"
@@ -140,6 +176,9 @@ def name_values(text: str) -> Iterator[Span]:
             yield m.start("s"), m.end("s"), "credential"
         elif sep == "=" and random_looking(bare.rstrip("="), 20):
             yield m.start("s"), m.end("s"), "token"
+    for m in _JOINED_PARAM.finditer(text):
+        if _names_secret(m.group("name")) and not m.group("s").startswith("[redacted"):
+            yield m.start("s"), m.end("s"), "credential"
     for m in _FLAG.finditer(text):
         yield m.start("s"), m.end("s"), "command_line"
     for m in _USER_PASS_FLAG.finditer(text):

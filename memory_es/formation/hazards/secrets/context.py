@@ -11,12 +11,18 @@ from typing import NamedTuple
 from memory_es.formation.hazards.secrets.cache import Span, patterns
 from memory_es.formation.hazards.secrets.fuzzy import PIN_SUFFIXES, WORD, near, typo_kind
 from memory_es.formation.hazards.secrets.shapes import FUNCTION_WORDS
-from memory_es.formation.hazards.secrets.spelled import MIN_RUN, digit_words
+from memory_es.formation.hazards.secrets.spelled import (
+    DIGIT_WORDS,
+    MIN_RUN,
+    MULTIPLIERS,
+    digit_words,
+)
 from memory_es.formation.hazards.secrets.tokens import (
     CLAUSE_OPENERS,
     CONNECTORS,
     DETERMINERS,
     FUTURE,
+    MODIFIERS,
     PREPOSITIONS,
     Token,
     Tokens,
@@ -65,19 +71,53 @@ def _any_of(patterns: Iterable[re.Pattern[str]]) -> re.Pattern[str]:
 _CODE_EXCLUDED = patterns.compile(
     r"(?i)(?:zip|postal|post|area|dress|country|source|error|status|exit|return|promo|"
     r"discount|coupon|qr|bar|morse|tax|color|colour|genetic|moral|honou?r|penal|civil|"
-    r"html|css|python|java|js|cheat)[\s-]*$"
+    r"html|css|python|java|js|cheat|flight|booking|tracking|product|model|sku|course|"
+    r"class|item|airport|iata|icao|station|dialling|dialing|country|zip)[\s-]*$"
 )
 
 
 _THREE_DIGITS = patterns.compile(r"\d[-. ]?\d[-. ]?\d")
+# A code of letters and digits in groups ("A7K2-9PQ4") has no three digits together.
+_CODE_NEEDS = patterns.compile(
+    r"\d[-. ]?\d[-. ]?\d|(?<![\w-])(?=[A-Za-z]*\d)[A-Za-z0-9]{3,6}-(?=[A-Za-z]*\d)[A-Za-z0-9]{3,6}"
+)
+# Three digits spelled in a row ("zero eight one five", "double four one two").
+_SPELLED_WORD = "|".join(sorted(DIGIT_WORDS | MULTIPLIERS, key=len, reverse=True))
+_THREE_SPELLED = patterns.compile(
+    rf"(?i)(?<!\w)(?:{_SPELLED_WORD})(?:[\s,-]{{1,3}}(?:{_SPELLED_WORD})){{2}}(?!\w)"
+)
+# The code of a door, a gate, an alarm or a safe in French, Spanish, German, Portuguese,
+# Italian and Dutch: "o código do portão", "de code van de kluis", "der Türcode",
+# "de toegangscode", "le code d'accès", "il codice segreto".
+_OBJECTS = (
+    r"port[ãa]o|porta|portone|portail|porte|puerta|port[óo]n|cancell?[oa]|hek|deur|poort|"
+    r"tor|t[üu]r|alarm[ae]?|allarme|cofre|coffre|cassaforte|kluis|tresor|garage[mn]?|"
+    r"garaje|lucchetto|cadeado|candado|cadenas|slot|schloss|entrada|entrata|entr[ée]e|"
+    r"ingresso|ingang|eingang|immeuble|edif[ií]cio|gebouw|geb[äa]ude|armadietto|kastje|"
+    r"spind|casier|taquilla|cacifo|fietsslot|fahrradschloss"
+)
+_OBJECT_CODES = (
+    r"(?:c[óo]digo|codice|code|kode)\s+(?:de|do|da|del|della|dello|dell['’]|di|du|des|d['’]|"
+    r"van|von|vom|f[üu]r|der|den)\s*(?:(?:la|le|el|o|a|het|de|den|das|die|l['’])\s*)?"
+    r"(?:" + _OBJECTS + r")|"
+    r"(?:toegangs|zugangs|t[üu]r|tor|alarm|deur|hek|poort|kluis|tresor|garagen?|haus|huis|"
+    r"sicherheits|beveiligings|slot|schloss)-?codes?|geheimzahl|geheimnummer|pin-?nummer|"
+    r"code\s+d['’]acc[eè]s|c[óo]digo\s+de\s+acc?ess?o|digicode|codice\s+(?:di\s+accesso|segreto)|"
+    r"code\s+secret|c[óo]digo\s+(?:secreto|pin)|geheimcode"
+)
 _KEYISH = patterns.compile(r"[A-Za-z0-9+/_~-]{12}")
 _PW_WORDS = (
     r"pass(?:word|wd|code|key|phrase)s?|pass\s+word|pwd|pw|p/w|pword|"
     r"secret\s+(?:word|phrase|answer)|safe\s?word|code\s?word|security\s+answer|"
     r"answer\s+to\s+(?:my|the)\s+security\s+question|"
-    r"contrase[nñ]a|clave|mot\s+de\s+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
+    r"contrase[nñ]a|clave|mot[\s-]+de[\s-]+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
     r"wachtwoord|(?:wlan|wifi|wi-fi|e-?mail)-(?:passwort|wachtwoord|password|schl[üu]ssel|"
     r"kennwort)|"
+    # the key of a wifi network: "ma clé wifi", "la chiave del wifi", "de wifi-sleutel"
+    r"cl[ée]s?\s+(?:du\s+|de\s+|del\s+)?(?:wifi|wi-fi|wpa2?|r[ée]seau|red)|"
+    r"chiave\s+(?:del\s+|della\s+)?(?:wifi|wi-fi|wpa2?|rete)|"
+    r"chave\s+(?:do\s+|da\s+)?(?:wifi|wi-fi|wpa2?|rede)|(?:wifi|wi-fi|netwerk)-?sleutel|"
+    r"netzwerkschl[üu]ssel|wlan-?schl[üu]ssel|"
     r"пароль|密码|パスワード|暗証番号"
 )
 _CONTEXTS: tuple[_Context, ...] = (
@@ -101,7 +141,11 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[a-z]{2,12}\s+)?(?:door|gate|alarm|lock|lockbox|"
             r"locker|safe|garage|keypad|building|house|front\s+door)|cvv2?|cvc|security\s+code|"
             r"code\s+to\s+(?:get\s+in(?:to)?|open|unlock|enter)(?:\s+(?:the|my|our)\s+\w+)?|"
-            r"pins?(?:\s+(?:code|number))?|pin-?code|code\s+pin|codice\s+pin"
+            r"pins?(?:\s+(?:code|number))?|pin-?code|pin-?numbers?|code\s+pin|codice\s+pin|"
+            # "the combination to the bike lock", "the combination for the safe"
+            r"combinations?\s+(?:to|for|of|on)\s+(?:the\s+|my\s+|our\s+|his\s+|her\s+|their\s+)?"
+            r"(?:[a-z]{2,12}\s+)?(?:lock|padlock|safe|locker|door|gate|briefcase|suitcase|"
+            r"lockbox|vault|box)|" + _OBJECT_CODES
         ),
         plausible_value,
         numeric=True,
@@ -113,19 +157,28 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"(?:one[- ]time|verification|confirmation|login|log-?in|sign-?in|auth|"
             r"authentication|2fa|mfa|two[- ]factor|sms|text|otp|backup|recovery|reset|"
             r"\d-digit|six-digit|access|security)\s+(?:code|pin|number|passcode)s?|otp|totp|"
-            r"2fa|mfa|code|codes"
+            r"2fa|mfa|code|codes|"
+            # recovery and verification codes in the other languages
+            r"(?:herstel|verificatie|back-?up|wiederherstellungs|sicherungs|best[äa]tigungs|"
+            r"verifizierungs|bevestigings|inlog|anmelde)-?codes?|"
+            r"codes?\s+de\s+(?:r[ée]cup[ée]ration|v[ée]rification|secours|confirmation)|"
+            r"c[óo]digos?\s+de\s+(?:recupera[çc][ãa]o|recuperaci[óo]n|verifica[çc][ãa]o|"
+            r"verificaci[óo]n|respaldo|seguran[çc]a|seguridad|confirma[çc][ãa]o|"
+            r"confirmaci[óo]n)|codici\s+di\s+(?:recupero|verifica|backup|sicurezza)|"
+            r"codice\s+di\s+(?:recupero|verifica|conferma)"
         ),
         min_digits(4, alnum=True, max_len=12),  # "G-482913" too
         numeric=True,
         strong=False,
-        needs=_THREE_DIGITS,
+        needs=_CODE_NEEDS,
     ),
     # No secret word at all: a code after a verb of access ("the gate opens with 7741",
     # "disarm with 5173", "punch in 4455", "the 3 digits on the back are 331").
     _Context(
         "pin",
         _ctx(
-            r"(?:opens?|unlocks?|disarms?|deactivates?|opened|unlocked|disarmed)\s+"
+            r"(?:opens?|unlocks?|disarms?|deactivates?|opened|unlocked|disarmed|"
+            r"(?:turns?|turned|switch(?:es|ed)?|shuts?)\s+off)\s+"
             r"(?:(?:it|them|the\s+\w+|my\s+\w+)\s+)?(?:with|on|using|by)|"
             r"(?:punch|key|type|tap)(?:ed|es|ing|s)?\s+in|"
             r"(?:digits|numbers)\s+on\s+the\s+back(?:\s+of\s+(?:my|the|your)\s+card)?"
@@ -206,10 +259,20 @@ _CONTEXTS: tuple[_Context, ...] = (
     ),
     _Context(
         "pin",
-        _ctx(r"combo|combination|lock\s+code"),
+        _ctx(r"combos?|combinations?|lock\s+codes?"),
         min_digits(3, max_len=12),
         numeric=True,
         strong=False,
+        needs=_THREE_DIGITS,
+    ),
+    # A thing that opens with a code, said with its code: "the lockbox is 3310".
+    _Context(
+        "pin",
+        _ctx(r"lockbox|lock\s+box|key\s?safe|key\s?box|padlock|digicode|keypad"),
+        min_digits(3, max_len=12),
+        numeric=True,
+        strong=False,
+        window=2,
         needs=_THREE_DIGITS,
     ),
     _Context(
@@ -238,15 +301,39 @@ _USE_VERBS = words(
 _BACKWARD_CONNECTORS = words("is was = : are will be")
 
 
-_FILLERS = words("now still just actually currently simply literally set changed also")
+_FILLERS = words(
+    "now still just actually currently simply literally set changed also "
+    # the same in French, Spanish, German, Portuguese, Italian and Dutch
+    "maintenant toujours encore ahora todavía aún ya jetzt nun noch immer agora ainda já "
+    "ora adesso ancora sempre nu nog altijd"
+)
 
 
 def _candidate(tokens: Tokens, j: int, ctx: _Context) -> tuple[int, int] | None:
     """The value's span if token ``j`` starts one of the context's shape."""
     start, end = value_span(tokens, j, ctx.numeric)
-    if start >= end:
+    if start >= end or _counted_or_timed(tokens, j, end):
         return None
     return (start, end) if ctx.value(_squeeze(tokens, j, end)) else None
+
+
+# A number that counts something ("3000 lines", "200 grams") or tells the time ("at
+# 2130") is no code of a weaker word.
+_UNITS = words(
+    "lines line words characters chars digits letters pages grams g kg kilos kilograms "
+    "pounds lbs miles km kilometers kilometres meters metres feet minutes mins hours hrs "
+    "days weeks months years people persons times points dollars euros pounds bucks usd "
+    "eur calories kcal steps items pieces units percent % degrees bytes kb mb gb users "
+    "files rows students employees members followers views likes votes"
+)
+_TIME_WORDS = words("at since until till around before after from")
+
+
+def _counted_or_timed(tokens: Tokens, j: int, end: int) -> bool:
+    k = tokens.after(end)
+    if k < len(tokens) and not tokens[k - 1].ends_sentence and tokens[k].core.casefold() in _UNITS:
+        return True
+    return j > 0 and tokens[j - 1].core.casefold() in _TIME_WORDS
 
 
 def _squeeze(tokens: Tokens, j: int, end: int) -> str:
@@ -277,7 +364,13 @@ def spelled_run(tokens: Tokens, j: int) -> int:
     """The index past a run of spelled digits starting at token ``j`` ("four seven two
     one"), or ``j`` when fewer than three digits are spelled there."""
     k, count = j, 0
-    while k < min(len(tokens), j + 16) and (n := digit_words(tokens[k].core)):
+    stop = min(len(tokens), j + 16)
+    while k < stop:
+        n = digit_words(tokens[k].core)
+        if not n and tokens[k].core.casefold() in MULTIPLIERS and not tokens[k].ends_sentence:
+            n = 1 if k + 1 < stop and digit_words(tokens[k + 1].core) else 0
+        if not n:
+            break
         count += n
         k += 1
         if tokens[k - 1].ends_sentence:
@@ -299,17 +392,75 @@ def _stated(tokens: Tokens, j: int, ctx: _Context, value: str) -> bool:
     return closes or tokens[j + 1].core.casefold() in _CLAUSE_CLOSERS
 
 
-def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int = 0) -> int | None:
+_INTERJECTIONS = words("oh ok okay um uh well yeah yes so ah hmm sure right")
+_ASIDE_TOKENS = 10
+_DASHES = ("—", "–", "--", "-")
+_CLOSERS = {"(": ")", "[": "]"}
+
+
+def _aside(text: str, tokens: Tokens, i: int, tail: str) -> int | None:
+    """The index of the first token past an aside opening at token ``i`` (a comma, a dash
+    or a parenthesis after the secret word) and closed by the same mark within a few
+    words; None when there is none."""
+    opening = tokens.text[tokens[i].start]
+    if opening in _CLOSERS:
+        close = _CLOSERS[opening]
+    elif tail.strip() == "," or tokens[i].core in _DASHES:
+        close = "," if tail.strip() == "," else tokens[i].core
+    else:
+        return None
+    first = i + 1 if tokens[i].core in _DASHES else i
+    for k in range(first, min(len(tokens), i + _ASIDE_TOKENS)):
+        raw = tokens.text[tokens[k].start : tokens[k].end]
+        if close in (")", "]") and close in raw:
+            return k + 1
+        if close == "," and raw.endswith(","):
+            return k + 1
+        if close in _DASHES and tokens[k].core == close and k > first:
+            return k + 1
+        if tokens[k].ends_sentence:
+            return None
+    return None
+
+
+def _forward(
+    text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int = 0, _depth: int = 0
+) -> int | None:
     """The index of the value said after the context word ending at ``at`` (whose own
     first token is ``own``)."""
     tail = text[at : tokens[i].start] if i < len(tokens) else text[at:]
+    # "the PIN, if I remember right, is X", "the PIN — I think — is X", "password (don't
+    # tell anyone): X": an aside between the word and the rest of its clause.
+    if ctx.strong and i < len(tokens) and _depth < 1:
+        past = _aside(text, tokens, i, tail)
+        if past is not None:
+            nxt = tokens[past].start if past < len(tokens) else len(text)
+            start = tokens[past - 1].end if past > 0 else at
+            found = _forward(text, tokens, past, min(start, nxt), ctx, own, _depth=1)
+            if found is not None:
+                return found
+            # A value inside the aside itself is one only when it looks chosen
+            # ("password (Herring!4)"), not "password (as usual) was forgotten".
+            inside = _forward(text, tokens, i, at, ctx, own, _depth=1)
+            return inside if inside is not None and _direct(tokens[inside].core) else None
     seen_connector = bool(re.search(r"[:=#]|^['’]s\b|^\s*[-—–]", tail))
+    # "password... X": an ellipsis is a pause, no end.
+    tail = tail.replace("...", " ").replace("…", " ")
     # "passport no. is X": the stop of an abbreviation the context ends with is no end.
     ends = "?" in tail or "!" in tail or ("." in tail and (i == 0 or tokens[i - 1].ends_sentence))
     # "My email password? It's X." - the answer after its own question; "the gym locker
     # pin? 3131" - the answer alone.
     if ends and i < len(tokens) and "?" in tail and ctx.strong and _direct(tokens[i].core):
         return i
+    # "the code? 7741": a number answering a weaker word's own question.
+    if ends and i < len(tokens) and "?" in tail and ctx.kind in _SPELLED_KINDS:
+        core = tokens[i].core
+        if (digit_group(core) and len(digits_of(core)) >= 4) or _spelled_at(tokens, i):
+            return i
+    # "my passcode? Oh it's X": an interjection before the answer.
+    interjected = i + 1 < len(tokens) and tokens[i].core.casefold() in _INTERJECTIONS
+    if ends and interjected and _apostrophe(tokens[i + 1].core) in ("it's", "its", "it"):
+        i += 1
     if ends and (i >= len(tokens) or _apostrophe(tokens[i].core) not in ("it's", "its", "it")):
         return None
     # "PIN nuber: X", "the pin numbr for the card is X": a mistyped part of the word.
@@ -322,7 +473,13 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
     qualified = False  # "password for the netflix account is X"
     # A clause between the word and its value reaches further ("the password I picked
     # for my laptop yesterday is X").
-    limit = min(len(tokens), i + ctx.window + (_CLAUSE_REACH if ctx.strong else 0))
+    # A weaker word reaches as far past a clause of its own ("the code my sister uses for
+    # her garage is X"), for a value after a connector that closes its clause.
+    clause = i < len(tokens) and (
+        _opens_clause(tokens[i].core) or tokens[i].core.casefold() in PREPOSITIONS
+    )
+    base = i + ctx.window
+    limit = min(len(tokens), base + (_CLAUSE_REACH if ctx.strong or clause else 0))
     j = i
     while j < limit:
         t = tokens[j]
@@ -335,6 +492,8 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
             qualified = True  # "the password to the shared account is X"
         elif low in CONNECTORS or low == "":
             seen_connector = True
+        elif not any(c.isalnum() for c in low):
+            pass  # "my PIN 🙈 is X": an emoji or a mark between the word and its verb
         elif seen_connector and low in _FILLERS:
             pass
         elif j == i and ctx.strong and low in _FILLERS and j + 1 < limit:
@@ -354,7 +513,14 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
             if seen_connector:
                 end = value_span(tokens, j, ctx.numeric, quoted=True)[1]
                 value = tokens.text[t.core_start : end]
-                return j if plausible_value(value) and _stated(tokens, j, ctx, value) else None
+                if plausible_value(value) and _stated(tokens, j, ctx, value):
+                    return j
+                # "the PINs: debit 4471, credit 9382": a label, then the value.
+                labelled = ctx.kind == "pin" and value.isalpha() and j + 1 < limit
+                if not (labelled and _direct(tokens[j + 1].core)):
+                    return None
+                j += 1
+                continue
             if j == i and _direct(t.core):
                 return j
             # "ssh root@host with password toor": a plain word closing "with password".
@@ -362,11 +528,15 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
             last = t.ends_sentence or j + 1 == len(tokens)
             if j == i and introduced and last and plausible_value(t.core):
                 return j
-            if j == i and (low in PREPOSITIONS or low in CLAUSE_OPENERS):
+            if j == i and (low in PREPOSITIONS or _opens_clause(low) or low in MODIFIERS):
                 qualified = True
             elif not qualified:
                 return None  # "password manager is 1Password": not the password
-        elif _candidate(tokens, j, ctx) is not None:
+        elif ctx.kind in _SPELLED_KINDS and (seen_connector or j == i) and _spelled_at(tokens, j):
+            return j  # "my code is zero eight one five", "opens on eleven twenty two ..."
+        elif (j < base or (seen_connector and _closes(tokens, j))) and _candidate(
+            tokens, j, ctx
+        ) is not None:
             return j
         if t.ends_sentence:
             # "The PIN for my debit card? 0917.": the answer right after its question.
@@ -376,6 +546,51 @@ def _forward(text: str, tokens: Tokens, i: int, at: int, ctx: _Context, own: int
             seen_connector = True  # "the password for the nas: X"
         j += 1
     return None
+
+
+_SPELLED_KINDS = ("pin", "one_time_code")
+# A question about a credential's time, length or count asks for no credential.
+_ASKS_ABOUT = patterns.compile(
+    r"(?i)\b(?:when|what\s+(?:year|month|day|date|time)|which\s+(?:year|month|day)|"
+    r"how\s+(?:long|often|many|old|much))\b[^.!?]{0,60}$"
+)
+_COMBINATION = patterns.compile(r"(?i)combos?|combinations?")
+_LOCK_BEFORE = patterns.compile(
+    r"(?i)\b(?:lock|safe|locker|padlock|suitcase|briefcase|bike|vault|lockbox)(?:'s)?\s+"
+    r"(?:\w+\s+)?$"
+)
+_ASKED_ALONE = patterns.compile(r"(?i)\b(?:the|my|your)\s+$")
+
+
+def _of_a_lock(text: str, m: _Found) -> bool:
+    """A combination that opens something: "remember my locker combo", "what's the
+    combination?" (asked alone), not "a combination of styles" nor "these possible
+    combinations"."""
+    if _LOCK_BEFORE.search(text, max(0, m.start() - 30), m.start()):
+        return True
+    alone = text[m.end() : m.end() + 2].lstrip()[:1] == "?"
+    return alone and _ASKED_ALONE.search(text, max(0, m.start() - 8), m.start()) is not None
+
+
+def _spelled_at(tokens: Tokens, j: int) -> bool:
+    return spelled_run(tokens, j) > j
+
+
+def _opens_clause(word: str) -> bool:
+    """A subject, a relative or a determiner opening a clause or a noun phrase between a
+    secret word and its value ("the PIN I set", "the password the hotel gave us",
+    "het wachtwoord dat ik", "a senha que eu uso")."""
+    low = _apostrophe(word)
+    return low in CLAUSE_OPENERS or low in DETERMINERS
+
+
+def _closes(tokens: Tokens, j: int) -> bool:
+    """Whether the value at ``j`` closes its clause ("... is 7306", "... is 7306, so"),
+    not a count of something ("... is 3000 lines")."""
+    t = tokens[j]
+    if t.ends_sentence or t.end > t.core_start + len(t.core) or j + 1 == len(tokens):
+        return True
+    return tokens[j + 1].core.casefold() in _CLAUSE_CLOSERS
 
 
 def _backward(tokens: Tokens, i: int, ctx: _Context) -> int | None:
@@ -454,9 +669,18 @@ def _seed_phrases(text: str, tokens: Tokens) -> Iterator[Span]:
                 break
         words = [tokens[n].core.casefold() for n in range(j, k)]
         functional = sum(w in FUNCTION_WORDS for w in words)
-        if len(words) >= 12 or (len(words) >= 6 and functional <= 1):
+        # "the passphrase is correct horse battery staple": a few plain words, alone.
+        closes = tokens[k - 1].ends_sentence or k == len(tokens)
+        phrase = "phrase" in m.group(0).casefold() and closes
+        described = any(w in DIGIT_WORDS or w in _DESCRIBING for w in words)
+        short = phrase and len(words) >= 3 and not functional and not described
+        if len(words) >= 12 or (len(words) >= 6 and functional <= 1) or short:
             last = tokens[k - 1]
             yield tokens[j].core_start, last.core_start + len(last.core), "seed_phrase"
+
+
+# What a phrase is said to be, not the phrase: "the passphrase is three random words".
+_DESCRIBING = words("words word random letters characters long short easy hard secure weak strong")
 
 
 def _seed_word(t: Token) -> bool:
@@ -542,10 +766,11 @@ def contextual(text: str) -> Iterator[Span]:
         bare_code = ctx.kind == "one_time_code" and m.group(0).casefold() in ("code", "codes")
         if bare_code and _CODE_EXCLUDED.search(text, max(0, m.start() - 20), m.start()):
             continue  # a zip code, a dress code, an error code
-        if ctx.needs is not None and not ctx.needs.search(
-            text, max(0, m.start() - _BEHIND_CHARS), m.end() + _AHEAD_CHARS
-        ):
-            continue
+        if ctx.needs is not None:
+            lo, hi = max(0, m.start() - _BEHIND_CHARS), m.end() + _AHEAD_CHARS
+            spelled = ctx.kind in _SPELLED_KINDS and _THREE_SPELLED.search(text, lo, hi)
+            if not ctx.needs.search(text, lo, hi) and not spelled:
+                continue
         after, own = _around(tokens, m)
         found = _forward(text, tokens, after, m.end(), ctx, own)
         if found is None:
@@ -561,6 +786,110 @@ def contextual(text: str) -> Iterator[Span]:
                 yield from _listed(tokens, tokens.after(end), ctx.kind)
     yield from _login_pairs(text, tokens)
     yield from _seed_phrases(text, tokens)
+    yield from _access_purpose(text, tokens)
+    yield from _entry_codes(text, tokens)
+    for m in _OBJECT_CODE.finditer(text):
+        yield m.start("s"), m.end("s"), "pin"
+
+
+# "to switch the alarm off, enter 4093", "to get into the building dial 2214", "to open
+# the lockbox, spin it to 2-7-4": a purpose of access, then a verb of entry and the code.
+_PURPOSE = _ctx(
+    r"to\s+(?:(?:switch|turn|shut|power)\s+(?:(?:the|my|our|it)\s+)?(?:\w+\s+)?(?:off|on)|"
+    r"(?:switch|turn|shut)\s+off|open|unlock|disarm|deactivate|arm|silence|reset|"
+    r"get\s+in(?:to|side)?|get\s+through|enter|access)|"
+    # "I get into the flat by entering 9931", "you open the shed by dialling 3-1-4"
+    r"(?:gets?|getting|got)\s+in(?:to|side)?|opens?|opening|unlocks?|unlocking|disarms?|"
+    r"disarming"
+)
+_ENTRY_VERBS = words(
+    "enter type dial key punch press tap spin turn input use hit push put code entering "
+    "typing dialing dialling keying punching pressing tapping spinning inputting"
+)
+_ENTRY_LEADS = words("in it to the then just simply and , on")
+_PURPOSE_REACH = 12  # tokens from the purpose to its entry verb
+# A thing that opens, then its code closing the clause: "the gate: 5578", "garage
+# opener: 3381", "alarm 7721, gate 9902" (four digits or more when no mark comes
+# between: "gate 104" is an airport's), "the suitcase lock is set to 318".
+_OPENER = (
+    r"(?:front\s+|back\s+|side\s+|garage\s+)?doors?|gates?|garage(?:\s+opener)?|alarm|safe|"
+    r"lockbox|padlock|keypad|shed|lock"
+)
+_OBJECT_CODE = patterns.compile(
+    r"(?i)(?<![\w-])(?:" + _OPENER + r")(?:\s*[:=]\s*|\s+(?=\d{4,8}(?![\d:.]))|"
+    r"\s+(?:is\s+|was\s+)?set\s+to\s+)(?P<s>\d(?:-?\d){2,11})"
+    # closing its clause: not "gate 2019 edition", "the lock: 2019 model"
+    r"(?=\s*$|[,;!?)]|\.(?!\d)|\s+(?:and|or|but|btw|lol)\b|\s+\()"
+)
+# What a code opens: the purpose must name one ("to get into college ... I hit 1500" is
+# no code).
+_ACCESS_OBJECT = patterns.compile(
+    r"(?i)(?<!\w)(?:doors?|gates?|alarms?|locks?|lockbox|padlock|safe|vault|building|garage|"
+    r"house|flat|apartment|shed|lockers?|keypad|intercom|phone|tablet|laptop|system|"
+    r"lockbox|suitcase|briefcase|cabinet|entrance|" + _OBJECTS + r")(?!\w)"
+)
+
+
+def _access_purpose(text: str, tokens: Tokens) -> Iterator[Span]:
+    for m in _PURPOSE.finditer(text):
+        if not _THREE_DIGITS.search(text, m.end(), m.end() + _AHEAD_CHARS) and not (
+            _THREE_SPELLED.search(text, m.end(), m.end() + _AHEAD_CHARS)
+        ):
+            continue
+        after, _ = _around(tokens, m)
+        j = after
+        while j < min(len(tokens), after + _PURPOSE_REACH):
+            named = _ACCESS_OBJECT.search(text, m.start(), tokens[j].start)
+            if tokens[j].core.casefold() in _ENTRY_VERBS and named:
+                k = j + 1
+                while k < min(len(tokens), j + 4) and tokens[k].core.casefold() in _ENTRY_LEADS:
+                    k += 1
+                if k < len(tokens) and (found := _code_at(tokens, k)) is not None:
+                    yield found
+                    break
+            if tokens[j].ends_sentence:
+                break
+            j += 1
+
+
+# "Enter 3321 at the gate", "use 9081 for the garage", "press 1234 then OK on the alarm
+# panel": a verb of entry and a code, a thing that opens in the same sentence.
+_ENTRY = _ctx(r"enter|type|dial|key|punch|press|tap|use|input|entering|typing|dialing|dialling")
+_SENTENCE_END = patterns.compile(r"[.!?\n](?:\s|$)")
+_ENTRY_SPAN = 80  # characters either side of the code where the thing it opens is named
+
+
+def _entry_codes(text: str, tokens: Tokens) -> Iterator[Span]:
+    for m in _ENTRY.finditer(text):
+        if not _THREE_DIGITS.search(text, m.end(), m.end() + 24):
+            continue
+        k = tokens.after(m.end())
+        while k < min(len(tokens), k + 2) and tokens[k].core.casefold() in ("in", "the", "code"):
+            k += 1
+        if k >= len(tokens) or (found := _code_at(tokens, k)) is None:
+            continue
+        if _counted_or_timed(tokens, k, found[1]):
+            continue
+        lo = max(0, m.start() - _ENTRY_SPAN)
+        before = [e.end() for e in _SENTENCE_END.finditer(text, lo, m.start())]
+        lo = before[-1] if before else lo
+        stop = _SENTENCE_END.search(text, found[1], found[1] + _ENTRY_SPAN)
+        hi = stop.start() if stop else min(len(text), found[1] + _ENTRY_SPAN)
+        if _ACCESS_OBJECT.search(text, lo, hi):
+            yield found
+
+
+def _code_at(tokens: Tokens, k: int) -> Span | None:
+    """The code said at token ``k``: three or more digits, or as many spelled."""
+    past = spelled_run(tokens, k)
+    if past > k:
+        last = tokens[past - 1]
+        return tokens[k].core_start, last.core_start + len(last.core), "pin"
+    core = tokens[k].core
+    if digit_group(core) and len(digits_of(core)) >= 3:
+        start, end = value_span(tokens, k, True)
+        return start, end, "pin"
+    return None
 
 
 def credential_mentions(text: str) -> Iterator[str]:
@@ -568,5 +897,9 @@ def credential_mentions(text: str) -> Iterator[str]:
     (a bare "code" or "key" names none: a zip code, the key to success)."""
     for ctx, m in _context_matches(text):
         bare_code = m.group(0).casefold() in ("code", "codes")
-        if ctx.strong or (ctx.kind == "one_time_code" and not bare_code):
+        if _ASKS_ABOUT.search(text, max(0, m.start() - 60), m.start()):
+            continue  # "what year did you change your password?": not the password
+        # A lock's combination is one too ("remember my locker combo").
+        combination = _COMBINATION.fullmatch(m.group(0)) and _of_a_lock(text, m)
+        if ctx.strong or (ctx.kind == "one_time_code" and not bare_code) or combination:
             yield ctx.kind

@@ -14,8 +14,13 @@ from collections.abc import Iterator
 
 from memory_es.formation.hazards.secrets.cache import Span
 from memory_es.formation.hazards.secrets.context import credential_mentions, spelled_run
-from memory_es.formation.hazards.secrets.tokens import Tokens
-from memory_es.formation.hazards.secrets.values import digit_group, digits_of, looks_secret
+from memory_es.formation.hazards.secrets.tokens import Tokens, value_span
+from memory_es.formation.hazards.secrets.values import (
+    digit_group,
+    digits_of,
+    looks_secret,
+    words,
+)
 
 # Only the opening of a later turn is read as an answer: a bare value comes first.
 ANSWER_TOKENS = 20
@@ -49,6 +54,24 @@ def _bare_value(core: str) -> bool:
     return looks_secret(core) and (has_digit or has_symbol)
 
 
+# A number answers only where an answer stands: among the turn's first words ("4821",
+# "I think 0619", "yes, 553201"), or after a mark or a word that gives it ("found it:
+# 3307", "it's 418"); not inside a sentence of its own ("I use Bitwarden 2024 edition",
+# "In 2020 I moved").
+_NUMBER_OPENING = 3
+_GIVES = words("is it's its es é è ist est c'est sind are was use try enter type says")
+_TIMED = words("in at since until till by before after from around during")
+
+
+def _answers(tokens: Tokens, i: int) -> bool:
+    if i and tokens[i - 1].core.casefold() in _TIMED:
+        return False
+    if i < _NUMBER_OPENING:
+        return True
+    prev = tokens[i - 1]
+    return tokens.text[prev.end - 1] in ":,=" or prev.core.casefold() in _GIVES
+
+
 def follow_up_values(text: str, kinds: tuple[str, ...]) -> Iterator[Span]:
     """The bare values at the opening of a turn said while ``kinds`` are screened."""
     if not kinds:
@@ -61,6 +84,13 @@ def follow_up_values(text: str, kinds: tuple[str, ...]) -> Iterator[Span]:
             last = tokens[past - 1]
             yield token.core_start, last.core_start + len(last.core), kinds[0]
             i = past
+            continue
+        if digit_group(token.core):
+            # "8 8 1 2", "19 27 05": the digit groups said together are one value.
+            start, end = value_span(tokens, i, True)
+            if len(digits_of(text[start:end])) >= 3 and _answers(tokens, i):
+                yield start, end, kinds[0]
+            i = tokens.after(end)
             continue
         if _bare_value(token.core):
             yield token.core_start, token.core_start + len(token.core), kinds[0]

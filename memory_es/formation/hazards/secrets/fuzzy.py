@@ -15,10 +15,12 @@ from memory_es.formation.hazards.secrets.values import words
 TYPO_TARGETS: dict[str, str] = {
     "password": "password",
     "passcode": "password",
+    "passwd": "password",
     "passwort": "password",
     "wachtwoord": "password",
     "kennwort": "password",
     "contraseña": "password",
+    "senha": "password",
     "pincode": "pin",
     "pin": "pin",
 }
@@ -57,6 +59,15 @@ def osa_distance(a: str, b: str, bound: int) -> int:
     return previous[-1]
 
 
+def _doubled(word: str, target: str) -> bool:
+    """Whether ``word`` is ``target`` with one of its letters typed twice ("pinn")."""
+    if len(word) != len(target) + 1:
+        return False
+    return any(
+        word[k] == word[k + 1] and word[:k] + word[k + 1 :] == target for k in range(len(target))
+    )
+
+
 def _bound(target: str) -> int:
     """Short words admit a transposition only ("pni"), longer ones one or two edits."""
     return 1 if len(target) <= 7 else 2
@@ -66,8 +77,10 @@ def near(word: str, target: str) -> bool:
     """Whether ``word`` (casefolded) is ``target`` with a typo (not ``target`` itself)."""
     if word == target or word in _REAL_WORDS or word[:1] != target[:1]:
         return False
-    if len(target) <= 3:  # only a transposition of two letters
-        return sorted(word) == sorted(target) and osa_distance(word, target, 1) == 1
+    if len(target) <= 3:  # a transposition of two letters ("pni"), or one doubled ("pinn")
+        return (sorted(word) == sorted(target) and osa_distance(word, target, 1) == 1) or (
+            _doubled(word, target)
+        )
     bound = _bound(target)
     # Each edit changes at most two letters of the set: a cheap test before the distance.
     if abs(len(word) - len(target)) > bound or len(set(word) ^ set(target)) > 2 * bound:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from memory_es.formation.hazards.secrets.values import words
 
 DIGIT_WORDS = words(
-    "zero oh one two three four five six seven eight nine ten eleven twelve twenty "
+    "zero oh nought naught nil one two three four five six seven eight nine ten eleven twelve "
+    "thirteen fourteen fifteen sixteen seventeen eighteen nineteen hundred thousand twenty "
     "thirty forty fifty sixty seventy eighty ninety "
     "zéro un deux trois quatre cinq sept huit neuf dix "
     "cero uno dos tres cuatro cinco seis siete ocho nueve "
@@ -17,6 +18,11 @@ DIGIT_WORDS = words(
     "nul een twee drie vijf zes zeven negen"
 )
 MIN_RUN = 3  # "one of them" is prose; "one two three" a value
+# A word that repeats the spelled digit after it ("double four one two"): one digit more,
+# and only before a digit word.
+MULTIPLIERS = words(
+    "double triple doppio doppia triplo dubbel driedubbel doble duplo doppelt doppel"
+)
 
 
 def digit_words(core: str) -> int:

@@ -19,9 +19,21 @@ class Token(NamedTuple):
 
 
 _TOKEN = patterns.compile(r"\S+")
+_LIST_MARKER = patterns.compile(r"\d{1,2}[.)]")
 _LEAD = "\"'`“”‘’([{<#*"
 _TRAIL = "\"'`“”‘’)]}>.,;:!?*"
 _ABBREVIATIONS = words("no nr num acct tel dr mr mrs ms st e.g i.e etc vs")
+
+
+def _chosen(raw: str) -> bool:
+    """A value with digits and letters: a password whose last mark is its own."""
+    return any(c.isdigit() for c in raw) and any(c.isalpha() for c in raw)
+
+
+def _lower_next(text: str, end: int) -> bool:
+    """Whether the text goes on in lower case after ``end`` (no new sentence)."""
+    nxt = text[end : end + 2].lstrip(" ")
+    return bool(nxt) and nxt[0].islower()
 
 
 class Tokens:
@@ -47,7 +59,17 @@ class Tokens:
             raw = self.text[start:end]
             lead = len(raw) - len(raw.lstrip(_LEAD))
             core = raw[lead:].rstrip(_TRAIL)
+            if raw.endswith("!") and _chosen(core) and not raw.endswith(("!!", "?!", "!?")):
+                core += "!"  # "Walnut77!": the mark is the value's own
             ends = raw[-1] in ".!?" and core.casefold() not in _ABBREVIATIONS
+            if (
+                ends
+                and _LIST_MARKER.fullmatch(raw)
+                and (start == 0 or self.text[start - 1] == "\n")
+            ):
+                ends = False  # "1." opening a line of a list: no end
+            if ends and raw[-1] == "!" and _chosen(raw) and _lower_next(self.text, end):
+                ends = False  # "use Hornet44! to log in": the mark is the value's own
             token = self._built[i] = Token(start, end, core, start + lead, ends)
         return token
 
@@ -62,7 +84,7 @@ class Tokens:
 
 
 CONNECTORS = words(
-    "is was are were = : - — – -> => → ⇒ to as equals reads es est ist é è lautet it's "
+    "is was are were = : - — – -- -> => → ⇒ to as equals reads es est ist é è lautet it's iz "
     "its becomes became remains c'est c’est era était war foi sono sind são zijn"
 )
 # English first, then the same words in French, Spanish, German, Portuguese, Italian and
@@ -80,7 +102,21 @@ PREPOSITIONS = words(
 # "the password my boss gave me was X"): a subject, a relative, a time adverb.
 CLAUSE_OPENERS = words(
     "i you he she we they my his her our their your that which who these those right "
-    "currently usually always still now"
+    "currently usually always still now "
+    # the same subjects and relatives in French, Spanish, German, Portuguese, Italian, Dutch
+    "que qui où je tu il elle on nous vous ils elles yo él ella nosotros ustedes "
+    "ich du er sie wir ihr den welche welcher welches eu ele ela nós você vocês "
+    "che cui io lui lei noi voi loro dat die wat waar ik jij hij zij wij jullie"
+)
+
+
+# Adjectives said after the secret word ("mi contraseña nueva es X", "la password nuova
+# è X") or before its verb ("the password now is X"), in the seven languages.
+MODIFIERS = words(
+    "new old current temporary default actual nueva nuevo vieja viejo actual temporal "
+    "nouveau nouvelle ancien ancienne actuel actuelle provisoire nuova nuovo vecchia "
+    "vecchio attuale temporanea nova novo antiga antigo atual provisória neue neues "
+    "neuer alte altes aktuelle nieuwe oude huidige tijdelijke"
 )
 
 
@@ -104,6 +140,7 @@ def value_span(tokens: Tokens, i: int, numeric: bool, *, quoted: bool = False) -
             and digit_group(tokens[j].core)
             and len(digits_of(tokens[j].core)) <= 6
             and tokens[j].start - tokens[j - 1].end == 1
+            and tokens.text[tokens[j - 1].end] == " "  # a new line starts a new value
         ):
             end = tokens[j].core_start + len(tokens[j].core)
             j += 1

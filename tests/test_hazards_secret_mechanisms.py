@@ -1,0 +1,331 @@
+"""The secret screen's mechanisms, one named test each, on invented examples that are in
+neither fresh round (benchmarks/hazards/fresh_round*.py stay a measurement): the value
+found past a clause, in seven languages, after a verb of access with no secret word,
+spelled, listed, in a config or command shape, in the next turn of the session; and the
+look-alikes each mechanism must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_es.formation.hazards import screen
+from memory_es.formation.hazards.secrets import credentials_named, redact
+
+
+def _redacted(text: str, *secrets: str) -> tuple[str, ...]:
+    said, kinds = redact(text)
+    for secret in secrets:
+        assert secret not in said, said
+    return kinds
+
+
+# -- the value past intervening words -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("the password the locksmith wrote on the invoice was Quartz!Pine6", "Quartz!Pine6"),
+        ("the PIN that my bank mailed me in March is 6390", "6390"),
+        ("la password che mi ha dato il tecnico è Spigola_41", "Spigola_41"),
+        ("het wachtwoord dat de school stuurde is Krokus#88", "Krokus#88"),
+        ("a senha que o porteiro me deu é Mandacaru7", "Mandacaru7"),
+    ],
+)
+def test_a_clause_between_the_secret_word_and_its_value_is_read_past(
+    text: str, secret: str
+) -> None:
+    assert _redacted(text, secret)
+
+
+def test_a_weaker_word_reaches_past_a_clause_only_for_a_value_closing_it() -> None:
+    assert _redacted("the code my uncle set on the shed is 5078", "5078") == ("one_time_code",)
+    assert redact("the code I wrote last month is 1200 lines")[1] == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("mi contraseña actual es Berenjena_9", "Berenjena_9"),
+        ("la mia password attuale è Ciambella#3", "Ciambella#3"),
+        ("mein Passwort ist jetzt Hagebutte!4", "Hagebutte!4"),
+    ],
+)
+def test_an_adjective_or_a_filler_after_the_secret_word_is_read_past(
+    text: str, secret: str
+) -> None:
+    assert _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("the PIN, unless they changed it, is 2046", "2046"),
+        ("my password — don't laugh — is Wombat!Hug3", "Wombat!Hug3"),
+        ("the safe code (the new one, not the old one) is 5531", "5531"),
+        ("passcode (keep it to yourself): 661093", "661093"),
+    ],
+)
+def test_an_aside_between_the_secret_word_and_its_clause_is_read_past(
+    text: str, secret: str
+) -> None:
+    assert _redacted(text, secret)
+
+
+def test_prose_inside_an_aside_is_no_value() -> None:
+    text = "the password (as always) was forgotten by Friday"
+    assert redact(text) == (text, ())
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("password... Pelican_Dive3", "Pelican_Dive3"),
+        ("the pin -- 7290", "7290"),
+        ("my wifi password? ok it's Sandpiper44", "Sandpiper44"),
+        ("my pinnumber is 3158", "3158"),
+        ("le mot-de-passe est Cigogne_12", "Cigogne_12"),
+        ("a sehna do email é Tucano_Bico3", "Tucano_Bico3"),
+    ],
+)
+def test_pauses_marks_and_spellings_of_the_secret_word_are_read(text: str, secret: str) -> None:
+    assert _redacted(text, secret)
+
+
+def test_an_emoji_between_the_word_and_its_verb_is_read_past() -> None:
+    assert _redacted("my pin 🤫 is 7023", "7023") == ("pin",)
+
+
+# -- secret words in other languages and with typos ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("o código da garagem é 4127", "4127"),
+        ("de code van het slot is 8306", "8306"),
+        ("il codice del lucchetto è 9051", "9051"),
+        ("der Torcode ist 2739", "2739"),
+        ("el código de acceso es 6218", "6218"),
+        ("ma clé wifi est Cerisier-44", "Cerisier-44"),
+        ("la chiave del wifi è Basilico_2023", "Basilico_2023"),
+        ("mijn wifi-sleutel is Dijkgraaf9", "Dijkgraaf9"),
+    ],
+)
+def test_the_code_of_a_door_gate_or_safe_and_a_wifi_key_are_read_in_six_languages(
+    text: str, secret: str
+) -> None:
+    assert _redacted(text, secret)
+
+
+@pytest.mark.parametrize("typo", ["pinn", "ppin"])
+def test_a_pin_with_a_doubled_letter_is_still_a_pin(typo: str) -> None:
+    assert _redacted(f"my {typo} is 3860", "3860") == ("pin",)
+
+
+def test_a_typo_of_passwd_names_the_password() -> None:
+    assert _redacted("the paswd of the nas is Gannet!77", "Gannet!77")
+
+
+# -- every value of a list -----------------------------------------------------------------
+
+
+def test_a_labelled_list_of_pins_loses_every_value() -> None:
+    kinds = _redacted("the PINs: visa 8123, mastercard 4470, savings 3391", "8123", "4470", "3391")
+    assert len(kinds) == 3
+
+
+def test_recovery_codes_named_in_another_language_lose_every_value() -> None:
+    assert _redacted("Wiederherstellungscodes: 5512-7730, 9081-2264", "5512-7730", "9081-2264")
+
+
+def test_values_said_before_a_plural_combination_word_are_all_redacted() -> None:
+    assert _redacted("the bikes use 417, 902 and 336 as combos", "417", "902", "336")
+
+
+def test_a_numbered_list_of_codes_loses_every_value_and_keeps_its_numbers() -> None:
+    said, kinds = redact("my backup codes:\n1. 6620-1187\n2. 9034-5512")
+    assert kinds == ("one_time_code",) * 2
+    assert said == "my backup codes:\n1. [redacted:one_time_code]\n2. [redacted:one_time_code]"
+
+
+def test_codes_of_letters_and_digits_in_groups_are_all_redacted() -> None:
+    assert _redacted("recovery codes: Q4T8-2WX9, Z7R1-6MN3", "Q4T8-2WX9", "Z7R1-6MN3")
+
+
+# -- spelled digits ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("my code is three nine nine one", "three nine nine one"),
+        ("the gate code is double seven two four", "double seven two four"),
+        ("my pin is nought six one one", "nought six one one"),
+        ("the alarm code is sixteen fifty eight", "sixteen fifty eight"),
+        ("o código do cadeado é sete um quatro dois", "sete um quatro dois"),
+        ("de code van de poort is vijf twee negen nul", "vijf twee negen nul"),
+    ],
+)
+def test_spelled_digits_after_a_code_word_are_one_value(text: str, secret: str) -> None:
+    said, kinds = redact(text)
+    assert kinds and secret.split()[1] not in said
+
+
+def test_a_spelled_code_after_a_verb_of_access_is_one_value() -> None:
+    said, kinds = redact("the safe opens on twenty one nine fourteen")
+    assert kinds == ("pin",) and "nine" not in said
+
+
+# -- keyword-less codes after a verb of access --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("to silence the alarm, type 3317", "3317"),
+        ("to get into the shed dial 5260 on the padlock", "5260"),
+        ("we get into the flat by keying 7714 at the entrance", "7714"),
+        ("the alarm switches off with 6095", "6095"),
+        ("the lockbox is 2846", "2846"),
+    ],
+)
+def test_a_code_after_a_purpose_of_access_is_redacted_with_no_secret_word(
+    text: str, secret: str
+) -> None:
+    assert _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "to get into college I studied and scored 1450",
+        "to open the jar, twist the lid 180 degrees",
+        "the garage door opened by itself at 2130",
+        "to enter the contest, type your name and 500 words",
+    ],
+)
+def test_a_number_after_a_purpose_with_nothing_to_open_is_kept(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Dial 6604 at the side gate", "6604"),
+        ("use 1187 for the shed", "1187"),
+        ("press 9043 then OK on the alarm panel", "9043"),
+    ],
+)
+def test_a_verb_of_entry_and_a_code_beside_a_thing_that_opens_are_redacted(
+    text: str, secret: str
+) -> None:
+    assert _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("the back door: 7719", "7719"),
+        ("alarm 3315, shed 8862", "3315"),
+        ("the bike lock is set to 604", "604"),
+    ],
+)
+def test_a_thing_that_opens_said_with_its_code_loses_the_code(text: str, secret: str) -> None:
+    assert _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we boarded at gate 116 after a long wait",
+        "the gate 2018 edition was better",
+        "my alarm 0645 woke the whole house",
+        "enter 1990 as your birth year in the form",
+        "I used 2500 euros for the garage roof",
+    ],
+)
+def test_a_number_beside_a_thing_that_opens_but_not_its_code_is_kept(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+# -- command-line and config shapes --------------------------------------------------------
+
+
+def test_a_secret_parameter_joined_by_an_ampersand_is_redacted() -> None:
+    assert _redacted("the odbc string is uid=report&pwd=Salmon42Run;", "Salmon42Run")
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("sqlcmd -S reports -U etl -P Gazelle!31", "Gazelle!31"),
+        ("ssh-keygen -t ed25519 -N Bobcat_Key4 -f id", "Bobcat_Key4"),
+        ('sudo -S <<< "Mandrill88" systemctl stop app', "Mandrill88"),
+        ("echo 'Okapi_Stripe2' | passwd --stdin deploy", "Okapi_Stripe2"),
+        ("net user backup Vicuna!70 /add", "Vicuna!70"),
+        ("htpasswd -b /etc/nginx/.htpasswd ops Tamarin55", "Tamarin55"),
+        ('$env:API_TOKEN = "Kinkajou2025"', "Kinkajou2025"),
+        ("gcloud config set auth.client_secret Pangolin_Scale8", "Pangolin_Scale8"),
+    ],
+)
+def test_a_positional_secret_of_a_command_or_a_shell_is_redacted(text: str, secret: str) -> None:
+    assert _redacted(text, secret)
+
+
+def test_a_code_identifier_naming_a_secret_keeps_a_plain_word_after_it() -> None:
+    text = "the session_id field is printed in the log"
+    assert redact(text) == (text, ())
+
+
+def test_a_password_keeps_its_own_closing_mark() -> None:
+    said, _ = redact("type Marlin88! to log in")
+    assert "Marlin88" not in said and "!" not in said
+
+
+def test_a_short_passphrase_of_plain_words_is_redacted() -> None:
+    assert _redacted("the passphrase is velvet tractor orbit", "velvet tractor orbit")
+    assert redact("the passphrase is three random words")[1] == ()
+
+
+# -- the next turn of the session ----------------------------------------------------------
+
+
+def test_a_lock_combination_named_opens_screening_for_the_next_turn() -> None:
+    opens = credentials_named("can you remember the combination to my suitcase")
+    assert opens == ("pin",)
+    said, kinds = redact("21 07 44", context=opens)
+    assert kinds and "44" not in said
+
+
+def test_a_combination_of_things_opens_no_screening() -> None:
+    assert credentials_named("it was a combination of bad luck and rain") == ()
+
+
+def test_a_question_about_a_credentials_time_opens_no_screening() -> None:
+    assert credentials_named("When did you last change your password?") == ()
+
+
+def test_a_number_inside_a_sentence_of_the_next_turn_is_no_answer() -> None:
+    opens = credentials_named("what's the PIN of the card?")
+    assert redact("I think 5571", context=opens)[1]
+    for text in ("In 2021 we moved to Porto.", "I use KeePass 2023 edition at home"):
+        assert redact(text, context=opens) == (text, ())
+
+
+# -- look-alikes ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the combination of pasta and 300 grams of cheese is heavy",
+        "my booking code is KL1841",
+        "the password my school requires is at least 10 characters",
+        "I changed the PIN on my card in 2022",
+        "la nueva contraseña es más segura",
+        "the alarm turns off with a snooze button",
+    ],
+)
+def test_prose_with_a_secret_word_and_a_number_keeps_its_text(text: str) -> None:
+    assert screen(text).text == text

@@ -77,7 +77,7 @@ def export_log(
     writes them; a forgotten text is its placeholder). ``originators``: only the events
     of these aggregates (one principal's, for ``shards move``), in log order."""
     recorder = memory.app.recorder
-    opened = _opener(memory) if decrypted else None
+    opened = plaintext_opener(memory) if decrypted else None
     with event_store_errors():
         head = recorder.max_notification_id() or 0
         if until is not None:
@@ -125,7 +125,7 @@ def export_log(
     return LogTransfer(events=written, first_position=first, last_position=last)
 
 
-def _opener(memory: Memory) -> Callable[[Any], bytes]:
+def plaintext_opener(memory: Memory) -> Callable[[Any], bytes]:
     """The stored state of a notification with its sealed text opened (memory_es/sealing.py)."""
     mapper = memory.app.mapper
     unseal = getattr(mapper, "unseal", None)

@@ -48,9 +48,14 @@ def event_strings(value: object) -> Iterator[str]:
 
 
 def stored_text_since(memory: memory_es.Memory, head: int) -> str:
-    """The text of every event stored after log position ``head``."""
+    """The text of every event stored after log position ``head``, its sealed text opened
+    (the plaintext the log would hold: encryption is not redaction, so a secret the
+    screen missed counts as persisted though the store keeps it as ciphertext)."""
+    from memory_es.logio import plaintext_opener
+
+    opened = plaintext_opener(memory)
     stored = memory.app.recorder.select_notifications(start=head + 1, limit=10_000)
-    return "\n".join(s for n in stored for s in event_strings(orjson.loads(n.state)))
+    return "\n".join(s for n in stored for s in event_strings(orjson.loads(opened(n))))
 
 
 def carries(text: str, value: str) -> bool:

@@ -149,6 +149,17 @@ def test_a_numbered_list_of_codes_loses_every_value_and_keeps_its_numbers() -> N
     assert said == "my backup codes:\n1. [redacted:one_time_code]\n2. [redacted:one_time_code]"
 
 
+def test_a_list_ends_where_another_secret_word_names_its_own_value() -> None:
+    said, kinds = redact("My password is abc123xyz, and my PIN is 4821.")
+    assert said == "My password is [redacted:password], and my PIN is [redacted:pin]."
+    assert kinds == ("password", "pin")
+
+
+def test_what_a_pin_is_for_does_not_end_its_list() -> None:
+    kinds = _redacted("the PINs are 4410 for the debit card and 7782 for the credit card", "7782")
+    assert kinds == ("pin", "pin")
+
+
 def test_codes_of_letters_and_digits_in_groups_are_all_redacted() -> None:
     assert _redacted("recovery codes: Q4T8-2WX9, Z7R1-6MN3", "Q4T8-2WX9", "Z7R1-6MN3")
 

@@ -82,7 +82,9 @@ _CODE_NEEDS = patterns.compile(
     r"\d[-. ]?\d[-. ]?\d|(?<![\w-])(?=[A-Za-z]*\d)[A-Za-z0-9]{3,6}-(?=[A-Za-z]*\d)[A-Za-z0-9]{3,6}"
 )
 # Three digits spelled in a row ("zero eight one five", "double four one two").
-_SPELLED_WORD = "|".join(sorted(DIGIT_WORDS | MULTIPLIERS, key=len, reverse=True))
+# Longest first (a word before its prefix), then alphabetical: the same pattern in every
+# process (a set iterates in hash order), so the compiled-pattern cache finds it.
+_SPELLED_WORD = "|".join(sorted(DIGIT_WORDS | MULTIPLIERS, key=lambda w: (-len(w), w)))
 _THREE_SPELLED = patterns.compile(
     rf"(?i)(?<!\w)(?:{_SPELLED_WORD})(?:[\s,-]{{1,3}}(?:{_SPELLED_WORD})){{2}}(?!\w)"
 )
@@ -704,15 +706,20 @@ _LIST_ITEMS = 12  # values read after the first one
 _LIST_GAP = 5  # words between two values ("4410 for the debit card and 7782")
 
 
-def _listed(tokens: Tokens, j: int, kind: str) -> Iterator[Span]:
+def _listed(tokens: Tokens, j: int, kind: str, secret_words: frozenset[int]) -> Iterator[Span]:
     """Every further value of a list after the first ("recovery codes: 1111-2222,
     3333-4444, 5555-6666", "the PINs are 4410 for the debit card and 7782 for the
     credit card"): a value of the same kind's shape within a few words of the last, in
-    the same sentence, until a clause with its own subject begins ("and I ...")."""
+    the same sentence, until a clause with its own subject begins ("and I ...") or
+    another secret word naming its own value does ("... and my PIN is 4821": the PIN's
+    value, not the list's; ``secret_words`` holds where each strong secret word
+    starts; "the debit card" names what a PIN is for)."""
     gap = items = 0
     while j < len(tokens) and items < _LIST_ITEMS and gap <= _LIST_GAP:
         t = tokens[j]
         if t.core.casefold() in _NEW_SUBJECT or tokens[j - 1].ends_sentence:
+            return
+        if t.core_start in secret_words:
             return
         if _direct(t.core):
             yield t.core_start, t.core_start + len(t.core), kind
@@ -762,7 +769,9 @@ def _context_matches(text: str) -> Iterator[tuple[_Context, _Found]]:
 
 def contextual(text: str) -> Iterator[Span]:
     tokens = Tokens(text)
-    for ctx, m in _context_matches(text):
+    matches = list(_context_matches(text))
+    secret_words = frozenset(m.start() for ctx, m in matches if ctx.strong)
+    for ctx, m in matches:
         bare_code = ctx.kind == "one_time_code" and m.group(0).casefold() in ("code", "codes")
         if bare_code and _CODE_EXCLUDED.search(text, max(0, m.start() - 20), m.start()):
             continue  # a zip code, a dress code, an error code
@@ -783,7 +792,7 @@ def contextual(text: str) -> Iterator[Span]:
                 end = last.core_start + len(last.core)
             if start < end:
                 yield start, end, ctx.kind
-                yield from _listed(tokens, tokens.after(end), ctx.kind)
+                yield from _listed(tokens, tokens.after(end), ctx.kind, secret_words)
     yield from _login_pairs(text, tokens)
     yield from _seed_phrases(text, tokens)
     yield from _access_purpose(text, tokens)

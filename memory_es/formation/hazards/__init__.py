@@ -20,6 +20,7 @@ from memory_es.formation.hazards.injection import (
     is_injection,
     is_instruction,
     matches_a_pattern,
+    obfuscated,
     speaks_to_the_assistant,
     untranslated,
 )
@@ -107,12 +108,15 @@ def candidate_hazard(statement: str) -> str | None:
 
     A belief is information about the user: never a key-like token (the redaction may
     have missed it, and a belief renders everywhere), never an instruction to the
-    assistant, and never a sentence in a language the English extractor cannot read
-    (what it would keep is a misreading, or an order it could not see). Formation
-    calls this on every statement it builds from sentence text.
+    assistant, never text typed to slip past a reader (look-alike letters of mixed
+    scripts, styled letters), and never a sentence in a language the English extractor
+    cannot read (what it would keep is a misreading, or an order it could not see).
+    Formation calls this on every statement it builds from sentence text.
     """
     if "[redacted:" in statement or has_high_entropy_token(statement):
         return "secret"
+    if obfuscated(statement):
+        return "obfuscated"
     if is_instruction(statement):
         return "instruction"
     if untranslated(statement):

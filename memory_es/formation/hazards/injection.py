@@ -83,6 +83,17 @@ _CONFUSABLES = str.maketrans(
         "ѵ": "v",
         "ց": "g",
         "օ": "o",
+        # faux Cyrillic: letters read for the Latin they resemble in shape, not sound
+        # ("иєω": "new", "я": a mirrored R)
+        "и": "n",
+        "п": "n",
+        "я": "r",
+        "є": "e",
+        "ь": "b",
+        "ш": "w",
+        "∂": "d",
+        "¢": "c",
+        "ɛ": "e",
     }
 )
 _LEET = str.maketrans(
@@ -144,6 +155,51 @@ def _decoded_base64(text: str) -> list[str]:
     return out
 
 
+# A run of character codes: decimal ASCII ("73 32 104 97 118 101") or four hex digits
+# each ("0049 0020 0068"), spaces or commas between.
+_CODES = _patterns.compile(
+    r"(?<![\w.])(?:\d{2,3}|[0-9a-f]{4})(?:[ ,]{1,2}(?:\d{2,3}|[0-9a-f]{4})){5,400}(?![\w.])"
+)
+_CODES_SPLIT = _patterns.compile(r"[ ,]+")
+
+
+def _interleaved(text: str) -> str | None:
+    """A text typed one character at a time with a separator between ("\\i\\g\\n\\o",
+    "i|g|n|o"): the characters without it, or None. The separator is the first
+    character or the second, and stands at every other place."""
+    text = text.strip()
+    if len(text) < 9:
+        return None
+    for sep, start in ((text[0], 1), (text[1], 0)):
+        if sep.isalnum() or sep == " ":
+            continue
+        marks = text[1 - start :: 2]
+        if marks.count(sep) >= 0.9 * len(marks):
+            return text[start::2]
+    return None
+
+
+def _decoded_codes(text: str) -> list[str]:
+    """Each run of character codes read as the text it spells, when every code is a
+    printable ASCII character (decimal 32-126, or four hex digits each) and what they
+    spell is words: mostly letters, with a space (a list of scores spells punctuation)."""
+    out: list[str] = []
+    for m in _CODES.finditer(text):
+        codes = _CODES_SPLIT.split(m.group(0).strip(" ,"))
+        hexadecimal = all(len(c) == 4 for c in codes)
+        try:
+            values = [int(c, 16 if hexadecimal else 10) for c in codes]
+        except ValueError:
+            continue
+        if not all(32 <= v < 127 for v in values):
+            continue
+        spelled = "".join(map(chr, values))
+        letters = sum(c.isalpha() or c == " " for c in spelled)
+        if " " in spelled.strip() and letters >= 0.85 * len(spelled):
+            out.append(spelled)
+    return out
+
+
 _ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")
 
 
@@ -180,6 +236,9 @@ def normalized(text: str) -> str:
 def views(text: str) -> tuple[str, list[str]]:
     """(the original script view, the Latin views) of ``text`` for matching."""
     base = normalized(text).casefold()
+    joined = _interleaved(base)
+    if joined is not None:
+        base = base + "\n" + joined
     if "%" in base:
         base = base + "\n" + unquote(base)
     flat = _BLANKS.sub(" ", _MARKUP.sub(" ", base))
@@ -191,6 +250,7 @@ def views(text: str) -> tuple[str, list[str]]:
         spaced = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), sentence)
         undone.extend(v for v in (leet, spaced) if v != sentence)
     decoded = [_strip_accents(d.casefold()) for d in _decoded_base64(normalized(text))]
+    decoded.extend(d.casefold() for d in _decoded_codes(flat))
     decoded.extend(_probes(latin))
     if _INVISIBLE.search(text):  # "ignore\u200bprevious": the space it stood for
         spaced_out = _INVISIBLE.sub(" ", unicodedata.normalize("NFKC", _unescape(text)))
@@ -670,6 +730,36 @@ def _as_said(view: str) -> str:
 
 
 _USER = _patterns.compile(r"\buser(?:'s)?\b")
+
+
+_LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "COPTIC"})
+
+
+def obfuscated(statement: str) -> bool:
+    """Whether a statement is typed to slip past a reader: a word mixing the letters of
+    scripts that look alike ("staу", a Cyrillic у in Latin; "expιain"), or letters from
+    the styled forms Unicode keeps for mathematics, full width, enclosure or small
+    capitals ("𝗲𝘃𝗮𝗹", "ｉｇｎｏｒｅ", "ⓘ", "ɪɢɴᴏʀᴇ"). No one writes a fact about themselves
+    that way; the screen reads such a turn through its normalized views, but what the
+    turn would form is its words as typed."""
+    if statement.isascii():
+        return False
+    for word in _WORDS.findall(statement):
+        if word.isascii():
+            continue
+        scripts: set[str] = set()
+        for ch in word:
+            if not ch.isalpha():
+                continue
+            name = unicodedata.name(ch, "")
+            if unicodedata.normalize("NFKC", ch) != ch or "SMALL CAPITAL" in name:
+                return True
+            script = name.split(" ", 1)[0]
+            if script in _LOOKALIKE_SCRIPTS:
+                scripts.add(script)
+        if len(scripts) > 1:
+            return True
+    return False
 
 
 def untranslated(statement: str) -> bool:

@@ -193,8 +193,14 @@ class LinearScreen:
         best, gated = self.scores(view)
         if gated >= self.thresholds.candidate:
             return True
-        # A phrase of a few words is mostly the bias: only a sentence is judged anywhere.
-        return len(_WORD.findall(view)) >= _SENTENCE_WORDS and best >= self.thresholds.candidate_any
+        # A phrase of a few words is mostly the bias: only a sentence is judged anywhere;
+        # the speaker's own declarative ("I ignore spam calls") only past ``confident``,
+        # as a turn's is.
+        if len(_WORD.findall(view)) < _SENTENCE_WORDS:
+            return False
+        thresholds = self.thresholds
+        bar = thresholds.confident if speaks_of_oneself(view) else thresholds.candidate_any
+        return best >= bar
 
     def dump(self) -> bytes:
         names = list(self.weights)

@@ -340,3 +340,139 @@ def test_a_number_inside_a_sentence_of_the_next_turn_is_no_answer() -> None:
 )
 def test_prose_with_a_secret_word_and_a_number_keeps_its_text(text: str) -> None:
     assert screen(text).text == text
+
+
+# -- the classes of the fresh rounds' last misses (invented examples of each) -------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("het hek gaat open met 2958", "2958"),
+        ("le portail s'ouvre avec 7305", "7305"),
+        ("el garaje se abre con 6142", "6142"),
+        ("la porta del garage si apre con 4817", "4817"),
+        ("o cadeado abre com 903", "903"),
+        ("die Haustür öffnet sich mit 3862", "3862"),
+        ("the lockbox unlocks with 5521 after dark", "5521"),
+    ],
+)
+def test_a_door_that_opens_with_a_code_in_seven_languages(text: str, secret: str) -> None:
+    assert _redacted(text, secret) == ("pin",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the exhibition opens with 240 paintings from the collection",
+        "la mostra si apre con 120 fotografie",
+        "The season opened with 1983 footage of the final",
+    ],
+)
+def test_a_thing_that_opens_with_a_count_is_no_code(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "services:\n  db:\n    environment:\n      MYSQL_ROOT_PASSWORD: Pelican_204",
+            "Pelican_204",
+        ),
+        ("settings.toml: secret_key: Qx81rTb0pL3mNw", "Qx81rTb0pL3mNw"),
+        ('hostapd.conf: wpa_passphrase="Fennel-Dune-52"', "Fennel-Dune-52"),
+    ],
+)
+def test_a_config_pair_whose_name_names_a_secret_under_a_label_or_a_block(
+    text: str, secret: str
+) -> None:
+    assert _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('sshpass -p "Badger31Hill" ssh pi@garden', "Badger31Hill"),
+        ("net use Y: \\\\fileserver\\photos Tundra58 /user:family", "Tundra58"),
+        ("net use \\\\fileserver\\photos /user:family Tundra58", "Tundra58"),
+    ],
+)
+def test_a_positional_password_of_a_command_quoted_or_not(text: str, secret: str) -> None:
+    assert _redacted(text, secret) == ("command_line",)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("mot de pase : Groseille#8", "Groseille#8"),
+        ("la parola chiave del modem è Ortica_55", "Ortica_55"),
+        ("a palavra-passe da conta é Caju-Verde-6", "Caju-Verde-6"),
+        ("mitt lösenord är Hjortron77", "Hjortron77"),
+    ],
+)
+def test_password_words_of_more_languages_and_a_typo_of_a_phrase(text: str, secret: str) -> None:
+    assert _redacted(text, secret) == ("password",)
+
+
+def test_a_pause_after_the_verb_then_the_value() -> None:
+    assert _redacted("the router password is... Marigold42", "Marigold42") == ("password",)
+    assert _redacted("PIN is… 7720", "7720")
+    assert redact("my password is... well, I forgot it")[1] == ()
+
+
+def test_an_elided_article_or_a_contracted_subject_before_the_value() -> None:
+    assert _redacted("le code de l'alarme d'entrée est 4C19", "4C19")
+    assert _redacted("the PIN we'll use for the shared card is 6604", "6604")
+
+
+def test_an_aside_closed_by_a_colon_before_the_value() -> None:
+    assert _redacted("the pin, written small so I don't forget: seven one three eight", "seven one")
+    assert _redacted("my password, in case you need it: Lupin!72", "Lupin!72")
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ("keep these recovery codes: 4471 0923, 6608 1175, 3390 2214", ("0923", "1175", "2214")),
+        ("backup codes (print them): 12-40-77, 58-03-91, 66-29-14", ("12-40-77", "66-29-14")),
+        ("codes de récupération : 731904, 228461, 590037", ("731904", "590037")),
+        ("the codes for the bike locks are 412, 877 and 305", ("412", "877", "305")),
+    ],
+)
+def test_every_value_of_a_list_of_grouped_codes(text: str, secrets: tuple[str, ...]) -> None:
+    assert _redacted(text, *secrets)
+
+
+def test_labelled_network_and_opener_values_in_a_slash_separated_line() -> None:
+    said, _ = redact("wifi: Heron#Lake8 / alarm: 3177 / side gate: 9042")
+    assert "Heron#Lake8" not in said and "3177" not in said and "9042" not in said
+    assert redact("wifi: 5GHz is faster than the old one") == (
+        "wifi: 5GHz is faster than the old one",
+        (),
+    )
+
+
+@pytest.mark.parametrize(
+    ("asked", "answer", "secret"),
+    [
+        ("what's the code?", "3316", "3316"),
+        ("what's the login for the printer?", "admin / Kestrel29", "Kestrel29"),
+        ("can you send me your credentials?", "root / Marten!4", "Marten!4"),
+    ],
+)
+def test_a_bare_code_or_a_login_asked_for_opens_the_next_turn(
+    asked: str, answer: str, secret: str
+) -> None:
+    opens = credentials_named(asked)
+    assert opens
+    said, _ = redact(answer, context=opens)
+    assert secret not in said
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["what's the code of conduct?", "what's the login page?", "can you send me the code?"],
+)
+def test_a_code_or_a_login_not_asked_for_itself_opens_nothing(text: str) -> None:
+    assert credentials_named(text) == ()

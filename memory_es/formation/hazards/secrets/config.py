@@ -42,7 +42,8 @@ _SECRET_FLAGS: dict[str, tuple[str, ...]] = {
 _TOOL = patterns.compile(r"(?i)(?<![\w-])(?:[\w.-]{1,40}(?=\s)|-u(?=\s))")
 _POSITIONAL = patterns.compile(
     r"(?<![\w-])(?P<flag>-p|-P|-a|-k|-N|-pass)(?:\s{1,3}(?:pass:)?|(?<=-p)|(?<=-pass)\s?pass:)"
-    r"(?P<s>[^\s\"'-][^\s\"']{0,499})"
+    # quoted or not: "sshpass -p 'X' scp ...", "mysql -u root -pX"
+    r"(?P<q>[\"']?)(?P<s>[^\s\"'-][^\s\"']{0,499})(?P=q)"
 )
 
 
@@ -67,6 +68,11 @@ _OTHER_POSITIONAL = (
     ),
     patterns.compile(
         r"(?i)(?<![\w-])net\s{1,3}user\s{1,3}[^\s/]{1,100}\s{1,3}(?P<s>[^\s/*\"'][^\s\"']{0,499})"
+    ),
+    # net use Z: \\host\share X /user:NAME (the password before or after the user)
+    patterns.compile(
+        r"(?i)(?<![\w-])net\s{1,3}use\s{1,3}(?:[a-z]:\s{1,3}|\*\s{1,3})?\\\\[^\s\\]{1,253}"
+        r"\\[^\s]{1,200}\s{1,3}(?:/user:[^\s]{1,100}\s{1,3})?(?P<s>[^\s/*\"'][^\s\"']{0,499})"
     ),
     patterns.compile(
         r"(?<![\w-])htpasswd\s{1,3}-\w{0,4}b\w{0,4}\s{1,3}\S{1,200}\s{1,3}[^\s-]\S{0,100}\s{1,3}"
@@ -139,8 +145,10 @@ def _names_secret(name: str) -> bool:
     return any(p.casefold() in _WEAK_PARTS for p in parts if p)
 
 
+# The separator and its value on the name's own line: "environment:" closing a line
+# opens a block ("environment:\n  POSTGRES_PASSWORD: X"), it takes no value of its own.
 _NAME_VALUE = patterns.compile(
-    r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]{0,100})[\"']?\s{0,5}(?P<sep>=>|=|:)\s{0,5}"
+    r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]{0,100})[\"']?[^\S\n]{0,5}(?P<sep>=>|=|:)[^\S\n]{0,5}"
     r"(?P<s>\"[^\"\n]{1,500}\"|'[^'\n]{1,500}'|[^\s,;\"']{1,1000})"
 )
 # A parameter joined to the one before it ("user=etl&password=X", "?user=a;pwd=X"): the
@@ -159,8 +167,24 @@ _USER_PASS_FLAG = patterns.compile(
 )
 
 
+def _name_value_matches(text: str) -> Iterator[re.Match[str]]:
+    """Every ``name=value`` of the text; a value that holds a pair of its own ("yaml:
+    api_key: X", "wpa_supplicant.conf: psk=X") is read again from its start, so the
+    outer label does not hide the inner pair."""
+    pos = 0
+    while (m := _NAME_VALUE.search(text, pos)) is not None:
+        yield m
+        # a value that is a name and its separator only, the inner value after a quote or
+        # a space: read again from the inner name (a bounded re-read, once per pair)
+        nested = _INNER_PAIR.fullmatch(m.group("s")) is not None
+        pos = m.start("s") if nested else m.end()
+
+
+_INNER_PAIR = patterns.compile(r"[A-Za-z_][\w.-]{0,100}(?:=|:)")
+
+
 def name_values(text: str) -> Iterator[Span]:
-    for m in _NAME_VALUE.finditer(text):
+    for m in _name_value_matches(text):
         name, sep, value = m.group("name"), m.group("sep"), m.group("s")
         bare = value.strip("\"'")
         if not bare or bare.startswith("[redacted") or bare.startswith("//"):

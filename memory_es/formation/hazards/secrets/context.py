@@ -53,6 +53,9 @@ class _Context:
     # What the neighbourhood must hold for a value to be there at all: a cheap scan
     # that spares the token-by-token reading around most context words.
     needs: re.Pattern[str] | None = None
+    # No secret word: the value closes its clause, or the thing it opens is named before
+    # ("the gate opens with 7741"; not "the exhibition opens with 300 paintings").
+    opens_a_thing: bool = False
 
 
 _CTX_HEAD, _CTX_TAIL = r"(?i)(?<![\w-])(?=\w)(?:", r")(?![\w-])"
@@ -113,6 +116,12 @@ _PW_WORDS = (
     r"secret\s+(?:word|phrase|answer)|safe\s?word|code\s?word|security\s+answer|"
     r"answer\s+to\s+(?:my|the)\s+security\s+question|"
     r"contrase[nñ]a|clave|mot[\s-]+de[\s-]+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
+    # "la parola chiave", "a palavra-passe", and the other languages' own words;
+    # "mot de pase", "mot de pass": the French words typed with a typo (fuzzy.py reads
+    # one word, these are three)
+    r"parola[\s-]+chiave|palavra[\s-]+passe|mot[\s-]+de[\s-]+(?:pase|pass|paase|passse|pqsse)|"
+    r"contrasenya|lösenord|losenord|adgangskode|passord|salasana|has[łl]o|heslo|jelsz[óo]|"
+    r"şifre|parol[ăa]|wagwoord|"
     r"wachtwoord|(?:wlan|wifi|wi-fi|e-?mail)-(?:passwort|wachtwoord|password|schl[üu]ssel|"
     r"kennwort)|"
     # the key of a wifi network: "ma clé wifi", "la chiave del wifi", "de wifi-sleutel"
@@ -140,8 +149,8 @@ _CONTEXTS: tuple[_Context, ...] = (
         _ctx(
             r"(?:door|gate|alarm|lock|lockbox|locker|safe|garage|entry|access|keypad|building|"
             r"house|front\s+door|unlock|padlock|combination)\s+(?:code|combo|combination)|"
-            r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[a-z]{2,12}\s+)?(?:door|gate|alarm|lock|lockbox|"
-            r"locker|safe|garage|keypad|building|house|front\s+door)|cvv2?|cvc|security\s+code|"
+            r"codes?\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[a-z]{2,12}\s+)?(?:door|gate|alarm|lock|lockbox|"
+            r"locker|safe|garage|keypad|building|house|front\s+door)s?|cvv2?|cvc|security\s+code|"
             r"code\s+to\s+(?:get\s+in(?:to)?|open|unlock|enter)(?:\s+(?:the|my|our)\s+\w+)?|"
             r"pins?(?:\s+(?:code|number))?|pin-?code|pin-?numbers?|code\s+pin|codice\s+pin|"
             # "the combination to the bike lock", "the combination for the safe"
@@ -183,6 +192,16 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"(?:turns?|turned|switch(?:es|ed)?|shuts?)\s+off)\s+"
             r"(?:(?:it|them|the\s+\w+|my\s+\w+)\s+)?(?:with|on|using|by)|"
             r"(?:punch|key|type|tap)(?:ed|es|ing|s)?\s+in|"
+            # the same in French, Spanish, Italian, Portuguese, Dutch and German: "la porte
+            # s'ouvre avec 9164", "se abre con", "si apre con", "abre com", "gaat open met",
+            # "öffnet man mit"
+            r"(?:s['’]|se\s+|on\s+)?(?:ouvre|ouvrent|ouvert|d[ée]verrouille|d[ée]sactive|"
+            r"d[ée]sarme)\s+(?:avec|par)|"
+            r"(?:se\s+|si\s+)?(?:abre|abren|abrem|apre|aprono|desbloquea|desbloqueia|"
+            r"sblocca|desactiva|desativa|disattiva|desarma|disarma)\s+(?:con|com)|"
+            r"(?:gaat|gaan|ging)\s+open\s+met|(?:opent|ontgrendelt|ontgrendel)\s+(?:je\s+|men\s+)?met|"
+            r"(?:öffnet|öffnen|oeffnet|entsperrt|entriegelt|deaktiviert)(?:\s+(?:man|sich|es|sie))?"
+            r"\s+mit|"
             r"(?:digits|numbers)\s+on\s+the\s+back(?:\s+of\s+(?:my|the|your)\s+card)?"
         ),
         min_digits(3, max_len=12),
@@ -190,6 +209,7 @@ _CONTEXTS: tuple[_Context, ...] = (
         strong=False,
         window=4,
         needs=_THREE_DIGITS,
+        opens_a_thing=True,
     ),
     _Context(
         "routing_number",
@@ -416,7 +436,8 @@ def _aside(text: str, tokens: Tokens, i: int, tail: str) -> int | None:
         raw = tokens.text[tokens[k].start : tokens[k].end]
         if close in (")", "]") and close in raw:
             return k + 1
-        if close == "," and raw.endswith(","):
+        if close == "," and raw.endswith((",", ":")):
+            # "my pin, spelled out so I remember: X": an aside the colon closes
             return k + 1
         if close in _DASHES and tokens[k].core == close and k > first:
             return k + 1
@@ -438,6 +459,8 @@ def _forward(
         if past is not None:
             nxt = tokens[past].start if past < len(tokens) else len(text)
             start = tokens[past - 1].end if past > 0 else at
+            if past > 0 and text[start - 1] == ":":
+                start -= 1  # the colon closing the aside gives the value
             found = _forward(text, tokens, past, min(start, nxt), ctx, own, _depth=1)
             if found is not None:
                 return found
@@ -536,10 +559,17 @@ def _forward(
                 return None  # "password manager is 1Password": not the password
         elif ctx.kind in _SPELLED_KINDS and (seen_connector or j == i) and _spelled_at(tokens, j):
             return j  # "my code is zero eight one five", "opens on eleven twenty two ..."
-        elif (j < base or (seen_connector and _closes(tokens, j))) and _candidate(
-            tokens, j, ctx
-        ) is not None:
+        elif (
+            (j < base or (seen_connector and _closes(tokens, j)))
+            and _candidate(tokens, j, ctx) is not None
+            and (not ctx.opens_a_thing or _closes(tokens, j) or _names_a_thing(tokens, own, at))
+        ):
             return j
+        if t.ends_sentence and seen_connector and _paused(tokens, j) and j + 1 < len(tokens):
+            # "the password is... Lighthouse77": a pause after the verb, then the value
+            if _direct(tokens[j + 1].core) or spelled_run(tokens, j + 1) > j + 1:
+                return j + 1
+            return None
         if t.ends_sentence:
             # "The PIN for my debit card? 0917.": the answer right after its question.
             asked = tokens.text[t.end - 1] == "?" and j + 1 < len(tokens)
@@ -548,6 +578,36 @@ def _forward(
             seen_connector = True  # "the password for the nas: X"
         j += 1
     return None
+
+
+_THING_REACH = 60  # characters before a verb of access where the thing it opens is named
+
+
+# An exhibition, an album or a season opens with something too; what is disarmed or
+# unlocked is always a thing that opens with a code.
+_OPEN_VERB = patterns.compile(
+    r"(?i)(?:s['’]|se\s+|si\s+|on\s+)?(?:open|ouvr|abr|apr|öffn|oeffn|gaa?t|gaan|ging)"
+)
+
+
+def _names_a_thing(tokens: Tokens, own: int, at: int) -> bool:
+    """Whether the sentence names the thing a verb of access (token ``own``, its match
+    ending at ``at``) opens, shortly before it: "the side gate opens with 7741 at
+    night"; a verb that only ever opens a thing names it itself ("disarm with X")."""
+    if own >= len(tokens):
+        return False
+    if not _OPEN_VERB.match(tokens.text, tokens[own].start, at):
+        return True
+    at = tokens[own].start
+    lo = max(0, at - _THING_REACH)
+    before = [e.end() for e in _SENTENCE_END.finditer(tokens.text, lo, at)]
+    return _ACCESS_OBJECT.search(tokens.text, before[-1] if before else lo, at) is not None
+
+
+def _paused(tokens: Tokens, j: int) -> bool:
+    """Whether token ``j`` ends in an ellipsis: a pause, not the end of a sentence."""
+    raw = tokens.text[tokens[j].start : tokens[j].end]
+    return raw.endswith(("...", "…"))
 
 
 _SPELLED_KINDS = ("pin", "one_time_code")
@@ -574,6 +634,30 @@ def _of_a_lock(text: str, m: _Found) -> bool:
     return alone and _ASKED_ALONE.search(text, max(0, m.start() - 8), m.start()) is not None
 
 
+_LOGIN_WORD = patterns.compile(r"(?i)login|log-?in|credentials?|creds")
+# A request for the thing itself: "what's the code", "send me your login", "tell me the
+# credentials" (not "the code of conduct", "the login page"); a bare code only asked
+# what it is ("can you share the code?" in a chat about programs asks for a program).
+_WHAT_IS = r"what(?:'s|’s|\s+is|\s+was|s)"
+_ASKS_FOR = patterns.compile(
+    r"(?i)(?<!\w)(?:" + _WHAT_IS + r"|what\s+are|what\s+were|send|give|tell|share|remind|"
+    r"text|dm)\s+(?:me\s+|us\s+)?(?:of\s+)?(?:the|your|ur|our)\s+$"
+)
+_ASKS_WHAT = patterns.compile(r"(?i)(?<!\w)" + _WHAT_IS + r"\s+(?:the|your|ur|our)\s+$")
+_ASKED_AFTER = patterns.compile(
+    r"(?i)\s*(?:\?|(?:for|to)\s+(?:the\s+|my\s+|our\s+)?[\w-]{2,20}\s*\?)"
+)
+
+
+def _asked_for(text: str, m: _Found, bare_code: bool) -> bool:
+    """Whether the word is asked for as such, the question closing right after it or
+    after what it is for ("what's the login for the router?")."""
+    asks = _ASKS_WHAT if bare_code else _ASKS_FOR
+    if asks.search(text, max(0, m.start() - 24), m.start()) is None:
+        return False
+    return _ASKED_AFTER.match(text, m.end()) is not None
+
+
 def _spelled_at(tokens: Tokens, j: int) -> bool:
     return spelled_run(tokens, j) > j
 
@@ -583,7 +667,21 @@ def _opens_clause(word: str) -> bool:
     secret word and its value ("the PIN I set", "the password the hotel gave us",
     "het wachtwoord dat ik", "a senha que eu uso")."""
     low = _apostrophe(word)
-    return low in CLAUSE_OPENERS or low in DETERMINERS
+    # "you'll", "we've", "I'd": the subject of a clause, contracted with its verb
+    head, mark, tail = low.partition("'")
+    if mark and tail in _CONTRACTIONS:
+        low = head
+    return low in CLAUSE_OPENERS or low in DETERMINERS or _elided_of(low)
+
+
+_CONTRACTIONS = frozenset(("ll", "ve", "d", "re", "m", "s"))
+# An elided preposition or article before a noun: "la porte d'entrée", "il codice
+# dell'allarme", "l'alarme".
+_ELIDED = ("d'", "l'", "dell'", "dall'", "all'", "nell'", "sull'", "qu'")
+
+
+def _elided_of(low: str) -> bool:
+    return low.startswith(_ELIDED) and len(low) > 3
 
 
 def _closes(tokens: Tokens, j: int) -> bool:
@@ -799,6 +897,10 @@ def contextual(text: str) -> Iterator[Span]:
     yield from _entry_codes(text, tokens)
     for m in _OBJECT_CODE.finditer(text):
         yield m.start("s"), m.end("s"), "pin"
+    for m in _NETWORK_LABEL.finditer(text):
+        value = m.group("s").rstrip(".,;!?)")
+        if "://" not in value and looks_secret(value) and any(not c.isalpha() for c in value):
+            yield m.start("s"), m.start("s") + len(value), "password"
 
 
 # "to switch the alarm off, enter 4093", "to get into the building dial 2214", "to open
@@ -828,7 +930,15 @@ _OBJECT_CODE = patterns.compile(
     r"(?i)(?<![\w-])(?:" + _OPENER + r")(?:\s*[:=]\s*|\s+(?=\d{4,8}(?![\d:.]))|"
     r"\s+(?:is\s+|was\s+)?set\s+to\s+)(?P<s>\d(?:-?\d){2,11})"
     # closing its clause: not "gate 2019 edition", "the lock: 2019 model"
-    r"(?=\s*$|[,;!?)]|\.(?!\d)|\s+(?:and|or|but|btw|lol)\b|\s+\()"
+    r"(?=\s*$|[,;!?)]|\.(?!\d)|\s+(?:and|or|but|btw|lol)\b|\s+\(|\s+[/|·•](?!\S))"
+)
+# A network named as a label, its password after the mark: "wifi: Bluebell#Wood3",
+# "WLAN = Otter-Bay-17 / alarm: 6049" (a value that looks chosen: not "wifi: down").
+_NETWORK_LABEL = patterns.compile(
+    r"(?i)(?<![\w-])(?:wi-?fi|wlan|hotspot|router|ssid\s+pw)\s{0,3}[:=]\s{0,3}"
+    r"(?P<s>[^\s\"'`/:][^\s\"'`]{3,100})"
+    # closing its clause: not "wifi: 5GHz band is faster"
+    r"(?=\s*$|[,;!?)]|\.(?!\S)|\s+(?:and|or|but)\b|\s+[/|·•](?!\S))"
 )
 # What a code opens: the purpose must name one ("to get into college ... I hit 1500" is
 # no code).
@@ -911,4 +1021,7 @@ def credential_mentions(text: str) -> Iterator[str]:
         # A lock's combination is one too ("remember my locker combo").
         combination = _COMBINATION.fullmatch(m.group(0)) and _of_a_lock(text, m)
         if ctx.strong or (ctx.kind == "one_time_code" and not bare_code) or combination:
+            yield ctx.kind
+        elif (bare_code or _LOGIN_WORD.fullmatch(m.group(0))) and _asked_for(text, m, bare_code):
+            # "what's the code?", "what's the login for the router?": asked for itself
             yield ctx.kind

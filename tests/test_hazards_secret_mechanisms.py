@@ -476,3 +476,117 @@ def test_a_bare_code_or_a_login_asked_for_opens_the_next_turn(
 )
 def test_a_code_or_a_login_not_asked_for_itself_opens_nothing(text: str) -> None:
     assert credentials_named(text) == ()
+
+
+# -- real conversation's look-alikes (invented examples of each class) --------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "There are some key differences: **Catalog size**: BrightHub has more vendors.",
+        "Key Benefits of Lumora's TikTok Campaigns",
+        "the key is to keep a 16GB card spare",
+        "Key card access, 24-hour reception and a safe",
+        "for key in walk_tree(root_dir): print(key)",
+        "I got a KeyError on the field_name column",
+    ],
+)
+def test_key_as_a_word_of_prose_or_code_takes_no_name_or_identifier(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_a_weaker_word_still_takes_a_value_that_looks_chosen() -> None:
+    assert _redacted("log in as admin with Qw9!rtz", "Qw9!rtz") == ("password",)
+    assert _redacted("the key is 4f8a9c2e1b", "4f8a9c2e1b")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "user/license limits and pricing",
+        "switch between normal/wide angle",
+        "the login covers user/group settings",
+    ],
+)
+def test_two_words_joined_by_a_slash_are_no_login_pair(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_a_login_pair_with_a_chosen_password_is_still_read() -> None:
+    assert _redacted("login: bob/Maple!71", "Maple!71")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll plant the seed now and hope the small seed is the one that grows, like the rest",
+        "my garden seed list: tomato, basil, carrot, bean, pea, kale, leek, chard, onion, "
+        "squash, radish, melon",
+        "ornate luminous baroque crimson filigree cathedral shimmering velvet translucent "
+        "marble gothic spires",
+        "points made points allowed rebounds per game assists per game steals per game "
+        "blocks per game",
+    ],
+)
+def test_prose_lists_and_headers_are_no_seed_phrase(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_a_seed_phrase_is_still_read_with_or_without_its_word() -> None:
+    phrase = "apple arrow badge bamboo basket beach bitter blanket border bottle brave bread"
+    assert _redacted(f"my seed phrase is {phrase}", "bamboo basket") == ("seed_phrase",)
+    assert _redacted(phrase, "bamboo basket") == ("seed_phrase",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "id = Column(Integer, primary_key=True, index=True)",
+        "class SignIn(BaseModel):\n    email: str\n    password: str",
+        "const tokenizer = new Tokenizer();",
+        "=== Key === World = Vellan",
+        "Auth-Type := Accept",
+        'Third, here is a secret: "judges skim the summary first," said the coach',
+    ],
+)
+def test_code_literals_types_calls_and_sayings_are_no_config_value(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the order ids were 3f2a9b7c-1d4e-4f5a-8b6c-0a1b2c3d4e5f and a1b2c3d4e5f60718293a4b5c",
+        "summarize https://example.org/read/x81/?levelId=qz8rk2mfe19lp04t7b1wd5xy",
+        "MAC Address D4:35:1D:15:34:C6",
+        "ISBN 978-0-306-40615-7 on page 4",
+        "Percentile 5 10 15 20 25 30 40 50 60 70",
+    ],
+)
+def test_identifiers_addresses_and_rows_of_numbers_are_no_secret(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_a_key_named_as_one_or_a_card_in_groups_is_still_read() -> None:
+    assert _redacted("api key: a1b2c3d4e5f60718293a4b5c", "a1b2c3d4e5f60718293a4b5c")
+    assert _redacted("card 4111 1111 1111 1111", "4111 1111") == ("card_number",)
+
+
+def test_a_long_explanation_mentioning_passwords_opens_no_screening() -> None:
+    explanation = (
+        "To set up the router, open its page and sign in. You'll be asked for a username "
+        "and password; the defaults are printed on the label. Then choose a strong "
+        "password, update the firmware, and restart it. "
+        + "After that, the settings page shows the bands and the connected devices. "
+        * 4
+    )
+    assert credentials_named(explanation) == ()
+    assert credentials_named("Connect the sensor to the PWM pins on the board.") == ()
+    assert credentials_named("Sure. So, what's the wifi password?") == ("password",)
+
+
+@pytest.mark.parametrize("answer", ["I have the 64GB model", "it's an RT-AX58U", "L298N board"])
+def test_a_quantity_a_model_or_a_name_is_no_bare_answer(answer: str) -> None:
+    assert redact(answer, context=("password",)) == (answer, ())
+    assert redact(answer, context=("pin",)) == (answer, ())

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 
 from memory_es.formation.hazards.secrets.cache import Span, patterns
+from memory_es.formation.hazards.secrets.shapes import in_url
 from memory_es.formation.hazards.secrets.values import (
     looks_secret,
     plausible_value,
@@ -95,7 +96,8 @@ _BARE_DSN = patterns.compile(
 )
 # .pgpass: host:port:database:user:password, a port or * second.
 _PGPASS = patterns.compile(
-    r"(?<![\w.:*-])[\w.*-]{1,253}:(?:\d{1,5}|\*):[\w.*-]{1,100}:[\w.*-]{1,100}:"
+    # not a MAC address ("D4:35:1D:15:34:C6")
+    r"(?<![\w.:*-])(?![0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){4})[\w.*-]{1,253}:(?:\d{1,5}|\*):[\w.*-]{1,100}:[\w.*-]{1,100}:"
     r"(?P<s>[^\s:]{1,200})"
 )
 # <password>X</password>, <add key="DbPassword" value="X"/>, user%password (smbclient -U).
@@ -132,7 +134,7 @@ def _positional(text: str) -> Iterator[Span]:
 # Parts of a name that say it holds a secret; ``pass`` and ``key`` only as a whole part
 # (``compass``, ``monkey``), the longer words anywhere (``PGPASSWORD``).
 _STRONG_PART = patterns.compile(
-    r"(?i)passw(?:or)?d|passphrase|passcode|secret|token|apikey|api_key|credential|"
+    r"(?i)passw(?:or)?d|passphrase|passcode|secret|token(?!i[sz])|apikey|api_key|credential|"
     r"private_?key|access_?key|signing_?key|cookie|session_?id|webhook|dsn"
 )
 _WEAK_PARTS = words("pass pw pwd psk pin otp key auth creds cred sid sig signature conn connstr")
@@ -183,13 +185,30 @@ def _name_value_matches(text: str) -> Iterator[re.Match[str]]:
 _INNER_PAIR = patterns.compile(r"[A-Za-z_][\w.-]{0,100}(?:=|:)")
 
 
+_PASSPHRASE = patterns.compile(r"(?i)pass(?:phrase|word)")
+# What a name is given in code that is no secret: a literal, a type, a call or an index
+# ("primary_key=True", "password: str", "token = new Tokenizer()", "key == value").
+_CODE_LITERALS = words(
+    "true false none null nil undefined new str int string bool boolean number float any "
+    "object self this"
+)
+
+
+def _code_value(bare: str, value: str) -> bool:
+    if not any(c.isalnum() for c in bare):
+        return True  # "Key ==", "Auth-Type :="
+    if value[:1] in "\"'":
+        return False
+    return bare.casefold() in _CODE_LITERALS or "(" in bare or "[" in bare
+
+
 def name_values(text: str) -> Iterator[Span]:
     for m in _name_value_matches(text):
         name, sep, value = m.group("name"), m.group("sep"), m.group("s")
         bare = value.strip("\"'")
         if not bare or bare.startswith("[redacted") or bare.startswith("//"):
             continue
-        if _names_secret(name):
+        if _names_secret(name) and not _code_value(bare, value):
             # In prose a colon follows ordinary words ("Key: the meeting moved"): a
             # plain word after one is a value only when the name is a password word.
             prose = sep == ":" and name.isalpha() and not name.isupper()
@@ -197,8 +216,11 @@ def name_values(text: str) -> Iterator[Span]:
                 looks_secret(bare) or (_STRONG_PART.search(name) and plausible_value(bare))
             ):
                 continue
+            # "here is a secret: "staff hate long forms"": a quoted saying, not a value
+            if prose and len(bare.split()) > 2 and not _PASSPHRASE.search(name):
+                continue
             yield m.start("s"), m.end("s"), "credential"
-        elif sep == "=" and random_looking(bare.rstrip("="), 20):
+        elif sep == "=" and random_looking(bare.rstrip("="), 20) and not in_url(text, m.start()):
             yield m.start("s"), m.end("s"), "token"
     for m in _JOINED_PARAM.finditer(text):
         if _names_secret(m.group("name")) and not m.group("s").startswith("[redacted"):

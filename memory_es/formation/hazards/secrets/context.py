@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from memory_es.formation.hazards.secrets.cache import Span, patterns
 from memory_es.formation.hazards.secrets.fuzzy import PIN_SUFFIXES, WORD, near, typo_kind
-from memory_es.formation.hazards.secrets.shapes import FUNCTION_WORDS
+from memory_es.formation.hazards.secrets.shapes import FUNCTION_WORDS, distinct_words
 from memory_es.formation.hazards.secrets.spelled import (
     DIGIT_WORDS,
     MIN_RUN,
@@ -31,10 +31,12 @@ from memory_es.formation.hazards.secrets.tokens import (
 from memory_es.formation.hazards.secrets.values import (
     NEAR_CONTEXT_MIN,
     Predicate,
+    chosen_value,
     digit_group,
     digits_of,
     looks_secret,
     min_digits,
+    name_or_code,
     plausible_value,
     random_looking,
     words,
@@ -274,7 +276,7 @@ _CONTEXTS: tuple[_Context, ...] = (
     _Context(
         "password",
         _ctx(r"key|pass|login|log\s?in|logged\s+in|sign\s?in|signed\s+in|credentials?|creds"),
-        looks_secret,
+        chosen_value,  # "key differences: AspireIQ", "key for (k, v) in items(": neither
         numeric=False,
         strong=False,
         needs=patterns.compile(r"[0-9!@#$%^&*?]"),
@@ -306,7 +308,11 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"credentials?|creds|cookie|api"
         ),
         # name=value is the credential rule's (it keeps the name readable)
-        lambda core: "=" not in core.rstrip("=") and random_looking(core, NEAR_CONTEXT_MIN),
+        lambda core: (
+            "=" not in core.rstrip("=")
+            and random_looking(core, NEAR_CONTEXT_MIN)
+            and not name_or_code(core, models=False)  # "TokenObtainPairView", "List[Item"
+        ),
         numeric=False,
         strong=False,
         window=8,
@@ -744,7 +750,9 @@ def _login_pairs(text: str, tokens: Tokens) -> Iterator[Span]:
                 break
             if "/" in core and "://" not in core:
                 user, _, secret = core.partition("/")
-                if user and secret and plausible_value(secret):
+                # "user/Kestrel29", not "user/license" nor "normal/wide": a word joined
+                # to another by a slash is a pair of words
+                if user and secret and chosen_value(secret):
                     at = tokens[j].core_start + len(user) + 1
                     yield at, at + len(secret), "password"
                     break
@@ -765,22 +773,32 @@ def _seed_phrases(text: str, tokens: Tokens) -> Iterator[Span]:
         k = j
         while k < len(tokens) and k < j + 30 and _seed_word(tokens[k]):
             k += 1
-            if tokens[k - 1].ends_sentence:
-                break
+            if tokens[k - 1].ends_sentence or _marked(tokens, k - 1):
+                break  # a seed phrase has no mark inside: "..., and so on, ..." is prose
         words = [tokens[n].core.casefold() for n in range(j, k)]
         functional = sum(w in FUNCTION_WORDS for w in words)
+        if not distinct_words(words):
+            continue
         # "the passphrase is correct horse battery staple": a few plain words, alone.
         closes = tokens[k - 1].ends_sentence or k == len(tokens)
         phrase = "phrase" in m.group(0).casefold() and closes
         described = any(w in DIGIT_WORDS or w in _DESCRIBING for w in words)
         short = phrase and len(words) >= 3 and not functional and not described
-        if len(words) >= 12 or (len(words) >= 6 and functional <= 1) or short:
+        # A wallet's list holds a few short common words ("about", "all", "again"), as
+        # many as chance gives; prose a function word in every few.
+        if (len(words) >= 12 and functional <= 2) or (len(words) >= 6 and functional <= 1) or short:
             last = tokens[k - 1]
             yield tokens[j].core_start, last.core_start + len(last.core), "seed_phrase"
 
 
 # What a phrase is said to be, not the phrase: "the passphrase is three random words".
 _DESCRIBING = words("words word random letters characters long short easy hard secure weak strong")
+
+
+def _marked(tokens: Tokens, k: int) -> bool:
+    """Whether token ``k`` carries a mark after its word ("mountain,", "so;")."""
+    t = tokens[k]
+    return t.end > t.core_start + len(t.core)
 
 
 def _seed_word(t: Token) -> bool:
@@ -1011,10 +1029,52 @@ def _code_at(tokens: Tokens, k: int) -> Span | None:
     return None
 
 
+# Only the close of a turn asks for what the next turn answers ("..., so what's the door
+# code?"); a long explanation that mentions passwords on the way asks for none.
+OPENER_WORDS = 40
+# A particular credential, not passwords as a topic ("a strong password", "bent pins",
+# "passwords and settings"): a definite or possessive determiner or a question word
+# shortly before it ("the PIN", "my bank password", "what PIN", "la contraseña").
+_PARTICULAR = (DETERMINERS - {"a", "an"}) | words(
+    "what what's whats which which's your ur here's heres cuál cual quel quelle qual wat "
+    "wie welche welcher welches welk welke quale this dein deine tu ton ta tua teu sua su "
+    "votre vostra"
+)
+_PARTICULAR_REACH = 3  # words between the determiner and the credential word
+
+
+def _opening_start(text: str) -> int:
+    """Where the close of the turn begins: its last ``OPENER_WORDS`` words."""
+    ends = [m.start() for m in _WORD_START.finditer(text)]
+    return ends[-OPENER_WORDS] if len(ends) > OPENER_WORDS else 0
+
+
+_WORD_START = patterns.compile(r"(?<!\S)\S")
+
+
+def _particular(tokens: Tokens, m: _Found) -> bool:
+    """Whether the credential word names one credential: a determiner or a question word
+    shortly before it, and the word itself no plural of a PIN or a password."""
+    own = tokens.containing(m.start())
+    for k in range(max(0, own - _PARTICULAR_REACH), own):
+        if _apostrophe(tokens[k].core) in _PARTICULAR:
+            return True
+    return own < len(tokens) and tokens[own].core_start < m.start()  # "WLAN-Passwort"
+
+
 def credential_mentions(text: str) -> Iterator[str]:
-    """The kind of every password, PIN or one-time code the text names, value or not
-    (a bare "code" or "key" names none: a zip code, the key to success)."""
+    """The kind of every password, PIN or one-time code the close of the text names for
+    one credential, value or not (a bare "code" or "key" names none: a zip code, the
+    key to success)."""
+    tokens = Tokens(text)
+    close = _opening_start(text)
     for ctx, m in _context_matches(text):
+        if m.start() < close:
+            continue
+        word = m.group(0).casefold()
+        plural = ctx.kind in ("pin", "password") and word.endswith("s") and word[-2:] != "ss"
+        if plural or not _particular(tokens, m):
+            continue
         bare_code = m.group(0).casefold() in ("code", "codes")
         if _ASKS_ABOUT.search(text, max(0, m.start() - 60), m.start()):
             continue  # "what year did you change your password?": not the password

@@ -590,3 +590,20 @@ def test_a_long_explanation_mentioning_passwords_opens_no_screening() -> None:
 def test_a_quantity_a_model_or_a_name_is_no_bare_answer(answer: str) -> None:
     assert redact(answer, context=("password",)) == (answer, ())
     assert redact(answer, context=("pin",)) == (answer, ())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "headers: {'Api-Token': process.env.WEATHER_API_TOKEN}",
+        "$filters[] = ['key' => '\\_weight', 'value' => 3];",
+        "token: session token you get from the login call",
+    ],
+)
+def test_a_name_given_a_code_reference_or_a_sentence_takes_no_value(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_a_name_given_its_value_is_still_read() -> None:
+    assert _redacted("secret: sunshine", "sunshine")
+    assert _redacted('DB_PASSWORD="Kx(4)vq!"', "Kx(4)vq!")

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from memory_es.formation.hazards.secrets.cache import Span, patterns
 from memory_es.formation.hazards.secrets.shapes import in_url
 from memory_es.formation.hazards.secrets.values import (
+    code_reference,
     looks_secret,
     plausible_value,
     random_looking,
@@ -185,6 +186,7 @@ def _name_value_matches(text: str) -> Iterator[re.Match[str]]:
 _INNER_PAIR = patterns.compile(r"[A-Za-z_][\w.-]{0,100}(?:=|:)")
 
 
+_GOES_ON = patterns.compile(r"[^\S\n]{1,3}[A-Za-z]")
 _PASSPHRASE = patterns.compile(r"(?i)pass(?:phrase|word)")
 # What a name is given in code that is no secret: a literal, a type, a call or an index
 # ("primary_key=True", "password: str", "token = new Tokenizer()", "key == value").
@@ -198,8 +200,8 @@ def _code_value(bare: str, value: str) -> bool:
     if not any(c.isalnum() for c in bare):
         return True  # "Key ==", "Auth-Type :="
     if value[:1] in "\"'":
-        return False
-    return bare.casefold() in _CODE_LITERALS or "(" in bare or "[" in bare
+        return "\\" in bare  # "'\\_price'": a name markdown escaped, in code
+    return bare.casefold() in _CODE_LITERALS or code_reference(bare)
 
 
 def name_values(text: str) -> Iterator[Span]:
@@ -215,6 +217,11 @@ def name_values(text: str) -> Iterator[Span]:
             if prose and not (
                 looks_secret(bare) or (_STRONG_PART.search(name) and plausible_value(bare))
             ):
+                continue
+            # "token: user token to access the api": a plain word going on into a
+            # sentence is prose; a value closes its line ("secret: sunshine")
+            plain = bare.isalpha() and bare.islower() and value[:1] not in "\"'"
+            if prose and plain and _GOES_ON.match(text, m.end()):
                 continue
             # "here is a secret: "staff hate long forms"": a quoted saying, not a value
             if prose and len(bare.split()) > 2 and not _PASSPHRASE.search(name):

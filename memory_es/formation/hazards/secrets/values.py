@@ -132,6 +132,18 @@ def name_or_code(value: str, *, models: bool = True) -> bool:
     return models and _MODEL.fullmatch(core) is not None
 
 
+_REFERENCE = patterns.compile(
+    r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*\.[A-Za-z_]+|_{1,2}[A-Za-z]\w*|\$\w.*"
+)
+
+
+def code_reference(value: str) -> bool:
+    """Whether a value given a name is code that refers to its value elsewhere: a call,
+    an index, a dotted path ("process.env.API_KEY"), a private name or a variable."""
+    core = value.rstrip(":;,.")
+    return any(mark in core for mark in _CODE_MARKS) or _REFERENCE.fullmatch(core) is not None
+
+
 def chosen_value(value: str) -> bool:
     """A value that looks chosen (:func:`looks_secret`) and is no code or name."""
     return looks_secret(value) and not name_or_code(value)

@@ -598,6 +598,7 @@ def test_a_quantity_a_model_or_a_name_is_no_bare_answer(answer: str) -> None:
         "headers: {'Api-Token': process.env.WEATHER_API_TOKEN}",
         "$filters[] = ['key' => '\\_weight', 'value' => 3];",
         "token: session token you get from the login call",
+        "orders_handler = OrderStreamHandler(OrderStreamData)",
     ],
 )
 def test_a_name_given_a_code_reference_or_a_sentence_takes_no_value(text: str) -> None:

@@ -227,7 +227,12 @@ def name_values(text: str) -> Iterator[Span]:
             if prose and len(bare.split()) > 2 and not _PASSPHRASE.search(name):
                 continue
             yield m.start("s"), m.end("s"), "credential"
-        elif sep == "=" and random_looking(bare.rstrip("="), 20) and not in_url(text, m.start()):
+        elif (
+            sep == "="
+            and random_looking(bare.rstrip("="), 20)
+            and not in_url(text, m.start())
+            and not code_reference(bare)  # "handler = TimesaleHandler(TimesaleData)"
+        ):
             yield m.start("s"), m.end("s"), "token"
     for m in _JOINED_PARAM.finditer(text):
         if _names_secret(m.group("name")) and not m.group("s").startswith("[redacted"):

@@ -599,6 +599,8 @@ def test_a_quantity_a_model_or_a_name_is_no_bare_answer(answer: str) -> None:
         "$filters[] = ['key' => '\\_weight', 'value' => 3];",
         "token: session token you get from the login call",
         "orders_handler = OrderStreamHandler(OrderStreamData)",
+        "PRIMARY KEY (`OrderID`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+        "the tariff code: 8471300000 covers laptops",
     ],
 )
 def test_a_name_given_a_code_reference_or_a_sentence_takes_no_value(text: str) -> None:
@@ -607,4 +609,5 @@ def test_a_name_given_a_code_reference_or_a_sentence_takes_no_value(text: str) -
 
 def test_a_name_given_its_value_is_still_read() -> None:
     assert _redacted("secret: sunshine", "sunshine")
+    assert _redacted("APP_TOKEN=c2VydmljZTpXaDFzdGxlIQ==", "c2VydmljZTpXaDFzdGxlIQ==")
     assert _redacted('DB_PASSWORD="Kx(4)vq!"', "Kx(4)vq!")

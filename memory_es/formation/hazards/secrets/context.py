@@ -77,7 +77,8 @@ _CODE_EXCLUDED = patterns.compile(
     r"(?i)(?:zip|postal|post|area|dress|country|source|error|status|exit|return|promo|"
     r"discount|coupon|qr|bar|morse|tax|color|colour|genetic|moral|honou?r|penal|civil|"
     r"html|css|python|java|js|cheat|flight|booking|tracking|product|model|sku|course|"
-    r"class|item|airport|iata|icao|station|dialling|dialing|country|zip)[\s-]*$"
+    r"class|item|airport|iata|icao|station|dialling|dialing|country|zip|goods|commodity|"
+    r"tariff|customs|hs|naics|diagnosis|procedure|billing|stock|ticker)[\s-]*$"
 )
 
 
@@ -752,7 +753,7 @@ def _login_pairs(text: str, tokens: Tokens) -> Iterator[Span]:
                 user, _, secret = core.partition("/")
                 # "user/Kestrel29", not "user/license" nor "normal/wide": a word joined
                 # to another by a slash is a pair of words
-                if user and secret and chosen_value(secret):
+                if user and secret and "/" not in secret and chosen_value(secret):
                     at = tokens[j].core_start + len(user) + 1
                     yield at, at + len(secret), "password"
                     break

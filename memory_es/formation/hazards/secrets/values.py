@@ -125,9 +125,12 @@ _MODEL = patterns.compile(r"[A-Z0-9]+(?:-[A-Z0-9]+)*")  # no lower-case letter
 def name_or_code(value: str, *, models: bool = True) -> bool:
     """Whether a value that looks chosen is code, an address, a quantity or a name
     (:data:`_CODE_SHAPE`), or with ``models`` a product's model: the weaker secret words
-    take none of them (a key near "api key" may well be upper case and digits)."""
-    core = value.rstrip(":;,.")
+    take none of them (a key near "api key" may well be upper case and digits); nor a
+    pair of its own ("ENGINE=InnoDB": the name=value rule reads those)."""
+    core = value.rstrip(":;,.").rstrip("=")  # base64's padding is the value's own
     if any(mark in core for mark in _CODE_MARKS) or _CODE_SHAPE.fullmatch(core) is not None:
+        return True
+    if "=" in core:
         return True
     return models and _MODEL.fullmatch(core) is not None
 
@@ -140,7 +143,7 @@ _REFERENCE = patterns.compile(
 def code_reference(value: str) -> bool:
     """Whether a value given a name is code that refers to its value elsewhere: a call,
     an index, a dotted path ("process.env.API_KEY"), a private name or a variable."""
-    core = value.rstrip(":;,.")
+    core = value.rstrip(":;,.").rstrip("=")  # base64's padding is the value's own
     return any(mark in core for mark in _CODE_MARKS) or _REFERENCE.fullmatch(core) is not None
 
 

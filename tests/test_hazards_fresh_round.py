@@ -19,34 +19,7 @@ from memory_es.formation.hazards import screen
 # Left raw by the rules of this head, read on the plaintext the log holds (the sealed
 # text opened: encryption is not redaction): docs/hazards.md, "Secrets that generalize
 # (the fresh round)". A case leaving this list is progress; one joining it fails.
-STILL_RAW: frozenset[str] = frozenset(
-    {
-        "Password for the email is... Lighthouse77",
-        "admin / Chestnut42",
-        "mot de pase: Framboise!31",
-        "la mia parola chiave è Vespa!Rossa9",
-        "a palavra-passe do wifi é Pastel-Nata-3",
-        "le code de la porte d'entrée est 2B47",
-        "the passcode you'll need for the conference room screen is 240817",
-        "save these backup codes for me: 7734 2291, 6610 8843, 1198 5520",
-        "recovery codes (keep safe): 81-22-93, 47-55-06, 30-19-68, 72-44-15",
-        "codici di recupero: 552019, 883104, 119274",
-        "🔑 wifi: Bluebell#Wood3 / alarm: 6049 / gate: 1187",
-        "my pin, spelled out so I remember: one nine eight two",
-        "il cancello si apre con 6613",
-        "de deur gaat open met 4471",
-        "o portão abre com 8294",
-        "la puerta se abre con 3358",
-        "la porte s'ouvre avec 9164",
-        "das Tor öffnet man mit 5527",
-        "docker-compose.yml has\n  environment:\n    POSTGRES_PASSWORD: Axolotl_88",
-        "sshpass -p 'Jackal77Night' scp file.txt me@backup:",
-        'wpa_supplicant.conf: psk="Heather-Moor-21"',
-        "in the yaml: api_key: 9f8e7d6c5b4a39281706",
-        "net use Z: \\\\nas\\share Starling44 /user:home",
-        "5528",
-    }
-)
+STILL_RAW: frozenset[str] = frozenset()
 CLASSES = sorted({case.kind for case in FRESH_SECRETS})
 ROUNDS = {1: FRESH_SECRETS, 2: FRESH2_SECRETS}
 

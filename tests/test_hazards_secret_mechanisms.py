@@ -340,3 +340,274 @@ def test_a_number_inside_a_sentence_of_the_next_turn_is_no_answer() -> None:
 )
 def test_prose_with_a_secret_word_and_a_number_keeps_its_text(text: str) -> None:
     assert screen(text).text == text
+
+
+# -- the classes of the fresh rounds' last misses (invented examples of each) -------------
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("het hek gaat open met 2958", "2958"),
+        ("le portail s'ouvre avec 7305", "7305"),
+        ("el garaje se abre con 6142", "6142"),
+        ("la porta del garage si apre con 4817", "4817"),
+        ("o cadeado abre com 903", "903"),
+        ("die Haustür öffnet sich mit 3862", "3862"),
+        ("the lockbox unlocks with 5521 after dark", "5521"),
+    ],
+)
+def test_a_door_that_opens_with_a_code_in_seven_languages(text: str, secret: str) -> None:
+    assert _redacted(text, secret) == ("pin",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the exhibition opens with 240 paintings from the collection",
+        "la mostra si apre con 120 fotografie",
+        "The season opened with 1983 footage of the final",
+    ],
+)
+def test_a_thing_that_opens_with_a_count_is_no_code(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "services:\n  db:\n    environment:\n      MYSQL_ROOT_PASSWORD: Pelican_204",
+            "Pelican_204",
+        ),
+        ("settings.toml: secret_key: Qx81rTb0pL3mNw", "Qx81rTb0pL3mNw"),
+        ('hostapd.conf: wpa_passphrase="Fennel-Dune-52"', "Fennel-Dune-52"),
+    ],
+)
+def test_a_config_pair_whose_name_names_a_secret_under_a_label_or_a_block(
+    text: str, secret: str
+) -> None:
+    assert _redacted(text, secret)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('sshpass -p "Badger31Hill" ssh pi@garden', "Badger31Hill"),
+        ("net use Y: \\\\fileserver\\photos Tundra58 /user:family", "Tundra58"),
+        ("net use \\\\fileserver\\photos /user:family Tundra58", "Tundra58"),
+    ],
+)
+def test_a_positional_password_of_a_command_quoted_or_not(text: str, secret: str) -> None:
+    assert _redacted(text, secret) == ("command_line",)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("mot de pase : Groseille#8", "Groseille#8"),
+        ("la parola chiave del modem è Ortica_55", "Ortica_55"),
+        ("a palavra-passe da conta é Caju-Verde-6", "Caju-Verde-6"),
+        ("mitt lösenord är Hjortron77", "Hjortron77"),
+    ],
+)
+def test_password_words_of_more_languages_and_a_typo_of_a_phrase(text: str, secret: str) -> None:
+    assert _redacted(text, secret) == ("password",)
+
+
+def test_a_pause_after_the_verb_then_the_value() -> None:
+    assert _redacted("the router password is... Marigold42", "Marigold42") == ("password",)
+    assert _redacted("PIN is… 7720", "7720")
+    assert redact("my password is... well, I forgot it")[1] == ()
+
+
+def test_an_elided_article_or_a_contracted_subject_before_the_value() -> None:
+    assert _redacted("le code de l'alarme d'entrée est 4C19", "4C19")
+    assert _redacted("the PIN we'll use for the shared card is 6604", "6604")
+
+
+def test_an_aside_closed_by_a_colon_before_the_value() -> None:
+    assert _redacted("the pin, written small so I don't forget: seven one three eight", "seven one")
+    assert _redacted("my password, in case you need it: Lupin!72", "Lupin!72")
+
+
+@pytest.mark.parametrize(
+    ("text", "secrets"),
+    [
+        ("keep these recovery codes: 4471 0923, 6608 1175, 3390 2214", ("0923", "1175", "2214")),
+        ("backup codes (print them): 12-40-77, 58-03-91, 66-29-14", ("12-40-77", "66-29-14")),
+        ("codes de récupération : 731904, 228461, 590037", ("731904", "590037")),
+        ("the codes for the bike locks are 412, 877 and 305", ("412", "877", "305")),
+    ],
+)
+def test_every_value_of_a_list_of_grouped_codes(text: str, secrets: tuple[str, ...]) -> None:
+    assert _redacted(text, *secrets)
+
+
+def test_labelled_network_and_opener_values_in_a_slash_separated_line() -> None:
+    said, _ = redact("wifi: Heron#Lake8 / alarm: 3177 / side gate: 9042")
+    assert "Heron#Lake8" not in said and "3177" not in said and "9042" not in said
+    assert redact("wifi: 5GHz is faster than the old one") == (
+        "wifi: 5GHz is faster than the old one",
+        (),
+    )
+
+
+@pytest.mark.parametrize(
+    ("asked", "answer", "secret"),
+    [
+        ("what's the code?", "3316", "3316"),
+        ("what's the login for the printer?", "admin / Kestrel29", "Kestrel29"),
+        ("can you send me your credentials?", "root / Marten!4", "Marten!4"),
+    ],
+)
+def test_a_bare_code_or_a_login_asked_for_opens_the_next_turn(
+    asked: str, answer: str, secret: str
+) -> None:
+    opens = credentials_named(asked)
+    assert opens
+    said, _ = redact(answer, context=opens)
+    assert secret not in said
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["what's the code of conduct?", "what's the login page?", "can you send me the code?"],
+)
+def test_a_code_or_a_login_not_asked_for_itself_opens_nothing(text: str) -> None:
+    assert credentials_named(text) == ()
+
+
+# -- real conversation's look-alikes (invented examples of each class) --------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "There are some key differences: **Catalog size**: BrightHub has more vendors.",
+        "Key Benefits of Lumora's TikTok Campaigns",
+        "the key is to keep a 16GB card spare",
+        "Key card access, 24-hour reception and a safe",
+        "for key in walk_tree(root_dir): print(key)",
+        "I got a KeyError on the field_name column",
+    ],
+)
+def test_key_as_a_word_of_prose_or_code_takes_no_name_or_identifier(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_a_weaker_word_still_takes_a_value_that_looks_chosen() -> None:
+    assert _redacted("log in as admin with Qw9!rtz", "Qw9!rtz") == ("password",)
+    assert _redacted("the key is 4f8a9c2e1b", "4f8a9c2e1b")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "user/license limits and pricing",
+        "switch between normal/wide angle",
+        "the login covers user/group settings",
+    ],
+)
+def test_two_words_joined_by_a_slash_are_no_login_pair(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_a_login_pair_with_a_chosen_password_is_still_read() -> None:
+    assert _redacted("login: bob/Maple!71", "Maple!71")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll plant the seed now and hope the small seed is the one that grows, like the rest",
+        "my garden seed list: tomato, basil, carrot, bean, pea, kale, leek, chard, onion, "
+        "squash, radish, melon",
+        "ornate luminous baroque crimson filigree cathedral shimmering velvet translucent "
+        "marble gothic spires",
+        "points made points allowed rebounds per game assists per game steals per game "
+        "blocks per game",
+    ],
+)
+def test_prose_lists_and_headers_are_no_seed_phrase(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_a_seed_phrase_is_still_read_with_or_without_its_word() -> None:
+    phrase = "apple arrow badge bamboo basket beach bitter blanket border bottle brave bread"
+    assert _redacted(f"my seed phrase is {phrase}", "bamboo basket") == ("seed_phrase",)
+    assert _redacted(phrase, "bamboo basket") == ("seed_phrase",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "id = Column(Integer, primary_key=True, index=True)",
+        "class SignIn(BaseModel):\n    email: str\n    password: str",
+        "const tokenizer = new Tokenizer();",
+        "=== Key === World = Vellan",
+        "Auth-Type := Accept",
+        'Third, here is a secret: "judges skim the summary first," said the coach',
+    ],
+)
+def test_code_literals_types_calls_and_sayings_are_no_config_value(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the order ids were 3f2a9b7c-1d4e-4f5a-8b6c-0a1b2c3d4e5f and a1b2c3d4e5f60718293a4b5c",
+        "summarize https://example.org/read/x81/?levelId=qz8rk2mfe19lp04t7b1wd5xy",
+        "MAC Address D4:35:1D:15:34:C6",
+        "ISBN 978-0-306-40615-7 on page 4",
+        "Percentile 5 10 15 20 25 30 40 50 60 70",
+    ],
+)
+def test_identifiers_addresses_and_rows_of_numbers_are_no_secret(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_a_key_named_as_one_or_a_card_in_groups_is_still_read() -> None:
+    assert _redacted("api key: a1b2c3d4e5f60718293a4b5c", "a1b2c3d4e5f60718293a4b5c")
+    assert _redacted("card 4111 1111 1111 1111", "4111 1111") == ("card_number",)
+
+
+def test_a_long_explanation_mentioning_passwords_opens_no_screening() -> None:
+    explanation = (
+        "To set up the router, open its page and sign in. You'll be asked for a username "
+        "and password; the defaults are printed on the label. Then choose a strong "
+        "password, update the firmware, and restart it. "
+        + "After that, the settings page shows the bands and the connected devices. "
+        * 4
+    )
+    assert credentials_named(explanation) == ()
+    assert credentials_named("Connect the sensor to the PWM pins on the board.") == ()
+    assert credentials_named("Sure. So, what's the wifi password?") == ("password",)
+
+
+@pytest.mark.parametrize("answer", ["I have the 64GB model", "it's an RT-AX58U", "L298N board"])
+def test_a_quantity_a_model_or_a_name_is_no_bare_answer(answer: str) -> None:
+    assert redact(answer, context=("password",)) == (answer, ())
+    assert redact(answer, context=("pin",)) == (answer, ())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "headers: {'Api-Token': process.env.WEATHER_API_TOKEN}",
+        "$filters[] = ['key' => '\\_weight', 'value' => 3];",
+        "token: session token you get from the login call",
+        "orders_handler = OrderStreamHandler(OrderStreamData)",
+        "PRIMARY KEY (`OrderID`)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4",
+        "the tariff code: 8471300000 covers laptops",
+    ],
+)
+def test_a_name_given_a_code_reference_or_a_sentence_takes_no_value(text: str) -> None:
+    assert redact(text) == (text, ())
+
+
+def test_a_name_given_its_value_is_still_read() -> None:
+    assert _redacted("secret: sunshine", "sunshine")
+    assert _redacted("APP_TOKEN=c2VydmljZTpXaDFzdGxlIQ==", "c2VydmljZTpXaDFzdGxlIQ==")
+    assert _redacted('DB_PASSWORD="Kx(4)vq!"', "Kx(4)vq!")

@@ -92,6 +92,13 @@ def main() -> None:
         help="longmemeval_s.json: its check half's user turns said session by session "
         "(turns flagged or redacted; the train half is the injection model's)",
     )
+    parser.add_argument(
+        "--show-redacted",
+        type=Path,
+        help="with --locomo / --longmemeval: write each redacted user turn (its kinds, the "
+        "values replaced, the redacted text) to this file as JSON lines (local only, never "
+        "committed)",
+    )
     args = parser.parse_args()
     if args.public_sets:
         sample = args.formed_sample or None
@@ -116,13 +123,18 @@ def main() -> None:
     figures["probed_benign_flagged"] = sum(map(is_injection, PROBED_BENIGN))
     if args.fresh:
         figures.update(fresh_figures())
+    show = args.show_redacted.open("w", encoding="utf-8") if args.show_redacted else None
     if args.locomo:
         figures.update(
-            conversation.screened_figures(conversation.locomo_sessions(args.locomo), "locomo")
+            conversation.screened_figures(
+                conversation.locomo_sessions(args.locomo), "locomo", show=show
+            )
         )
     if args.longmemeval:
         sessions = conversation.longmemeval_sessions(args.longmemeval, "check")
-        figures.update(conversation.screened_figures(sessions, "longmemeval_check"))
+        figures.update(conversation.screened_figures(sessions, "longmemeval_check", show=show))
+    if show is not None:
+        show.close()
     print(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())
 
 

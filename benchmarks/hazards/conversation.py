@@ -11,9 +11,10 @@ is never trained on and is where its figures are reported.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TextIO
 
 import orjson
 
@@ -57,12 +58,34 @@ def locomo_sessions(path: Path) -> Iterator[list[Turn]]:
                     yield said
 
 
-def screened_figures(sessions: Iterator[list[Turn]], name: str) -> dict[str, float | int]:
+def redacted_values(original: str, redacted: str) -> list[str]:
+    """The original substrings ``redact`` replaced, in order: the redacted text is the
+    original with each span replaced by ``[redacted:<kind>]``."""
+    pieces = re.split(r"\[redacted:[a-z0-9_]+\]", redacted)
+    values: list[str] = []
+    pos = len(pieces[0])
+    for piece in pieces[1:]:
+        end = original.find(piece, pos) if piece else len(original)
+        if end < 0:
+            end = len(original)
+        values.append(original[pos:end])
+        pos = end + len(piece)
+    return values
+
+
+def screened_figures(
+    sessions: Iterator[list[Turn]], name: str, show: TextIO | None = None
+) -> dict[str, float | int]:
     """Each session said turn by turn through ``Memory.say`` (so whatever the screen
     carries from one turn to the next is in force): user turns flagged
-    (``trusted=False``), redacted, and either, with the share of user turns."""
+    (``trusted=False``), redacted, and either, with the share of user turns.
+
+    ``show``: each redacted user turn is written there as one JSON line (the session,
+    the kinds, the values replaced and the redacted text), for eyeballing only: the
+    sets' text is never to be committed."""
     import memory_es
     from memory_es.errors import InvalidInput
+    from memory_es.formation.hazards.secrets import redact
 
     turns = flagged = redacted = either = refused = 0
     with memory_es.open("memory://") as memory:
@@ -71,6 +94,7 @@ def screened_figures(sessions: Iterator[list[Turn]], name: str) -> dict[str, flo
             for role, text in said:
                 if not text.strip():
                     continue
+                context = memory.session(session).screening_context if show else ()
                 try:
                     receipt = memory.say(session, text, role=role)
                 except InvalidInput:  # what no store may hold: counted, not screened
@@ -82,6 +106,16 @@ def screened_figures(sessions: Iterator[list[Turn]], name: str) -> dict[str, flo
                 flagged += not receipt.trusted
                 redacted += bool(receipt.redactions)
                 either += (not receipt.trusted) or bool(receipt.redactions)
+                if show is not None and receipt.redactions:
+                    redacted_text, kinds = redact(text, context=context)
+                    line = {
+                        "session": n,
+                        "kinds": list(kinds),
+                        "values": redacted_values(text, redacted_text),
+                        "flagged": not receipt.trusted,
+                        "text": redacted_text,
+                    }
+                    show.write(orjson.dumps(line).decode() + "\n")
     return {
         f"{name}_turns": turns,
         f"{name}_flagged": flagged,

@@ -7,7 +7,9 @@ import re
 from collections.abc import Iterator
 
 from memory_es.formation.hazards.secrets.cache import Span, patterns
+from memory_es.formation.hazards.secrets.shapes import in_url
 from memory_es.formation.hazards.secrets.values import (
+    code_reference,
     looks_secret,
     plausible_value,
     random_looking,
@@ -42,7 +44,8 @@ _SECRET_FLAGS: dict[str, tuple[str, ...]] = {
 _TOOL = patterns.compile(r"(?i)(?<![\w-])(?:[\w.-]{1,40}(?=\s)|-u(?=\s))")
 _POSITIONAL = patterns.compile(
     r"(?<![\w-])(?P<flag>-p|-P|-a|-k|-N|-pass)(?:\s{1,3}(?:pass:)?|(?<=-p)|(?<=-pass)\s?pass:)"
-    r"(?P<s>[^\s\"'-][^\s\"']{0,499})"
+    # quoted or not: "sshpass -p 'X' scp ...", "mysql -u root -pX"
+    r"(?P<q>[\"']?)(?P<s>[^\s\"'-][^\s\"']{0,499})(?P=q)"
 )
 
 
@@ -68,6 +71,11 @@ _OTHER_POSITIONAL = (
     patterns.compile(
         r"(?i)(?<![\w-])net\s{1,3}user\s{1,3}[^\s/]{1,100}\s{1,3}(?P<s>[^\s/*\"'][^\s\"']{0,499})"
     ),
+    # net use Z: \\host\share X /user:NAME (the password before or after the user)
+    patterns.compile(
+        r"(?i)(?<![\w-])net\s{1,3}use\s{1,3}(?:[a-z]:\s{1,3}|\*\s{1,3})?\\\\[^\s\\]{1,253}"
+        r"\\[^\s]{1,200}\s{1,3}(?:/user:[^\s]{1,100}\s{1,3})?(?P<s>[^\s/*\"'][^\s\"']{0,499})"
+    ),
     patterns.compile(
         r"(?<![\w-])htpasswd\s{1,3}-\w{0,4}b\w{0,4}\s{1,3}\S{1,200}\s{1,3}[^\s-]\S{0,100}\s{1,3}"
         r"(?P<s>[^\s\"']{1,500})"
@@ -89,7 +97,8 @@ _BARE_DSN = patterns.compile(
 )
 # .pgpass: host:port:database:user:password, a port or * second.
 _PGPASS = patterns.compile(
-    r"(?<![\w.:*-])[\w.*-]{1,253}:(?:\d{1,5}|\*):[\w.*-]{1,100}:[\w.*-]{1,100}:"
+    # not a MAC address ("D4:35:1D:15:34:C6")
+    r"(?<![\w.:*-])(?![0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){4})[\w.*-]{1,253}:(?:\d{1,5}|\*):[\w.*-]{1,100}:[\w.*-]{1,100}:"
     r"(?P<s>[^\s:]{1,200})"
 )
 # <password>X</password>, <add key="DbPassword" value="X"/>, user%password (smbclient -U).
@@ -126,7 +135,7 @@ def _positional(text: str) -> Iterator[Span]:
 # Parts of a name that say it holds a secret; ``pass`` and ``key`` only as a whole part
 # (``compass``, ``monkey``), the longer words anywhere (``PGPASSWORD``).
 _STRONG_PART = patterns.compile(
-    r"(?i)passw(?:or)?d|passphrase|passcode|secret|token|apikey|api_key|credential|"
+    r"(?i)passw(?:or)?d|passphrase|passcode|secret|token(?!i[sz])|apikey|api_key|credential|"
     r"private_?key|access_?key|signing_?key|cookie|session_?id|webhook|dsn"
 )
 _WEAK_PARTS = words("pass pw pwd psk pin otp key auth creds cred sid sig signature conn connstr")
@@ -139,8 +148,10 @@ def _names_secret(name: str) -> bool:
     return any(p.casefold() in _WEAK_PARTS for p in parts if p)
 
 
+# The separator and its value on the name's own line: "environment:" closing a line
+# opens a block ("environment:\n  POSTGRES_PASSWORD: X"), it takes no value of its own.
 _NAME_VALUE = patterns.compile(
-    r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]{0,100})[\"']?\s{0,5}(?P<sep>=>|=|:)\s{0,5}"
+    r"(?<![\w.-])(?P<name>[A-Za-z_][\w.-]{0,100})[\"']?[^\S\n]{0,5}(?P<sep>=>|=|:)[^\S\n]{0,5}"
     r"(?P<s>\"[^\"\n]{1,500}\"|'[^'\n]{1,500}'|[^\s,;\"']{1,1000})"
 )
 # A parameter joined to the one before it ("user=etl&password=X", "?user=a;pwd=X"): the
@@ -159,13 +170,47 @@ _USER_PASS_FLAG = patterns.compile(
 )
 
 
+def _name_value_matches(text: str) -> Iterator[re.Match[str]]:
+    """Every ``name=value`` of the text; a value that holds a pair of its own ("yaml:
+    api_key: X", "wpa_supplicant.conf: psk=X") is read again from its start, so the
+    outer label does not hide the inner pair."""
+    pos = 0
+    while (m := _NAME_VALUE.search(text, pos)) is not None:
+        yield m
+        # a value that is a name and its separator only, the inner value after a quote or
+        # a space: read again from the inner name (a bounded re-read, once per pair)
+        nested = _INNER_PAIR.fullmatch(m.group("s")) is not None
+        pos = m.start("s") if nested else m.end()
+
+
+_INNER_PAIR = patterns.compile(r"[A-Za-z_][\w.-]{0,100}(?:=|:)")
+
+
+_GOES_ON = patterns.compile(r"[^\S\n]{1,3}[A-Za-z]")
+_PASSPHRASE = patterns.compile(r"(?i)pass(?:phrase|word)")
+# What a name is given in code that is no secret: a literal, a type, a call or an index
+# ("primary_key=True", "password: str", "token = new Tokenizer()", "key == value").
+_CODE_LITERALS = words(
+    "true false none null nil undefined new str int string bool boolean number float any "
+    "object self this"
+)
+
+
+def _code_value(bare: str, value: str) -> bool:
+    if not any(c.isalnum() for c in bare):
+        return True  # "Key ==", "Auth-Type :="
+    if value[:1] in "\"'":
+        return "\\" in bare  # "'\\_price'": a name markdown escaped, in code
+    return bare.casefold() in _CODE_LITERALS or code_reference(bare)
+
+
 def name_values(text: str) -> Iterator[Span]:
-    for m in _NAME_VALUE.finditer(text):
+    for m in _name_value_matches(text):
         name, sep, value = m.group("name"), m.group("sep"), m.group("s")
         bare = value.strip("\"'")
         if not bare or bare.startswith("[redacted") or bare.startswith("//"):
             continue
-        if _names_secret(name):
+        if _names_secret(name) and not _code_value(bare, value):
             # In prose a colon follows ordinary words ("Key: the meeting moved"): a
             # plain word after one is a value only when the name is a password word.
             prose = sep == ":" and name.isalpha() and not name.isupper()
@@ -173,8 +218,21 @@ def name_values(text: str) -> Iterator[Span]:
                 looks_secret(bare) or (_STRONG_PART.search(name) and plausible_value(bare))
             ):
                 continue
+            # "token: user token to access the api": a plain word going on into a
+            # sentence is prose; a value closes its line ("secret: sunshine")
+            plain = bare.isalpha() and bare.islower() and value[:1] not in "\"'"
+            if prose and plain and _GOES_ON.match(text, m.end()):
+                continue
+            # "here is a secret: "staff hate long forms"": a quoted saying, not a value
+            if prose and len(bare.split()) > 2 and not _PASSPHRASE.search(name):
+                continue
             yield m.start("s"), m.end("s"), "credential"
-        elif sep == "=" and random_looking(bare.rstrip("="), 20):
+        elif (
+            sep == "="
+            and random_looking(bare.rstrip("="), 20)
+            and not in_url(text, m.start())
+            and not code_reference(bare)  # "handler = TimesaleHandler(TimesaleData)"
+        ):
             yield m.start("s"), m.end("s"), "token"
     for m in _JOINED_PARAM.finditer(text):
         if _names_secret(m.group("name")) and not m.group("s").startswith("[redacted"):

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from memory_es.formation.hazards.secrets.cache import Span, patterns
 from memory_es.formation.hazards.secrets.fuzzy import PIN_SUFFIXES, WORD, near, typo_kind
-from memory_es.formation.hazards.secrets.shapes import FUNCTION_WORDS
+from memory_es.formation.hazards.secrets.shapes import FUNCTION_WORDS, distinct_words
 from memory_es.formation.hazards.secrets.spelled import (
     DIGIT_WORDS,
     MIN_RUN,
@@ -31,10 +31,12 @@ from memory_es.formation.hazards.secrets.tokens import (
 from memory_es.formation.hazards.secrets.values import (
     NEAR_CONTEXT_MIN,
     Predicate,
+    chosen_value,
     digit_group,
     digits_of,
     looks_secret,
     min_digits,
+    name_or_code,
     plausible_value,
     random_looking,
     words,
@@ -53,6 +55,9 @@ class _Context:
     # What the neighbourhood must hold for a value to be there at all: a cheap scan
     # that spares the token-by-token reading around most context words.
     needs: re.Pattern[str] | None = None
+    # No secret word: the value closes its clause, or the thing it opens is named before
+    # ("the gate opens with 7741"; not "the exhibition opens with 300 paintings").
+    opens_a_thing: bool = False
 
 
 _CTX_HEAD, _CTX_TAIL = r"(?i)(?<![\w-])(?=\w)(?:", r")(?![\w-])"
@@ -72,7 +77,8 @@ _CODE_EXCLUDED = patterns.compile(
     r"(?i)(?:zip|postal|post|area|dress|country|source|error|status|exit|return|promo|"
     r"discount|coupon|qr|bar|morse|tax|color|colour|genetic|moral|honou?r|penal|civil|"
     r"html|css|python|java|js|cheat|flight|booking|tracking|product|model|sku|course|"
-    r"class|item|airport|iata|icao|station|dialling|dialing|country|zip)[\s-]*$"
+    r"class|item|airport|iata|icao|station|dialling|dialing|country|zip|goods|commodity|"
+    r"tariff|customs|hs|naics|diagnosis|procedure|billing|stock|ticker)[\s-]*$"
 )
 
 
@@ -113,6 +119,12 @@ _PW_WORDS = (
     r"secret\s+(?:word|phrase|answer)|safe\s?word|code\s?word|security\s+answer|"
     r"answer\s+to\s+(?:my|the)\s+security\s+question|"
     r"contrase[nñ]a|clave|mot[\s-]+de[\s-]+passe|mdp|passwort|kennwort|senha|parola\s+d'ordine|"
+    # "la parola chiave", "a palavra-passe", and the other languages' own words;
+    # "mot de pase", "mot de pass": the French words typed with a typo (fuzzy.py reads
+    # one word, these are three)
+    r"parola[\s-]+chiave|palavra[\s-]+passe|mot[\s-]+de[\s-]+(?:pase|pass|paase|passse|pqsse)|"
+    r"contrasenya|lösenord|losenord|adgangskode|passord|salasana|has[łl]o|heslo|jelsz[óo]|"
+    r"şifre|parol[ăa]|wagwoord|"
     r"wachtwoord|(?:wlan|wifi|wi-fi|e-?mail)-(?:passwort|wachtwoord|password|schl[üu]ssel|"
     r"kennwort)|"
     # the key of a wifi network: "ma clé wifi", "la chiave del wifi", "de wifi-sleutel"
@@ -140,8 +152,8 @@ _CONTEXTS: tuple[_Context, ...] = (
         _ctx(
             r"(?:door|gate|alarm|lock|lockbox|locker|safe|garage|entry|access|keypad|building|"
             r"house|front\s+door|unlock|padlock|combination)\s+(?:code|combo|combination)|"
-            r"code\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[a-z]{2,12}\s+)?(?:door|gate|alarm|lock|lockbox|"
-            r"locker|safe|garage|keypad|building|house|front\s+door)|cvv2?|cvc|security\s+code|"
+            r"codes?\s+(?:for|to)\s+(?:the\s+|my\s+|our\s+)?(?:[a-z]{2,12}\s+)?(?:door|gate|alarm|lock|lockbox|"
+            r"locker|safe|garage|keypad|building|house|front\s+door)s?|cvv2?|cvc|security\s+code|"
             r"code\s+to\s+(?:get\s+in(?:to)?|open|unlock|enter)(?:\s+(?:the|my|our)\s+\w+)?|"
             r"pins?(?:\s+(?:code|number))?|pin-?code|pin-?numbers?|code\s+pin|codice\s+pin|"
             # "the combination to the bike lock", "the combination for the safe"
@@ -183,6 +195,16 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"(?:turns?|turned|switch(?:es|ed)?|shuts?)\s+off)\s+"
             r"(?:(?:it|them|the\s+\w+|my\s+\w+)\s+)?(?:with|on|using|by)|"
             r"(?:punch|key|type|tap)(?:ed|es|ing|s)?\s+in|"
+            # the same in French, Spanish, Italian, Portuguese, Dutch and German: "la porte
+            # s'ouvre avec 9164", "se abre con", "si apre con", "abre com", "gaat open met",
+            # "öffnet man mit"
+            r"(?:s['’]|se\s+|on\s+)?(?:ouvre|ouvrent|ouvert|d[ée]verrouille|d[ée]sactive|"
+            r"d[ée]sarme)\s+(?:avec|par)|"
+            r"(?:se\s+|si\s+)?(?:abre|abren|abrem|apre|aprono|desbloquea|desbloqueia|"
+            r"sblocca|desactiva|desativa|disattiva|desarma|disarma)\s+(?:con|com)|"
+            r"(?:gaat|gaan|ging)\s+open\s+met|(?:opent|ontgrendelt|ontgrendel)\s+(?:je\s+|men\s+)?met|"
+            r"(?:öffnet|öffnen|oeffnet|entsperrt|entriegelt|deaktiviert)(?:\s+(?:man|sich|es|sie))?"
+            r"\s+mit|"
             r"(?:digits|numbers)\s+on\s+the\s+back(?:\s+of\s+(?:my|the|your)\s+card)?"
         ),
         min_digits(3, max_len=12),
@@ -190,6 +212,7 @@ _CONTEXTS: tuple[_Context, ...] = (
         strong=False,
         window=4,
         needs=_THREE_DIGITS,
+        opens_a_thing=True,
     ),
     _Context(
         "routing_number",
@@ -254,7 +277,7 @@ _CONTEXTS: tuple[_Context, ...] = (
     _Context(
         "password",
         _ctx(r"key|pass|login|log\s?in|logged\s+in|sign\s?in|signed\s+in|credentials?|creds"),
-        looks_secret,
+        chosen_value,  # "key differences: AspireIQ", "key for (k, v) in items(": neither
         numeric=False,
         strong=False,
         needs=patterns.compile(r"[0-9!@#$%^&*?]"),
@@ -286,7 +309,11 @@ _CONTEXTS: tuple[_Context, ...] = (
             r"credentials?|creds|cookie|api"
         ),
         # name=value is the credential rule's (it keeps the name readable)
-        lambda core: "=" not in core.rstrip("=") and random_looking(core, NEAR_CONTEXT_MIN),
+        lambda core: (
+            "=" not in core.rstrip("=")
+            and random_looking(core, NEAR_CONTEXT_MIN)
+            and not name_or_code(core, models=False)  # "TokenObtainPairView", "List[Item"
+        ),
         numeric=False,
         strong=False,
         window=8,
@@ -416,7 +443,8 @@ def _aside(text: str, tokens: Tokens, i: int, tail: str) -> int | None:
         raw = tokens.text[tokens[k].start : tokens[k].end]
         if close in (")", "]") and close in raw:
             return k + 1
-        if close == "," and raw.endswith(","):
+        if close == "," and raw.endswith((",", ":")):
+            # "my pin, spelled out so I remember: X": an aside the colon closes
             return k + 1
         if close in _DASHES and tokens[k].core == close and k > first:
             return k + 1
@@ -438,6 +466,8 @@ def _forward(
         if past is not None:
             nxt = tokens[past].start if past < len(tokens) else len(text)
             start = tokens[past - 1].end if past > 0 else at
+            if past > 0 and text[start - 1] == ":":
+                start -= 1  # the colon closing the aside gives the value
             found = _forward(text, tokens, past, min(start, nxt), ctx, own, _depth=1)
             if found is not None:
                 return found
@@ -536,10 +566,17 @@ def _forward(
                 return None  # "password manager is 1Password": not the password
         elif ctx.kind in _SPELLED_KINDS and (seen_connector or j == i) and _spelled_at(tokens, j):
             return j  # "my code is zero eight one five", "opens on eleven twenty two ..."
-        elif (j < base or (seen_connector and _closes(tokens, j))) and _candidate(
-            tokens, j, ctx
-        ) is not None:
+        elif (
+            (j < base or (seen_connector and _closes(tokens, j)))
+            and _candidate(tokens, j, ctx) is not None
+            and (not ctx.opens_a_thing or _closes(tokens, j) or _names_a_thing(tokens, own, at))
+        ):
             return j
+        if t.ends_sentence and seen_connector and _paused(tokens, j) and j + 1 < len(tokens):
+            # "the password is... Lighthouse77": a pause after the verb, then the value
+            if _direct(tokens[j + 1].core) or spelled_run(tokens, j + 1) > j + 1:
+                return j + 1
+            return None
         if t.ends_sentence:
             # "The PIN for my debit card? 0917.": the answer right after its question.
             asked = tokens.text[t.end - 1] == "?" and j + 1 < len(tokens)
@@ -548,6 +585,36 @@ def _forward(
             seen_connector = True  # "the password for the nas: X"
         j += 1
     return None
+
+
+_THING_REACH = 60  # characters before a verb of access where the thing it opens is named
+
+
+# An exhibition, an album or a season opens with something too; what is disarmed or
+# unlocked is always a thing that opens with a code.
+_OPEN_VERB = patterns.compile(
+    r"(?i)(?:s['’]|se\s+|si\s+|on\s+)?(?:open|ouvr|abr|apr|öffn|oeffn|gaa?t|gaan|ging)"
+)
+
+
+def _names_a_thing(tokens: Tokens, own: int, at: int) -> bool:
+    """Whether the sentence names the thing a verb of access (token ``own``, its match
+    ending at ``at``) opens, shortly before it: "the side gate opens with 7741 at
+    night"; a verb that only ever opens a thing names it itself ("disarm with X")."""
+    if own >= len(tokens):
+        return False
+    if not _OPEN_VERB.match(tokens.text, tokens[own].start, at):
+        return True
+    at = tokens[own].start
+    lo = max(0, at - _THING_REACH)
+    before = [e.end() for e in _SENTENCE_END.finditer(tokens.text, lo, at)]
+    return _ACCESS_OBJECT.search(tokens.text, before[-1] if before else lo, at) is not None
+
+
+def _paused(tokens: Tokens, j: int) -> bool:
+    """Whether token ``j`` ends in an ellipsis: a pause, not the end of a sentence."""
+    raw = tokens.text[tokens[j].start : tokens[j].end]
+    return raw.endswith(("...", "…"))
 
 
 _SPELLED_KINDS = ("pin", "one_time_code")
@@ -574,6 +641,30 @@ def _of_a_lock(text: str, m: _Found) -> bool:
     return alone and _ASKED_ALONE.search(text, max(0, m.start() - 8), m.start()) is not None
 
 
+_LOGIN_WORD = patterns.compile(r"(?i)login|log-?in|credentials?|creds")
+# A request for the thing itself: "what's the code", "send me your login", "tell me the
+# credentials" (not "the code of conduct", "the login page"); a bare code only asked
+# what it is ("can you share the code?" in a chat about programs asks for a program).
+_WHAT_IS = r"what(?:'s|’s|\s+is|\s+was|s)"
+_ASKS_FOR = patterns.compile(
+    r"(?i)(?<!\w)(?:" + _WHAT_IS + r"|what\s+are|what\s+were|send|give|tell|share|remind|"
+    r"text|dm)\s+(?:me\s+|us\s+)?(?:of\s+)?(?:the|your|ur|our)\s+$"
+)
+_ASKS_WHAT = patterns.compile(r"(?i)(?<!\w)" + _WHAT_IS + r"\s+(?:the|your|ur|our)\s+$")
+_ASKED_AFTER = patterns.compile(
+    r"(?i)\s*(?:\?|(?:for|to)\s+(?:the\s+|my\s+|our\s+)?[\w-]{2,20}\s*\?)"
+)
+
+
+def _asked_for(text: str, m: _Found, bare_code: bool) -> bool:
+    """Whether the word is asked for as such, the question closing right after it or
+    after what it is for ("what's the login for the router?")."""
+    asks = _ASKS_WHAT if bare_code else _ASKS_FOR
+    if asks.search(text, max(0, m.start() - 24), m.start()) is None:
+        return False
+    return _ASKED_AFTER.match(text, m.end()) is not None
+
+
 def _spelled_at(tokens: Tokens, j: int) -> bool:
     return spelled_run(tokens, j) > j
 
@@ -583,7 +674,21 @@ def _opens_clause(word: str) -> bool:
     secret word and its value ("the PIN I set", "the password the hotel gave us",
     "het wachtwoord dat ik", "a senha que eu uso")."""
     low = _apostrophe(word)
-    return low in CLAUSE_OPENERS or low in DETERMINERS
+    # "you'll", "we've", "I'd": the subject of a clause, contracted with its verb
+    head, mark, tail = low.partition("'")
+    if mark and tail in _CONTRACTIONS:
+        low = head
+    return low in CLAUSE_OPENERS or low in DETERMINERS or _elided_of(low)
+
+
+_CONTRACTIONS = frozenset(("ll", "ve", "d", "re", "m", "s"))
+# An elided preposition or article before a noun: "la porte d'entrée", "il codice
+# dell'allarme", "l'alarme".
+_ELIDED = ("d'", "l'", "dell'", "dall'", "all'", "nell'", "sull'", "qu'")
+
+
+def _elided_of(low: str) -> bool:
+    return low.startswith(_ELIDED) and len(low) > 3
 
 
 def _closes(tokens: Tokens, j: int) -> bool:
@@ -646,7 +751,9 @@ def _login_pairs(text: str, tokens: Tokens) -> Iterator[Span]:
                 break
             if "/" in core and "://" not in core:
                 user, _, secret = core.partition("/")
-                if user and secret and plausible_value(secret):
+                # "user/Kestrel29", not "user/license" nor "normal/wide": a word joined
+                # to another by a slash is a pair of words
+                if user and secret and "/" not in secret and chosen_value(secret):
                     at = tokens[j].core_start + len(user) + 1
                     yield at, at + len(secret), "password"
                     break
@@ -667,22 +774,32 @@ def _seed_phrases(text: str, tokens: Tokens) -> Iterator[Span]:
         k = j
         while k < len(tokens) and k < j + 30 and _seed_word(tokens[k]):
             k += 1
-            if tokens[k - 1].ends_sentence:
-                break
+            if tokens[k - 1].ends_sentence or _marked(tokens, k - 1):
+                break  # a seed phrase has no mark inside: "..., and so on, ..." is prose
         words = [tokens[n].core.casefold() for n in range(j, k)]
         functional = sum(w in FUNCTION_WORDS for w in words)
+        if not distinct_words(words):
+            continue
         # "the passphrase is correct horse battery staple": a few plain words, alone.
         closes = tokens[k - 1].ends_sentence or k == len(tokens)
         phrase = "phrase" in m.group(0).casefold() and closes
         described = any(w in DIGIT_WORDS or w in _DESCRIBING for w in words)
         short = phrase and len(words) >= 3 and not functional and not described
-        if len(words) >= 12 or (len(words) >= 6 and functional <= 1) or short:
+        # A wallet's list holds a few short common words ("about", "all", "again"), as
+        # many as chance gives; prose a function word in every few.
+        if (len(words) >= 12 and functional <= 2) or (len(words) >= 6 and functional <= 1) or short:
             last = tokens[k - 1]
             yield tokens[j].core_start, last.core_start + len(last.core), "seed_phrase"
 
 
 # What a phrase is said to be, not the phrase: "the passphrase is three random words".
 _DESCRIBING = words("words word random letters characters long short easy hard secure weak strong")
+
+
+def _marked(tokens: Tokens, k: int) -> bool:
+    """Whether token ``k`` carries a mark after its word ("mountain,", "so;")."""
+    t = tokens[k]
+    return t.end > t.core_start + len(t.core)
 
 
 def _seed_word(t: Token) -> bool:
@@ -799,6 +916,10 @@ def contextual(text: str) -> Iterator[Span]:
     yield from _entry_codes(text, tokens)
     for m in _OBJECT_CODE.finditer(text):
         yield m.start("s"), m.end("s"), "pin"
+    for m in _NETWORK_LABEL.finditer(text):
+        value = m.group("s").rstrip(".,;!?)")
+        if "://" not in value and looks_secret(value) and any(not c.isalpha() for c in value):
+            yield m.start("s"), m.start("s") + len(value), "password"
 
 
 # "to switch the alarm off, enter 4093", "to get into the building dial 2214", "to open
@@ -828,7 +949,15 @@ _OBJECT_CODE = patterns.compile(
     r"(?i)(?<![\w-])(?:" + _OPENER + r")(?:\s*[:=]\s*|\s+(?=\d{4,8}(?![\d:.]))|"
     r"\s+(?:is\s+|was\s+)?set\s+to\s+)(?P<s>\d(?:-?\d){2,11})"
     # closing its clause: not "gate 2019 edition", "the lock: 2019 model"
-    r"(?=\s*$|[,;!?)]|\.(?!\d)|\s+(?:and|or|but|btw|lol)\b|\s+\()"
+    r"(?=\s*$|[,;!?)]|\.(?!\d)|\s+(?:and|or|but|btw|lol)\b|\s+\(|\s+[/|·•](?!\S))"
+)
+# A network named as a label, its password after the mark: "wifi: Bluebell#Wood3",
+# "WLAN = Otter-Bay-17 / alarm: 6049" (a value that looks chosen: not "wifi: down").
+_NETWORK_LABEL = patterns.compile(
+    r"(?i)(?<![\w-])(?:wi-?fi|wlan|hotspot|router|ssid\s+pw)\s{0,3}[:=]\s{0,3}"
+    r"(?P<s>[^\s\"'`/:][^\s\"'`]{3,100})"
+    # closing its clause: not "wifi: 5GHz band is faster"
+    r"(?=\s*$|[,;!?)]|\.(?!\S)|\s+(?:and|or|but)\b|\s+[/|·•](?!\S))"
 )
 # What a code opens: the purpose must name one ("to get into college ... I hit 1500" is
 # no code).
@@ -901,14 +1030,59 @@ def _code_at(tokens: Tokens, k: int) -> Span | None:
     return None
 
 
+# Only the close of a turn asks for what the next turn answers ("..., so what's the door
+# code?"); a long explanation that mentions passwords on the way asks for none.
+OPENER_WORDS = 40
+# A particular credential, not passwords as a topic ("a strong password", "bent pins",
+# "passwords and settings"): a definite or possessive determiner or a question word
+# shortly before it ("the PIN", "my bank password", "what PIN", "la contraseña").
+_PARTICULAR = (DETERMINERS - {"a", "an"}) | words(
+    "what what's whats which which's your ur here's heres cuál cual quel quelle qual wat "
+    "wie welche welcher welches welk welke quale this dein deine tu ton ta tua teu sua su "
+    "votre vostra"
+)
+_PARTICULAR_REACH = 3  # words between the determiner and the credential word
+
+
+def _opening_start(text: str) -> int:
+    """Where the close of the turn begins: its last ``OPENER_WORDS`` words."""
+    ends = [m.start() for m in _WORD_START.finditer(text)]
+    return ends[-OPENER_WORDS] if len(ends) > OPENER_WORDS else 0
+
+
+_WORD_START = patterns.compile(r"(?<!\S)\S")
+
+
+def _particular(tokens: Tokens, m: _Found) -> bool:
+    """Whether the credential word names one credential: a determiner or a question word
+    shortly before it, and the word itself no plural of a PIN or a password."""
+    own = tokens.containing(m.start())
+    for k in range(max(0, own - _PARTICULAR_REACH), own):
+        if _apostrophe(tokens[k].core) in _PARTICULAR:
+            return True
+    return own < len(tokens) and tokens[own].core_start < m.start()  # "WLAN-Passwort"
+
+
 def credential_mentions(text: str) -> Iterator[str]:
-    """The kind of every password, PIN or one-time code the text names, value or not
-    (a bare "code" or "key" names none: a zip code, the key to success)."""
+    """The kind of every password, PIN or one-time code the close of the text names for
+    one credential, value or not (a bare "code" or "key" names none: a zip code, the
+    key to success)."""
+    tokens = Tokens(text)
+    close = _opening_start(text)
     for ctx, m in _context_matches(text):
+        if m.start() < close:
+            continue
+        word = m.group(0).casefold()
+        plural = ctx.kind in ("pin", "password") and word.endswith("s") and word[-2:] != "ss"
+        if plural or not _particular(tokens, m):
+            continue
         bare_code = m.group(0).casefold() in ("code", "codes")
         if _ASKS_ABOUT.search(text, max(0, m.start() - 60), m.start()):
             continue  # "what year did you change your password?": not the password
         # A lock's combination is one too ("remember my locker combo").
         combination = _COMBINATION.fullmatch(m.group(0)) and _of_a_lock(text, m)
         if ctx.strong or (ctx.kind == "one_time_code" and not bare_code) or combination:
+            yield ctx.kind
+        elif (bare_code or _LOGIN_WORD.fullmatch(m.group(0))) and _asked_for(text, m, bare_code):
+            # "what's the code?", "what's the login for the router?": asked for itself
             yield ctx.kind

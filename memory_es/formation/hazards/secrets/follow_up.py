@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from memory_es.formation.hazards.secrets.cache import Span
+from memory_es.formation.hazards.secrets.cache import Span, patterns
 from memory_es.formation.hazards.secrets.context import credential_mentions, spelled_run
 from memory_es.formation.hazards.secrets.tokens import Tokens, value_span
 from memory_es.formation.hazards.secrets.values import (
     digit_group,
     digits_of,
     looks_secret,
+    name_or_code,
     words,
 )
 
@@ -39,19 +40,27 @@ def credentials_named(text: str) -> tuple[str, ...]:
 _NOT_BARE = ("@", "://", ":", "(", ")", "=", "[", "]", "{", "}", "<", ">")
 
 
-def _bare_value(core: str) -> bool:
+def _bare_value(core: str, kind: str) -> bool:
     """A value said alone: letters with digits or symbols ("Walnut77!", "Pumpkin-Spice-31"),
     or a group of three or more digits ("4821", "36-12-48"). Mixed case alone is a name
-    ("Spider-Man", "iPhone"), never enough without a secret word in the same turn."""
+    ("Spider-Man", "iPhone"), never enough without a secret word in the same turn; a
+    code is letters and digits ("A7K2-9PQ4"), and a password or a PIN no code,
+    quantity, model or name ("64GB", "RT-AC68U", "L298N": name_or_code)."""
     if digit_group(core):
         return len(digits_of(core)) >= 3
+    if kind == "one_time_code":
+        return _CODE.fullmatch(core) is not None and len(digits_of(core)) >= 3
     if any(mark in core for mark in _NOT_BARE):
         return False  # an address, a link, a time, a code identifier or call
     has_digit = any(c.isdigit() for c in core)
     # An underscore joins a code identifier's words ("create_async_engine"): a symbol
     # of a password only beside a digit ("Sparrow_Nest_14").
     has_symbol = any(not c.isalnum() and c not in "'’-.,/_" for c in core)
-    return looks_secret(core) and (has_digit or has_symbol)
+    return looks_secret(core) and (has_digit or has_symbol) and not name_or_code(core)
+
+
+# A one-time code of letters and digits, in groups or not: "A7K2-9PQ4", "G-482913".
+_CODE = patterns.compile(r"[A-Za-z0-9]{1,8}(?:-[A-Za-z0-9]{1,8}){0,3}")
 
 
 # A number answers only where an answer stands: among the turn's first words ("4821",
@@ -92,6 +101,6 @@ def follow_up_values(text: str, kinds: tuple[str, ...]) -> Iterator[Span]:
                 yield start, end, kinds[0]
             i = tokens.after(end)
             continue
-        if _bare_value(token.core):
+        if _bare_value(token.core, kinds[0]):
             yield token.core_start, token.core_start + len(token.core), kinds[0]
         i += 1

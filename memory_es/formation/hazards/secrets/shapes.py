@@ -58,7 +58,15 @@ def regex_rule(
 
 def _card_check(m: re.Match[str]) -> bool:
     digits = digits_of(m.group(0))
-    return 13 <= len(digits) <= 19 and luhn(digits)
+    if not (13 <= len(digits) <= 19 and luhn(digits)):
+        return False
+    # A card is written whole or in groups of three digits or more ("4111 1111 1111
+    # 1111"): a row of small numbers is a table's ("5 10 15 20 25 ..."); thirteen digits
+    # after 978 or 979 are a book's number (an ISBN).
+    groups = re.split(r"[ -]", m.group(0))
+    if any(len(g) < 3 for g in groups[:-1]):
+        return False
+    return not (len(digits) == 13 and digits.startswith(("978", "979")))
 
 
 def _iban_check(m: re.Match[str]) -> bool:
@@ -122,12 +130,20 @@ _SECRET_PARAM = patterns.compile(
     r"code|credential)s?)=(?P<s>[^&#\s]{4,})"
 )
 
-_SEED_RUN = patterns.compile(r"(?<![\w-])(?:[a-z]{3,10}[ ,]{1,3}){11,23}[a-z]{3,10}(?![\w-])")
+# Twelve to twenty-four words of a wallet's list (BIP-39: three to eight letters each),
+# spaced only: a list of things has commas, a title or a prompt longer words.
+_SEED_RUN = patterns.compile(r"(?<![\w-])(?:[a-z]{3,8} {1,3}){11,23}[a-z]{3,8}(?![\w-])")
 
 
 def _seed_run(m: re.Match[str]) -> bool:
-    words = re.findall(r"[a-z]+", m.group(0))
-    return not any(w in FUNCTION_WORDS for w in words)
+    words = m.group(0).split()
+    return not any(w in FUNCTION_WORDS for w in words) and distinct_words(words)
+
+
+def distinct_words(words: list[str]) -> bool:
+    """Words drawn at random from a long list: at most one of them repeated (a table's
+    header repeats "per game", prose its own words)."""
+    return len(set(words)) >= len(words) - 1
 
 
 FUNCTION_WORDS = words(
@@ -216,9 +232,26 @@ CHECKSUMS: tuple[Callable[[str], Iterator[Span]], ...] = (
 )
 
 
+# Identifiers no one keeps secret: a UUID, and a digest or an object id in lower-case
+# hex ("5fd74adf58c6fb4e966b24e5", a commit's SHA) said with no word naming a key.
+_IDENTIFIER = patterns.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-f]+"
+)
+
+
+def in_url(text: str, at: int) -> bool:
+    """Whether position ``at`` is inside a URL (its path or its query): the URL rules
+    read a secret there by the parameter naming it or the path of a webhook."""
+    start = max(0, at - 2048)
+    space = max(text.rfind(c, start, at) for c in " \n\t")
+    return "://" in text[max(space + 1, start) : at]
+
+
 def entropy(text: str) -> Iterator[Span]:
     for m in ENTROPY_TOKEN.finditer(text):
         if m.start() and text[m.start() - 1] in ".:@":
             continue  # a host name, a URL or an address: the URL rules read those
+        if _IDENTIFIER.fullmatch(m.group(0)) or in_url(text, m.start()):
+            continue
         if random_looking(m.group(0).rstrip("="), CONTEXT_FREE_MIN):
             yield m.start(), m.end(), "token"

@@ -21,7 +21,7 @@ class Token(NamedTuple):
 _TOKEN = patterns.compile(r"\S+")
 _LIST_MARKER = patterns.compile(r"\d{1,2}[.)]")
 _LEAD = "\"'`“”‘’([{<#*"
-_TRAIL = "\"'`“”‘’)]}>.,;:!?*"
+_TRAIL = "\"'`“”‘’)]}>.,;:!?*…"
 _ABBREVIATIONS = words("no nr num acct tel dr mr mrs ms st e.g i.e etc vs")
 
 
@@ -85,7 +85,10 @@ class Tokens:
 
 CONNECTORS = words(
     "is was are were = : - — – -- -> => → ⇒ to as equals reads es est ist é è lautet it's iz "
-    "its becomes became remains c'est c’est era était war foi sono sind são zijn"
+    "its becomes became remains c'est c’est era était war foi sono sind são zijn "
+    # Swedish, Danish and Norwegian, Polish, Czech, Romanian: the password words of
+    # those languages are read too (context.py)
+    "är er jest je este"
 )
 # English first, then the same words in French, Spanish, German, Portuguese, Italian and
 # Dutch: the secret words are matched in those languages too (context.py).
@@ -141,6 +144,8 @@ def value_span(tokens: Tokens, i: int, numeric: bool, *, quoted: bool = False) -
             and len(digits_of(tokens[j].core)) <= 6
             and tokens[j].start - tokens[j - 1].end == 1
             and tokens.text[tokens[j - 1].end] == " "  # a new line starts a new value
+            # "7734 2291, 6610 8843": a comma or a semicolon parts two values of a list
+            and tokens.text[tokens[j - 1].end - 1] not in ",;"
         ):
             end = tokens[j].core_start + len(tokens[j].core)
             j += 1

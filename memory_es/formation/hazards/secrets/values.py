@@ -100,6 +100,58 @@ def looks_secret(value: str) -> bool:
     return (letters and digits) or (letters and symbols) or inner_case
 
 
+# Code, addresses and names that look chosen by their case or their marks, but that no
+# one chose to be hard to guess: a call or an index ("get_items(obj", "$row['id"),
+# an identifier of words ("pool_size", "points\\_idx" as markdown escapes it), a dotted
+# path or a host ("rest.framework.views", "mail.example.com"), an address, a quantity
+# with its unit ("64GB", "24-hour", "5GHz"), a product's model ("RT-AC68U", "L298N"), a
+# name in mixed case ("YouTube", "KeyError") or in the possessive ("Cafe24's").
+_CODE_MARKS = ("(", ")", "[", "]", "{", "}", "<", ">", "\\", "->", "://", "==")
+_CODE_SHAPE = patterns.compile(
+    r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"  # a snake_case identifier
+    r"|_{1,2}[A-Za-z]\w*"  # a private name
+    r"|\$\w.*"  # a variable ("$ids", "$this->id")
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an address
+    # a dotted path or a host, its last part a name ("cv2.resize", "mail1.example.com";
+    # not "feather.ember5646")
+    r"|[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*\.[A-Za-z_]+\.?"
+    r"|\d+(?:[.,]\d+)?-?[A-Za-z]{1,6}"  # a quantity and its unit
+    r"|[A-Za-z][A-Za-z'’/-]*"  # a word or a name, its case however mixed; "and/or"
+    r"|[^'’]+['’]s"  # a possessive
+)
+_MODEL = patterns.compile(r"[A-Z0-9]+(?:-[A-Z0-9]+)*")  # no lower-case letter
+
+
+def name_or_code(value: str, *, models: bool = True) -> bool:
+    """Whether a value that looks chosen is code, an address, a quantity or a name
+    (:data:`_CODE_SHAPE`), or with ``models`` a product's model: the weaker secret words
+    take none of them (a key near "api key" may well be upper case and digits); nor a
+    pair of its own ("ENGINE=InnoDB": the name=value rule reads those)."""
+    core = value.rstrip(":;,.").rstrip("=")  # base64's padding is the value's own
+    if any(mark in core for mark in _CODE_MARKS) or _CODE_SHAPE.fullmatch(core) is not None:
+        return True
+    if "=" in core:
+        return True
+    return models and _MODEL.fullmatch(core) is not None
+
+
+_REFERENCE = patterns.compile(
+    r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*\.[A-Za-z_]+|_{1,2}[A-Za-z]\w*|\$\w.*"
+)
+
+
+def code_reference(value: str) -> bool:
+    """Whether a value given a name is code that refers to its value elsewhere: a call,
+    an index, a dotted path ("process.env.API_KEY"), a private name or a variable."""
+    core = value.rstrip(":;,.").rstrip("=")  # base64's padding is the value's own
+    return any(mark in core for mark in _CODE_MARKS) or _REFERENCE.fullmatch(core) is not None
+
+
+def chosen_value(value: str) -> bool:
+    """A value that looks chosen (:func:`looks_secret`) and is no code or name."""
+    return looks_secret(value) and not name_or_code(value)
+
+
 # Words that describe a password rather than being one ("my password is too short").
 _NOT_A_VALUE = words(
     "the a an my your his her our their its this that these those same not no none "
@@ -112,7 +164,9 @@ _NOT_A_VALUE = words(
     "theirs ours then than as all any some every each both only exactly kind sort "
     "written somewhere safe changing working fine ok okay yes yeah set going gonna "
     "about like literally actually probably maybe always never one two three four "
-    "five six seven eight"
+    "five six seven eight "
+    # a type or a literal of code: "password: str", "password = None"
+    "str int bool boolean string none null nil undefined true false"
 )
 
 

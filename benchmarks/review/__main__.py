@@ -246,7 +246,9 @@ def _print_locomo(part: dict[str, Any]) -> None:
             f"{name:40} n {row['n']}  any {row[f'recall_any@{k}']:.3f}"
             f"  all {row[f'recall_all@{k}']:.3f}  tokens {row[f'tokens_per_probe@{k}']:.1f}"
             f"  noise {row['noise_total']}/{row['returned']} = {row[f'noise@{k}'] or 0:.3f}"
-            f"  injected returned {row['injected_returned']}  turns {row['turns']}"
+            f"  injected returned {row['injected_returned']}"
+            f" (near-duplicates {row['injected_returned_near_duplicates']},"
+            f" low-value {row['injected_returned_low_value']})  turns {row['turns']}"
         )
         if row["decisions"] is not None:
             line += f"  reviewer {row['decisions']}"

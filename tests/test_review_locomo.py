@@ -125,3 +125,6 @@ def test_review_benchmark_cli_runs_locomo_alone_and_refuses_a_bad_limit(
     assert str(path) not in json.dumps(report)  # the file is named by its sha256 only
     assert main(["--locomo", str(path), "--limit", "0"]) == 2
     assert "--limit" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        main(["--limit", "1"])  # --limit is LoCoMo's only
+    assert refused.value.code == 2

@@ -95,6 +95,26 @@ class Counts:
     extractor: str = ""
 
 
+# What ``_score_memory`` returns: per k, each returned item's belief id and source ids,
+# and the tokens rendered.
+Returned = dict[int, tuple[list[tuple[str, frozenset[str]]], int]]
+
+
+@dataclass(frozen=True)
+class ReplayHooks:
+    """Optional observers of one scenario's replay, for a caller that measures the same
+    replay and scoring under its own conditions (the review benchmark's LoCoMo arms,
+    memory_es/benchmarks/review/locomo.py). Unset, the replay is what it always was.
+
+    ``before_probes(memory, principals)`` runs once before each batch of probes is
+    asked (after that session's recording and maintenance): a reviewer's moment.
+    ``returned(probe, returned, turn_refs)`` sees what each probe returned, with the map
+    from every recorded turn id to its dataset turn ref."""
+
+    before_probes: Callable[[memory_es.Memory, tuple[str, ...]], None] | None = None
+    returned: Callable[[Probe, Returned, dict[str, str]], None] | None = None
+
+
 @dataclass
 class _Recording:
     """The ids one principal's recording gave each dataset turn and session."""
@@ -174,12 +194,7 @@ def run(
 
     report = LoadReport()
     counts = Counts()
-    arms = {
-        MEMORY_ARM: ArmReport(),
-        RESTATED: ArmReport(),
-        CITED: ArmReport(),
-        **{name: ArmReport() for name in REFERENCE_ARMS},
-    }
+    arms = new_arms()
     # The memory arm runs whatever extractor memory_es.open composes by default.
     diagnostic = DIAGNOSTIC_EXTRACTORS.get(diagnostic_extractor or "")
     bar = _progress_bar(progress, total=eligible)
@@ -239,6 +254,32 @@ def run(
     }
     _write_new(output, document)
     return document
+
+
+def new_arms() -> dict[str, ArmReport]:
+    """The arms one replay scores into: the memory arm, its protected subsets, BM25."""
+    return {
+        MEMORY_ARM: ArmReport(),
+        RESTATED: ArmReport(),
+        CITED: ArmReport(),
+        **{name: ArmReport() for name in REFERENCE_ARMS},
+    }
+
+
+def replay_scenario(
+    scenario: Scenario,
+    probes: list[Probe],
+    arms: dict[str, ArmReport],
+    counts: Counts,
+    *,
+    profile: Path | None = None,
+    maintenance: bool = False,
+    hooks: ReplayHooks | None = None,
+) -> None:
+    """:func:`run`'s replay and scoring of one scenario (the default extractor, no
+    citing reader) into ``arms`` (:func:`new_arms`), for callers that measure it under
+    their own conditions; ``hooks`` observe it."""
+    _run_scenario(scenario, probes, arms, counts, None, profile, maintenance, False, hooks)
 
 
 def _mapping(dataset: str, principal_speaker: str) -> dict[str, Any]:
@@ -302,6 +343,7 @@ def _run_scenario(
     profile: Path | None = None,
     maintenance: bool = False,
     cite: bool = False,
+    hooks: ReplayHooks | None = None,
 ) -> None:
     counts.scenarios += 1
     counts.labeled_beliefs += len(scenario.labeled_beliefs)
@@ -368,10 +410,22 @@ def _run_scenario(
                 if turn.ref in recorded_refs:
                     refs.append(turn.ref)
                     docs.append((turn.speaker, make_doc(turn.ref, turn.text)))
-            for probe in by_session.get(index, []):
+            asked = by_session.get(index, [])
+            turn_refs: dict[str, str] = {}
+            if hooks is not None and asked:
+                if hooks.before_probes is not None:
+                    hooks.before_probes(memory, scenario.principals)
+                turn_refs = {
+                    turn_id: ref
+                    for recording in recordings.values()
+                    for ref, turn_id in recording.turn_ids.items()
+                }
+            for probe in asked:
                 if probe.asked_at is not None:  # asked at the dataset's question date
                     clock.set(max(clock.now(), probe.asked_at))
                 returned = _score_memory(memory, probe, recordings, arms[MEMORY_ARM])
+                if hooks is not None and hooks.returned is not None:
+                    hooks.returned(probe, returned, turn_refs)
                 for name, (units, kept) in _protected(memory, probe, recordings).items():
                     if units:
                         # Met by a returned belief the lifecycle promised to keep.
@@ -473,7 +527,7 @@ def _protected(
 
 def _score_memory(
     memory: memory_es.Memory, probe: Probe, recordings: dict[str, _Recording], arm: ArmReport
-) -> dict[int, tuple[list[tuple[str, frozenset[str]]], int]]:
+) -> Returned:
     """Score the probe into ``arm``; returns, per k, what was returned (each item's
     belief id and source ids) and its rendered tokens."""
     chosen = [recordings[p] for p in probe.principals]
@@ -483,7 +537,7 @@ def _score_memory(
         lambda ref: [i for r in chosen for i in r.session_turn_ids.get(ref, [])],
     )
     outcomes: dict[int, Outcome] = {}
-    returned: dict[int, tuple[list[tuple[str, frozenset[str]]], int]] = {}
+    returned: Returned = {}
     for k in KS:
         items: list[Scored] = []
         for principal in probe.principals:

@@ -5,7 +5,13 @@ and that plus the quality reorder — with recall and the noise ratio side by si
 the shipped corpus and on its generated noisy variant (near-duplicates and low-value
 beliefs injected, the evidence held fixed: memory_es/benchmarks/review/noisy.py), with
 each arm's top-k degradation (variant minus shipped) and the noise floor a perfect
-ranker would still have at the same returned counts. Figures, not a gate."""
+ranker would still have at the same returned counts. Figures, not a gate.
+
+``--locomo FILE [--limit N] [--seed S] [--rate R]`` runs the same matrix on LoCoMo
+through the external replay (memory_es/benchmarks/review/locomo.py): clean, and a seeded
+noisy variant with the evidence turns and questions held fixed; evidence recall any@10 /
+all@10, tokens per probe and the noise ratio. With ``--locomo`` the corpus runs only when
+``--variant`` is given too."""
 
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from memory_es.benchmarks.external import load_locomo
 from memory_es.benchmarks.memory_benchmark.corpus import (
     SHIPPED_CORPUS,
     MemoryBenchmarkCorpus,
@@ -29,6 +36,7 @@ from memory_es.benchmarks.memory_benchmark.metrics import (
     score_formation,
     score_probe,
 )
+from memory_es.benchmarks.review import locomo
 from memory_es.benchmarks.review.noisy import injected, noisy_corpus
 from memory_es.benchmarks.review.poisoning import poisoner
 from memory_es.benchmarks.review.reviewer import scripted_reviewer
@@ -145,14 +153,50 @@ def run(variants: tuple[str, ...]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memory_es.benchmarks.review")
-    parser.add_argument("--variant", choices=(*VARIANTS, "both"), default="both")
+    parser.add_argument(
+        "--variant",
+        choices=(*VARIANTS, "both"),
+        default=None,
+        help="the memory benchmark corpus's variants (default both; none with --locomo)",
+    )
     parser.add_argument(
         "--poisoning", action="store_true", help="also the provenance-poisoning rows"
     )
+    parser.add_argument(
+        "--locomo", type=Path, metavar="FILE", help="also the LoCoMo arms, on this file"
+    )
+    parser.add_argument(
+        "--limit", type=int, metavar="N", help="LoCoMo: only the file's first N conversations"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=locomo.DEFAULT_SEED, help="LoCoMo: the injection's seed"
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=locomo.DEFAULT_RATE,
+        help="LoCoMo: the share of turns with a first-person sentence that gain noise",
+    )
+    parser.add_argument("--principal-speaker", choices=load_locomo.SPEAKER_CHOICES, default="both")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    variants = VARIANTS if args.variant == "both" else (args.variant,)
+    if args.locomo is None and (args.limit is not None):
+        parser.error("--limit applies to --locomo only")
+    chosen = args.variant or (None if args.locomo is not None else "both")
+    variants = () if chosen is None else VARIANTS if chosen == "both" else (chosen,)
     report = run(variants)
+    if args.locomo is not None:
+        try:
+            report["locomo"] = locomo.run(
+                args.locomo,
+                limit=args.limit,
+                seed=args.seed,
+                rate=args.rate,
+                principal_speaker=args.principal_speaker,
+            )
+        except (ValueError, FileNotFoundError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     if args.poisoning:
         report["poisoning"] = {
             "through an untrusted source": poisoned(declared=True),
@@ -162,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, indent=2, sort_keys=True))
         return 0
     for variant, part in report.items():
+        if variant == "locomo":
+            _print_locomo(part)
+            continue
         if variant == "poisoning":
             print("-- provenance poisoning (shipped corpus, alignment off)")
             for name, row in part.items():
@@ -186,6 +233,32 @@ def main(argv: list[str] | None = None) -> int:
                 line += f"  vs shipped: recall {d['recall']:+.3f} noise {d['noise_ratio']:+.3f}"
             print(line)
     return 0
+
+
+def _print_locomo(part: dict[str, Any]) -> None:
+    k = part["k"]
+    print(
+        f"-- LoCoMo ({part['conversations']} conversations, sha256 {part['file_sha256'][:8]},"
+        f" seed {part['seed']}, rate {part['rate']}, k {k})"
+    )
+    for name, row in part["arms"].items():
+        line = (
+            f"{name:40} n {row['n']}  any {row[f'recall_any@{k}']:.3f}"
+            f"  all {row[f'recall_all@{k}']:.3f}  tokens {row[f'tokens_per_probe@{k}']:.1f}"
+            f"  noise {row['noise_total']}/{row['returned']} = {row[f'noise@{k}'] or 0:.3f}"
+            f"  injected returned {row['injected_returned']}"
+            f" (near-duplicates {row['injected_returned_near_duplicates']},"
+            f" low-value {row['injected_returned_low_value']})  turns {row['turns']}"
+        )
+        if row["decisions"] is not None:
+            line += f"  reviewer {row['decisions']}"
+        if "degradation" in row:
+            d = row["degradation"]
+            line += (
+                f"  vs clean: any {d[f'recall_any@{k}']:+.3f} all {d[f'recall_all@{k}']:+.3f}"
+                f" noise {d[f'noise@{k}']:+.3f}"
+            )
+        print(line)
 
 
 if __name__ == "__main__":

@@ -78,7 +78,8 @@ def specific_word(sentence: str) -> str | None:
 
 
 def near_duplicate(sentence: str, n: int) -> str:
-    lowered = sentence if sentence.startswith("I ") else sentence[0].lower() + sentence[1:]
+    # "I" keeps its capital ("I live", "I'm"); "My dog ..." becomes "my dog ...".
+    lowered = sentence if re.match(r"I\b", sentence) else sentence[0].lower() + sentence[1:]
     return NEAR_DUPLICATE_TEMPLATES[n % len(NEAR_DUPLICATE_TEMPLATES)].format(lowered)
 
 

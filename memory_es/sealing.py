@@ -41,7 +41,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from cryptography.exceptions import InvalidTag
@@ -319,10 +319,11 @@ class SealingMapper(Mapper[Any]):
         """``unseal_projected`` for a page's sealed states: the boxes of text the
         projector does not read dropped unopened; of the others, those this process
         sealed take their handed-off text (module doc), and the rest are opened with
-        their keys read and unwrapped together (``KeyRing.keys_for``). One loop, no call
-        per state but the cipher's: a rebuild opens every belief's statement here."""
+        their keys read and unwrapped together (``KeyRing.keys_for``). A rebuild opens
+        every belief's statement here, so each step runs over the whole page at once: the
+        ciphers built and the boxes decrypted by ``map`` (no Python frame a box)."""
         opening: list[Boxed] = []
-        wanted: list[tuple[str, str]] = []
+        boxes: list[dict[str, Any]] = []
         handoff, cached = self._handoff, self.keys.cached
         for item in boxed:
             fields = item[3]
@@ -336,31 +337,51 @@ class SealingMapper(Mapper[Any]):
                     del fields[SEALED_KEY]
                     fields.update(handed[1])
                     continue
+            del fields[SEALED_KEY]
             opening.append(item)
-            wanted.append((box["k"], box["o"]))
+            boxes.append(box)
         if not opening:
             return
-        owners, decode, placeholder = self._owners, self.transcoder.decode, SEALED.get
-        loads = orjson.loads
-        for (topic, originator, version, fields), key in zip(
-            opening, self.keys.keys_for(wanted), strict=True
-        ):
-            box = fields.pop(SEALED_KEY)
+        owners = self._owners
+        for (_, originator, _, _), box in zip(opening, boxes, strict=True):
             if originator not in owners:
                 owners[originator] = box["o"]
-            if key is None:
-                sealed = placeholder(topic)
-                fields.update(sealed.placeholder(fields, originator) if sealed else {})
-                continue
-            raw = binascii.a2b_base64(box["b"])
-            try:
-                plain = AESGCM(key).decrypt(
-                    raw[:NONCE_BYTES], raw[NONCE_BYTES:], _aad(originator, version, topic)
+        keys = self.keys.keys_for([(box["k"], box["o"]) for box in boxes])
+        if None in keys:  # destroyed keys: their states read as their placeholders
+            for (topic, originator, _, fields), key in zip(opening, keys, strict=True):
+                if key is None:
+                    sealed = SEALED.get(topic)
+                    fields.update(sealed.placeholder(fields, originator) if sealed else {})
+            live = [i for i, key in enumerate(keys) if key is not None]
+            opening, boxes = [opening[i] for i in live], [boxes[i] for i in live]
+            keys = [keys[i] for i in live]
+        held = cast(list[bytes], keys)  # no None left
+        a2b = binascii.a2b_base64
+        raws = [a2b(box["b"]) for box in boxes]
+        aads = [_aad(originator, version, topic) for topic, originator, version, _ in opening]
+        try:
+            plains = list(
+                map(
+                    AESGCM.decrypt,
+                    map(AESGCM, held),
+                    [raw[:NONCE_BYTES] for raw in raws],
+                    [raw[NONCE_BYTES:] for raw in raws],
+                    aads,
                 )
-            except InvalidTag:
-                raise _altered(originator, version) from None
+            )
+        except InvalidTag:
+            for (_, originator, version, _), key, raw, aad in zip(
+                opening, held, raws, aads, strict=True
+            ):
+                try:
+                    AESGCM(key).decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], aad)
+                except InvalidTag:
+                    raise _altered(originator, version) from None
+            raise  # pragma: no cover - one of them failed above
+        decode, loads = self.transcoder.decode, orjson.loads
+        for item, plain in zip(opening, plains, strict=True):
             # Text holds no tagged value (the transcoder's decode would return orjson's).
-            fields.update(decode(plain) if _TAGGED in plain else loads(plain))
+            item[3].update(decode(plain) if _TAGGED in plain else loads(plain))
 
     def unseal(self, topic: str, originator: str, version: int, fields: dict[str, Any]) -> None:
         """Replace the box in a decoded state by its fields (the placeholder's when the

@@ -273,3 +273,79 @@ def test_the_box_is_added_to_the_stored_state_as_encode_would_write_it() -> None
     assert mapper.transcoder.encode_with(state, extra) == mapper.transcoder.encode(
         {**state, **extra}
     )
+
+
+def _sealed_page(n: int) -> tuple[SealingMapper, list[Any]]:
+    """A mapper, cold (its handoff and unwrapped keys dropped), and n beliefs' stored
+    events, one belief a key."""
+    mapper, aggregate, _ = _mapper()
+    events = [_form(aggregate, f"b{i}", f"User keeps {i} bees.") for i in range(2, 2 + n)]
+    mapper.prepare(events, {aggregate.id: aggregate})
+    stored = [mapper.to_stored_event(e) for e in events]
+    mapper.forget_handoff()
+    mapper.keys._keys = {k: v for k, v in mapper.keys._keys.items() if k.startswith("kek:")}
+    return mapper, stored
+
+
+def _unseal(mapper: SealingMapper, stored: list[Any]) -> list[dict[str, Any]]:
+    page = [mapper.transcoder.decode(s.state) for s in stored]
+    mapper.unseal_page(
+        [
+            (s.topic, str(s.originator_id), s.originator_version, f)
+            for s, f in zip(stored, page, strict=True)
+        ]
+    )
+    return page
+
+
+def test_a_page_opens_each_box_under_its_own_key_and_a_destroyed_one_as_its_placeholder() -> None:
+    """The page path decrypts its boxes together (the ciphers built and used by map):
+    each box still opens under its own key, in its place, a destroyed key's box reads as
+    its placeholder beside live ones, and a repeated box opens twice."""
+    mapper, stored = _sealed_page(6)
+    mapper.keys.destroy([belief_key("b3"), belief_key("b6")])
+    opened = _unseal(mapper, [*stored, stored[0]])
+    assert [f["statement"] for f in opened] == [
+        "User keeps 2 bees.",
+        FORGOTTEN,
+        "User keeps 4 bees.",
+        "User keeps 5 bees.",
+        FORGOTTEN,
+        "User keeps 7 bees.",
+        "User keeps 2 bees.",
+    ]
+    assert opened[1]["normalized"] == f"{FORGOTTEN} b3" and opened[1]["subjects"] == []
+    assert all(SEALED_KEY not in f for f in opened)
+
+
+def test_an_altered_box_in_a_page_fails_naming_its_event() -> None:
+    mapper, stored = _sealed_page(5)
+    moved = stored[3]
+    moved.__dict__["originator_version"] = moved.originator_version + 10
+    with pytest.raises(SealingError, match=rf"v{moved.originator_version} does not open"):
+        _unseal(mapper, stored)
+
+
+def test_keys_for_unwraps_each_owner_under_its_own_key_encryption_key() -> None:
+    """A page mixing owners: each owner's keys unwrapped in one pass over its key
+    encryption key; an owner forgotten whole reads as None beside a live one; a key asked
+    for twice comes back twice; and the SQLite table's rows are KeyRows of bytes."""
+    source = KeyRing(MemoryKeyTable())
+    source.ensure([("a", "o1"), ("b", "o2"), ("c", "o3"), ("d", "o1")])
+    expected = {k: source.key(k, o) for k, o in [("a", "o1"), ("b", "o2"), ("d", "o1")]}
+    source.destroy_owner("o3")
+    wanted = [("a", "o1"), ("b", "o2"), ("c", "o3"), ("a", "o1"), ("d", "o1")]
+    got = KeyRing(source.table).keys_for(wanted)
+    assert got == [expected["a"], expected["b"], None, expected["a"], expected["d"]]
+
+
+def test_the_sqlite_key_table_reads_rows_as_key_rows(tmp_path: Path) -> None:
+    from memory_es.keys import SqliteKeyTable
+
+    table = SqliteKeyTable(str(tmp_path / "keys.db"))
+    table.insert([KeyRow("k1", "o", b"\x00material"), KeyRow("k2", "o", b"m2")])
+    rows = sorted(table.select(["k1", "k2", "absent"]))
+    assert rows == [KeyRow("k1", "o", b"\x00material"), KeyRow("k2", "o", b"m2")]
+    assert all(isinstance(r, KeyRow) and type(r.material) is bytes for r in rows)
+    assert rows[0].key_id == "k1" and rows[0].owner == "o"
+    table.close()

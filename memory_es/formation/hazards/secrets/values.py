@@ -107,14 +107,17 @@ def looks_secret(value: str) -> bool:
 # with its unit ("64GB", "24-hour", "5GHz"), a product's model ("RT-AC68U", "L298N"), a
 # name in mixed case ("YouTube", "KeyError") or in the possessive ("Cafe24's").
 _CODE_MARKS = ("(", ")", "[", "]", "{", "}", "<", ">", "\\", "->", "://", "==")
+# What refers to a value elsewhere: a private name, a variable ("$ids", "$this->id"), a
+# dotted path or a host, its last part a name ("cv2.resize", "mail1.example.com"; not
+# "feather.ember5646").
+_PRIVATE = r"_{1,2}[A-Za-z]\w*"
+_VARIABLE = r"\$\w.*"
+_DOTTED = r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*\.[A-Za-z_]+"
 _CODE_SHAPE = patterns.compile(
     r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"  # a snake_case identifier
-    r"|_{1,2}[A-Za-z]\w*"  # a private name
-    r"|\$\w.*"  # a variable ("$ids", "$this->id")
+    rf"|{_PRIVATE}|{_VARIABLE}"
     r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an address
-    # a dotted path or a host, its last part a name ("cv2.resize", "mail1.example.com";
-    # not "feather.ember5646")
-    r"|[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*\.[A-Za-z_]+\.?"
+    rf"|{_DOTTED}\.?"
     r"|\d+(?:[.,]\d+)?-?[A-Za-z]{1,6}"  # a quantity and its unit
     r"|[A-Za-z][A-Za-z'’/-]*"  # a word or a name, its case however mixed; "and/or"
     r"|[^'’]+['’]s"  # a possessive
@@ -122,12 +125,17 @@ _CODE_SHAPE = patterns.compile(
 _MODEL = patterns.compile(r"[A-Z0-9]+(?:-[A-Z0-9]+)*")  # no lower-case letter
 
 
+def _core(value: str) -> str:
+    """The value without the marks that close a clause (base64's padding is its own)."""
+    return value.rstrip(":;,.").rstrip("=")
+
+
 def name_or_code(value: str, *, models: bool = True) -> bool:
     """Whether a value that looks chosen is code, an address, a quantity or a name
     (:data:`_CODE_SHAPE`), or with ``models`` a product's model: the weaker secret words
     take none of them (a key near "api key" may well be upper case and digits); nor a
     pair of its own ("ENGINE=InnoDB": the name=value rule reads those)."""
-    core = value.rstrip(":;,.").rstrip("=")  # base64's padding is the value's own
+    core = _core(value)
     if any(mark in core for mark in _CODE_MARKS) or _CODE_SHAPE.fullmatch(core) is not None:
         return True
     if "=" in core:
@@ -135,15 +143,13 @@ def name_or_code(value: str, *, models: bool = True) -> bool:
     return models and _MODEL.fullmatch(core) is not None
 
 
-_REFERENCE = patterns.compile(
-    r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*\.[A-Za-z_]+|_{1,2}[A-Za-z]\w*|\$\w.*"
-)
+_REFERENCE = patterns.compile(f"{_DOTTED}|{_PRIVATE}|{_VARIABLE}")
 
 
 def code_reference(value: str) -> bool:
     """Whether a value given a name is code that refers to its value elsewhere: a call,
     an index, a dotted path ("process.env.API_KEY"), a private name or a variable."""
-    core = value.rstrip(":;,.").rstrip("=")  # base64's padding is the value's own
+    core = _core(value)
     return any(mark in core for mark in _CODE_MARKS) or _REFERENCE.fullmatch(core) is not None
 
 

@@ -118,6 +118,8 @@ def test_text_typed_to_slip_past_a_reader_never_forms(statement: str) -> None:
         "User lives in Zürich with Zoë.",
         "User said: Москва is lovely in May.",  # a word in another script, whole
         "User said: the café in Αθήνα was great.",
+        "User takes 5µg of vitamin D daily.",  # a unit's sign
+        "User works in ﬁnance now.",  # a ligature a copied PDF keeps
     ],
 )
 def test_words_of_other_scripts_written_whole_still_form(statement: str) -> None:

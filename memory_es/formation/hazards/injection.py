@@ -735,6 +735,19 @@ _USER = _patterns.compile(r"\buser(?:'s)?\b")
 _LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "COPTIC"})
 
 
+def _styled(ch: str, name: str) -> bool:
+    """A styled form of one Latin letter ("𝗲", "ｅ", "ⓔ"): not a ligature of a copied PDF
+    ("ﬁ"), an ordinal ("1ª") or a unit's sign ("µg", whose form is Greek)."""
+    folded = unicodedata.normalize("NFKC", ch)
+    return (
+        folded != ch
+        and len(folded) == 1
+        and folded.isascii()
+        and folded.isalpha()
+        and "ORDINAL" not in name
+    )
+
+
 def obfuscated(statement: str) -> bool:
     """Whether a statement is typed to slip past a reader: a word mixing the letters of
     scripts that look alike ("staу", a Cyrillic у in Latin; "expιain"), or letters from
@@ -752,7 +765,7 @@ def obfuscated(statement: str) -> bool:
             if not ch.isalpha():
                 continue
             name = unicodedata.name(ch, "")
-            if unicodedata.normalize("NFKC", ch) != ch or "SMALL CAPITAL" in name:
+            if "SMALL CAPITAL" in name or _styled(ch, name):
                 return True
             script = name.split(" ", 1)[0]
             if script in _LOOKALIKE_SCRIPTS:

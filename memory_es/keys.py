@@ -34,6 +34,7 @@ import sqlite3
 import threading
 from collections.abc import Collection, Iterable, Sequence
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, cast
 
@@ -44,6 +45,9 @@ from eventsourcing.persistence import RecordConflictError
 KEY_BYTES = 32  # AES-256
 NONCE_BYTES = 12  # AES-GCM's standard nonce
 KEK_PREFIX = "kek:"  # a principal's key encryption key: kek:<owner>
+# A stored box or wrapped key (nonce then ciphertext) split, at C speed over a page's.
+nonce_of = itemgetter(slice(None, NONCE_BYTES))
+sealed_of = itemgetter(slice(NONCE_BYTES, None))
 
 
 class KeySource(Protocol):
@@ -114,6 +118,10 @@ class KeyTable(Protocol):
 
     def select_owner(self, owner: str) -> list[KeyRow]: ...
 
+    def select_owned(self, owner: str, key_ids: Collection[str]) -> list[tuple[str, bytes]]:
+        """(key id, material) of the rows among ``key_ids`` that are the owner's, in any
+        order: a page's keys, read without a ``KeyRow`` or an owner's text a row."""
+
     def select_all(self) -> list[KeyRow]: ...
 
     def insert(self, rows: Sequence[KeyRow]) -> int:
@@ -161,6 +169,10 @@ class MemoryKeyTable:
     def select_owner(self, owner: str) -> list[KeyRow]:
         return [r for r in self._rows.values() if r.owner == owner]
 
+    def select_owned(self, owner: str, key_ids: Collection[str]) -> list[tuple[str, bytes]]:
+        rows = [self._rows.get(k) for k in key_ids]
+        return [(r.key_id, r.material) for r in rows if r is not None and r.owner == owner]
+
     def select_all(self) -> list[KeyRow]:
         return list(self._rows.values())
 
@@ -192,6 +204,11 @@ _CREATE = (
 )
 _CREATE_OWNER = f"CREATE INDEX IF NOT EXISTS {_TABLE}_owner ON {_TABLE} (owner)"
 _COLUMNS = "key_id, owner, material"
+# The ids to read as one JSON array, walked by SQLite's json_each: one bound parameter
+# and one index seek an id, where 500-parameter IN lists were bound and sorted into an
+# ephemeral index first (a cold rebuild reads a key a belief).
+_BY_IDS = f"FROM json_each(?) AS wanted CROSS JOIN {_TABLE} AS k ON k.key_id = wanted.value"
+_IN_LIMIT = 500  # SQLite's bound-parameter limit, for a SQLite without json_each
 
 
 class SqliteKeyTable:
@@ -208,20 +225,43 @@ class SqliteKeyTable:
             self._db.execute("PRAGMA journal_mode = WAL")
             self._db.execute(_CREATE.format(blob="BLOB"))
             self._db.execute(_CREATE_OWNER)
+            try:
+                self._db.execute("SELECT count(*) FROM json_each('[]')")
+                self._json_each = True
+            except sqlite3.OperationalError:  # built without JSON (before 3.38, an option)
+                self._json_each = False
+
+    def _fetch(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[KeyRow]:
-        with self._lock:
-            found = self._db.execute(sql, params).fetchall()
-        return _key_rows(found)  # a BLOB column reads as bytes
+        return _key_rows(self._fetch(sql, params))  # a BLOB column reads as bytes
+
+    def _by_ids(
+        self, columns: str, key_ids: Collection[str], where: str = "", params: Sequence[Any] = ()
+    ) -> list[Any]:
+        """The rows of ``key_ids`` (``columns`` of ``k``, ``where`` more conditions on
+        it with their ``params``), in one query (in chunks without json_each)."""
+        also = f" AND {where}" if where else ""
+        if self._json_each:
+            ids = orjson.dumps(list(key_ids)).decode()
+            return self._fetch(f"SELECT {columns} {_BY_IDS}{also}", [ids, *params])
+        listed, found = list(key_ids), []
+        for start in range(0, len(listed), _IN_LIMIT - len(params)):
+            chunk = listed[start : start + _IN_LIMIT - len(params)]
+            marks = ", ".join("?" for _ in chunk)
+            found += self._fetch(
+                f"SELECT {columns} FROM {_TABLE} AS k WHERE k.key_id IN ({marks}){also}",
+                [*chunk, *params],
+            )
+        return found
 
     def select(self, key_ids: Collection[str]) -> list[KeyRow]:
-        ids = list(key_ids)
-        found: list[KeyRow] = []
-        for start in range(0, len(ids), 500):  # SQLite's bound-parameter limit
-            chunk = ids[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            found += self._rows(f"SELECT {_COLUMNS} FROM {_TABLE} WHERE key_id IN ({marks})", chunk)
-        return found
+        return _key_rows(self._by_ids("k.key_id, k.owner, k.material", key_ids))
+
+    def select_owned(self, owner: str, key_ids: Collection[str]) -> list[tuple[str, bytes]]:
+        return self._by_ids("k.key_id, k.material", key_ids, "k.owner = ?", [owner])
 
     def select_owner(self, owner: str) -> list[KeyRow]:
         return self._rows(f"SELECT {_COLUMNS} FROM {_TABLE} WHERE owner = ?", [owner])
@@ -321,6 +361,14 @@ class PostgresKeyTable:
     def select(self, key_ids: Collection[str]) -> list[KeyRow]:
         return self._rows("WHERE key_id = ANY(%s)", [list(key_ids)])
 
+    def select_owned(self, owner: str, key_ids: Collection[str]) -> list[tuple[str, bytes]]:
+        statement = self._sql.SQL(
+            "SELECT key_id, material FROM {} WHERE key_id = ANY(%s) AND owner = %s"
+        ).format(self._table)
+        with self._lock:
+            found = self._run(statement, [list(key_ids), owner]).fetchall()
+        return [(k, bytes(m)) for k, m in found]
+
     def select_owner(self, owner: str) -> list[KeyRow]:
         return self._rows("WHERE owner = %s", [owner])
 
@@ -370,6 +418,14 @@ class PostgresKeyTable:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _grouped(wanted: Sequence[tuple[str, str]], places: list[int]) -> dict[str, list[int]]:
+    """The places of ``wanted`` by the owner each asks for."""
+    grouped: dict[str, list[int]] = {}
+    for i in places:
+        grouped.setdefault(wanted[i][1], []).append(i)
+    return grouped
 
 
 class KeyRing:
@@ -536,43 +592,61 @@ class KeyRing:
 
     def keys_for(self, wanted: Sequence[tuple[str, str]]) -> list[bytes | None]:
         """``key`` of each (key id, owner), in order, for a page of sealed states: the
-        rows not held yet are read in one query (exactly those: a rebuild's page of
-        beliefs reads its beliefs' keys, not their owner's every turn key) and unwrapped
-        owner by owner under one lock, each owner's in one ``map`` over its key
-        encryption key's cipher (no Python frame a key: a cold rebuild unwraps one key a
-        belief)."""
+        keys not held yet are read owner by owner, each owner's in one query (exactly
+        those: a rebuild's page of beliefs reads its beliefs' keys, not their owner's
+        every turn key; ``KeyTable.select_owned``, no ``KeyRow`` a key) and unwrapped in
+        one ``map`` over the owner's key encryption key's cipher (no Python frame a key:
+        a cold rebuild unwraps one key a belief)."""
         with self._lock:
-            held, wrapped = self._keys, self._wrapped
+            held = self._keys
             found: list[bytes | None] = [held.get(k) for k, _ in wanted]
-            unread = [k for (k, _), key in zip(wanted, found, strict=True) if key is None]
-            if not unread:
+            if None not in found:
                 return found
-            for stored in self.table.select([k for k in unread if k not in wrapped]):
-                wrapped[stored.key_id] = stored
-            # The rows to unwrap, by owner: (index in wanted, row); a row of another owner
-            # than the one asked for is left for its own (it reads as None here).
-            by_owner: dict[str, list[tuple[int, KeyRow]]] = {}
-            for i, (key_id, owner) in enumerate(wanted):
-                if found[i] is None:
-                    row = wrapped.get(key_id)
-                    if row is not None and row[1] == owner:
-                        by_owner.setdefault(owner, []).append((i, row))
-            for owner, rows in by_owner.items():
+            # Where the keys to unwrap go, by owner (a rebuild's page is mostly one's).
+            places = [i for i, key in enumerate(found) if key is None]
+            owners = {wanted[i][1] for i in places}
+            by_owner = {owners.pop(): places} if len(owners) == 1 else _grouped(wanted, places)
+            for owner, at in by_owner.items():
                 kek = self._stored_kek_cipher(owner)
                 if kek is None:  # the owner was forgotten whole: its keys read as None
                     continue
-                keys = list(
-                    map(
-                        kek.decrypt,
-                        [row[2][:NONCE_BYTES] for _, row in rows],
-                        [row[2][NONCE_BYTES:] for _, row in rows],
-                        [row[0].encode() for _, row in rows],
+                rows = self._owned_rows(owner, dict.fromkeys([wanted[i][0] for i in at]))
+                if not rows:
+                    continue
+                read, materials = [k for k, _ in rows], [m for _, m in rows]
+                opened = dict(
+                    zip(
+                        read,
+                        map(
+                            kek.decrypt,
+                            map(nonce_of, materials),
+                            map(sealed_of, materials),
+                            map(str.encode, read),
+                        ),
+                        strict=True,
                     )
                 )
-                for (i, row), key in zip(rows, keys, strict=True):
-                    found[i] = held[row[0]] = key
-                    wrapped.pop(row[0], None)  # a key asked for twice in a page: once
+                held.update(opened)
+                for i in at:  # a row of another owner than the one asked for: None
+                    found[i] = opened.get(wanted[i][0])
             return found
+
+    def _owned_rows(self, owner: str, key_ids: dict[str, None]) -> list[tuple[str, bytes]]:
+        """(key id, material) of the owner's rows among ``key_ids``: those read already
+        and held wrapped taken (a row of another owner left for its own), the rest read
+        in one query. Called under the lock."""
+        wrapped = self._wrapped
+        if not wrapped:
+            return self.table.select_owned(owner, key_ids)
+        taken: list[tuple[str, bytes]] = []
+        unread: list[str] = []
+        for key_id in key_ids:
+            row = wrapped.get(key_id)
+            if row is None:
+                unread.append(key_id)
+            elif row.owner == owner:
+                taken.append((key_id, wrapped.pop(key_id).material))
+        return taken + self.table.select_owned(owner, unread) if unread else taken
 
     def _unwrap(self, key_id: str, owner: str) -> bytes | None:
         """The read row of ``key_id`` unwrapped and held (None: no row, another owner's,

@@ -12,12 +12,14 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import orjson
 import pytest
+from eventsourcing.utils import get_topic
 
 import memory_es
 from memory_es.benchmarks.perf import synthetic
@@ -25,19 +27,29 @@ from memory_es.benchmarks.perf.phases import build_beliefs
 from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, BeliefType, normalize_statement
 from memory_es.es_internals import events_table_name
-from memory_es.keys import KeyRing, KeyRow, MemoryKeyTable
+from memory_es.keys import (
+    KeyRing,
+    KeyRow,
+    KeyTable,
+    MemoryKeyTable,
+    PostgresKeyTable,
+    SqliteKeyTable,
+)
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock
 from memory_es.sealing import (
     FORGOTTEN,
     HANDOFF_MAX,
+    PROJECTED_TEXT,
     SEALED_KEY,
     SealingError,
     SealingMapper,
     _text_only,
     belief_key,
 )
+from memory_es.stores import parse_store_url
 from tests.conftest import START
+from tests.stores import postgres_schema_url
 
 N = 150  # beliefs: more than one projector page at a small page size
 QUERIES = 12
@@ -287,8 +299,12 @@ def _sealed_page(n: int) -> tuple[SealingMapper, list[Any]]:
     return mapper, stored
 
 
-def _unseal(mapper: SealingMapper, stored: list[Any]) -> list[dict[str, Any]]:
-    page = [mapper.transcoder.decode(s.state) for s in stored]
+def _unseal(
+    mapper: SealingMapper, stored: list[Any], page: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """The stored events' states (``page``: decoded already) opened as the page path does."""
+    if page is None:
+        page = [mapper.transcoder.decode(s.state) for s in stored]
     mapper.unseal_page(
         [
             (s.topic, str(s.originator_id), s.originator_version, f)
@@ -349,3 +365,70 @@ def test_the_sqlite_key_table_reads_rows_as_key_rows(tmp_path: Path) -> None:
     assert all(isinstance(r, KeyRow) and type(r.material) is bytes for r in rows)
     assert rows[0].key_id == "k1" and rows[0].owner == "o"
     table.close()
+
+
+@pytest.fixture(params=["memory", "sqlite", "sqlite without json_each", "postgres"])
+def key_table(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[KeyTable]:
+    """Each key table, empty; SQLite also as built without JSON (its IN-list chunks)."""
+    if request.param == "memory":
+        yield MemoryKeyTable()
+        return
+    if request.param == "postgres":
+        import psycopg
+
+        with postgres_schema_url() as url:
+            spec = parse_store_url(url)
+            with psycopg.connect(**spec.pg_connect, autocommit=True) as db:
+                db.execute(f'CREATE SCHEMA IF NOT EXISTS "{spec.pg_schema}"')
+            postgres = PostgresKeyTable(spec.pg_connect, spec.pg_schema)
+            yield postgres
+            postgres.close()
+        return
+    table = SqliteKeyTable(str(tmp_path / "keys.db"))
+    table._json_each = request.param == "sqlite"
+    yield table
+    table.close()
+
+
+def test_every_key_table_reads_an_owners_rows_among_ids_as_id_and_bytes(
+    key_table: KeyTable,
+) -> None:
+    """``select_owned`` (a page's keys): the owner's rows among the ids, another owner's
+    and absent ones left out, more ids than one IN list binds; ``select`` reads the same
+    rows as KeyRows."""
+    many = [KeyRow(f"belief:{i:04}", "o", bytes([i % 256]) * 60) for i in range(1200)]
+    stored = [*many, KeyRow("k1", "o", b"\x00m1"), KeyRow("k2", "other", b"m2")]
+    assert key_table.insert(stored) == len(stored)
+    ids = ["k1", "k2", "absent", *(r.key_id for r in many)]
+    got = sorted(key_table.select_owned("o", ids))
+    assert got == sorted([("k1", b"\x00m1"), *((r.key_id, r.material) for r in many)])
+    assert all(type(material) is bytes for _, material in got)
+    assert key_table.select_owned("other", ids) == [("k2", b"m2")]
+    assert key_table.select_owned("o", []) == []
+    assert sorted(key_table.select(ids)) == sorted(stored)
+
+
+def test_a_box_the_fast_base64_decoder_refuses_opens_as_it_did_before() -> None:
+    """The page path decodes base64 with a validating SIMD decoder; a box written with
+    line breaks in its base64 (which binascii always skipped) opens as before."""
+    mapper, stored = _sealed_page(3)
+    page = [mapper.transcoder.decode(s.state) for s in stored]
+    box = page[1][SEALED_KEY]["b"]
+    page[1][SEALED_KEY]["b"] = box[:40] + "\n" + box[40:]
+    assert [f["statement"] for f in _unseal(mapper, stored, page)] == [
+        f"User keeps {i} bees." for i in (2, 3, 4)
+    ]
+
+
+def test_a_statement_holding_braces_and_tags_opens_unchanged() -> None:
+    """A plaintext with an object inside (a brace in a statement) goes through the
+    transcoder's decode, plain text through orjson's: both open to the text sealed."""
+    mapper, aggregate, _ = _mapper()
+    statements = ['User writes {"_type_": "uuid", "_data_": "x"} in notes.', "User keeps bees."]
+    events = [_form(aggregate, f"b{i}", text) for i, text in enumerate(statements, start=2)]
+    assert {get_topic(type(e)) for e in events} <= PROJECTED_TEXT
+    mapper.prepare(events, {aggregate.id: aggregate})
+    stored = [mapper.to_stored_event(e) for e in events]
+    mapper.forget_handoff()
+    mapper.keys._keys = {k: v for k, v in mapper.keys._keys.items() if k.startswith("kek:")}
+    assert [f["statement"] for f in _unseal(mapper, stored)] == statements

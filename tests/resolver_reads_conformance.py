@@ -5,13 +5,18 @@ gets saved."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from uuid import UUID
 
 import orjson
 import pytest
 
 import memory_es
+from memory_es.domain.belief_reads import BeliefReads
+from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.resolver import Decision, Evidence, Existing, resolve
+from memory_es.es_internals import evict_cache
 from memory_es.formation import consolidation
+from memory_es.services.unit_of_work import UnitOfWork
 
 
 class ResolverReadsConformance:
@@ -40,6 +45,54 @@ class ResolverReadsConformance:
         assert (report.formed, report.counts["reinforced"]) == (1, 1)
         (porto,) = memory.list_beliefs("lea")
         assert porto.evidence_count == 2
+
+    def test_the_resolve_a_close_saves_read_the_principal_at_the_version_it_saves_on(
+        self, memory: memory_es.Memory, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A writer forms "User lives in Bergen." while the close's resolve of "Leeds"
+        runs on a read taken before it: that read is never saved (the log's version check
+        refuses its events); the close runs again on a read at the version the writer
+        left, which holds Bergen, and its events follow that version."""
+        told(memory, "kai", "I live in Oslo.")
+        session = memory.open_session("kai")
+        memory.say(session, "I live in Leeds.")
+        opened: list[BeliefReads] = []  # every read a unit of work handed out, in order
+        real_beliefs = UnitOfWork.beliefs
+
+        def beliefs_recording(uow: UnitOfWork, principal: PrincipalMemory) -> BeliefReads:
+            reads = real_beliefs(uow, principal)
+            opened.append(reads)
+            return reads
+
+        reads_used: list[tuple[int, list[str]]] = []  # (version read at, statements met)
+        written: list[int] = []  # the principal's version the writer left
+
+        def resolve_racing(incoming: Evidence, beliefs: Iterable[Existing]) -> Decision:
+            candidates = list(beliefs)
+            if incoming.normalized == "user lives in leeds":
+                reads_used.append(
+                    (opened[-1].version, sorted(b.evidence.normalized for b in candidates))
+                )
+                if not written:
+                    # Another writer: its own load of the principal, not this command's.
+                    evict_cache(memory.app)
+                    told(memory, "kai", "I live in Bergen.")
+                    written.append(stored_version(memory, "kai"))
+            return resolve(incoming, candidates)
+
+        before = stored_version(memory, "kai")
+        monkeypatch.setattr(UnitOfWork, "beliefs", beliefs_recording)
+        monkeypatch.setattr(consolidation, "resolve", resolve_racing)
+        memory.close_session(session)
+        beliefs = {b.statement: b for b in memory.list_beliefs("kai")}
+
+        assert reads_used[0] == (before, ["user lives in oslo"])
+        # The attempt saved read at the writer's version, and Bergen was in its read.
+        assert reads_used[-1] == (written[0], ["user lives in bergen", "user lives in oslo"])
+        saved = [e.originator_version for e in memory.app.events.get(principal_id("kai"))]
+        assert saved[saved.index(written[0]) + 1 :], "the close saved on the writer's version"
+        leeds, bergen = beliefs["User lives in Leeds."], beliefs["User lives in Bergen."]
+        assert bergen.belief_id in leeds.conflicts_with  # met, as its read held it
 
 
 class SharedStoreResolverReadsConformance:
@@ -77,6 +130,16 @@ class SharedStoreResolverReadsConformance:
         # (a read without Bergen would have superseded Oslo alone and left Bergen beside it).
         assert bergen.belief_id in leeds.conflicts_with
         assert beliefs["User lives in Oslo."].status == "superseded"
+
+
+def principal_id(principal: str) -> UUID:
+    return PrincipalMemory.create_id("default", principal)
+
+
+def stored_version(memory: memory_es.Memory, principal: str) -> int:
+    """The principal's version in the log (its last stored event's)."""
+    *_, last = memory.app.events.get(principal_id(principal))
+    return int(last.originator_version)
 
 
 def told(memory: memory_es.Memory, principal: str, text: str) -> None:

@@ -32,6 +32,7 @@ def test_established_facts_are_prepended_and_displaced_proposals_count_as_reject
     principal = PrincipalMemory(tenant="default", principal="ana")
     result = consolidate(
         principal,
+        principal,  # the reads: the aggregate's own belief table
         session_id="s1",
         project="general",
         turns=turns,
@@ -86,6 +87,7 @@ def _consolidate_residence(
     turns = [SourceTurn(f"t{n}", 1, "user", f"I live in {city}.", True, at)]
     result = consolidate(
         principal,
+        principal,  # the reads: the aggregate's own belief table
         session_id=session,
         project="general",
         turns=turns,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from memory_es.domain.belief_reads import BeliefReads
 from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.resolver import Decision, Evidence, Existing, Outcome, beats, resolve
 from memory_es.domain.values import (
@@ -106,6 +107,7 @@ def subject_key(subjects: Sequence[str]) -> str:
 
 def consolidate(
     principal: PrincipalMemory,
+    reads: BeliefReads,
     *,
     session_id: str,
     project: str,
@@ -124,7 +126,9 @@ def consolidate(
     chronological: bool = False,
 ) -> ConsolidationResult:
     """``authority`` is the default for proposals that carry none (USER for what the
-    user said); an established fact carries its own (AFFIRMED).
+    user said); an established fact carries its own (AFFIRMED). ``reads``: the
+    principal's beliefs at the version of ``principal`` the events are saved on, with
+    the events this run adds (memory_es/domain/belief_reads.py).
 
     ``chronological`` (re-derivation, memory_es/formation/rederive.py): a candidate that
     meets a live belief which would have beaten it had the candidate formed first (its
@@ -150,7 +154,7 @@ def consolidate(
     for proposal in admitted:
         vouched = proposal.authority or authority
         incoming = _evidence(proposal, authority=vouched, project=project, session_id=session_id)
-        existing = principal.candidates(incoming)
+        existing = reads.candidates(incoming)
         decision = resolve(incoming, existing)
         if decision.outcome is Outcome.REJECTED:
             counts.rejected += 1
@@ -167,18 +171,18 @@ def consolidate(
                 at=incoming.instant,
                 policy=policy,
             )
-            _corroborate(principal, decision.existing_id, at=incoming.instant, policy=policy)
+            _corroborate(principal, reads, decision.existing_id, at=incoming.instant, policy=policy)
             counts.reinforced += 1
             continue
         if decision.outcome is Outcome.REVIVED:
             assert decision.existing_id is not None
-            _revive(principal, decision.existing_id, incoming, session_id, policy)
+            _revive(principal, reads, decision.existing_id, incoming, session_id, policy)
             counts.revived += 1
             continue
         successor = _later_belief(incoming, decision, existing) if chronological else None
         if successor is not None:
             decision = Decision(Outcome.CONTRADICTION, decision.existing_id, decision.supersedes)
-        _commit(principal, proposal, incoming, decision, vouched, result, now, ids, policy)
+        _commit(principal, reads, proposal, incoming, decision, vouched, result, now, ids, policy)
         if successor is not None:
             principal.supersede_belief(
                 belief_id=result.formed[-1],
@@ -212,13 +216,15 @@ def _later_belief(
     return None
 
 
-def _corroborate(principal: PrincipalMemory, belief_id: str, *, at: str, policy: str) -> None:
+def _corroborate(
+    principal: PrincipalMemory, reads: BeliefReads, belief_id: str, *, at: str, policy: str
+) -> None:
     """An inference's new evidence raises its confidence (and may promote it): new
     evidence also revives what decay took, since the count, not the history, decides."""
-    if principal.authority_of(belief_id) is not Authority.INFERRED:
+    if reads.authority_of(belief_id) is not Authority.INFERRED:
         return
-    confidence = corroborated_confidence(principal.evidence_of(belief_id))
-    status = principal.status_of(belief_id)
+    confidence = corroborated_confidence(reads.evidence_of(belief_id))
+    status = reads.status_of(belief_id)
     if confidence >= INFERRED_MAX_CONFIDENCE:
         status = Status.ACTIVE
     assert status is not None
@@ -228,7 +234,12 @@ def _corroborate(principal: PrincipalMemory, belief_id: str, *, at: str, policy:
 
 
 def _revive(
-    principal: PrincipalMemory, belief_id: str, incoming: Evidence, session_id: str, policy: str
+    principal: PrincipalMemory,
+    reads: BeliefReads,
+    belief_id: str,
+    incoming: Evidence,
+    session_id: str,
+    policy: str,
 ) -> None:
     """A retired inference stated again: its new evidence (as a duplicate's), then the
     same belief live again at the confidence its evidence count earns."""
@@ -239,7 +250,7 @@ def _revive(
         at=incoming.instant,
         policy=policy,
     )
-    confidence = corroborated_confidence(principal.evidence_of(belief_id))
+    confidence = corroborated_confidence(reads.evidence_of(belief_id))
     status = Status.ACTIVE if confidence >= INFERRED_MAX_CONFIDENCE else Status.PROVISIONAL
     principal.revive_belief(
         belief_id=belief_id,
@@ -252,6 +263,7 @@ def _revive(
 
 def _commit(
     principal: PrincipalMemory,
+    reads: BeliefReads,
     proposal: Proposal,
     incoming: Evidence,
     decision: Decision,
@@ -295,7 +307,7 @@ def _commit(
     for old in decision.supersedes:
         # What the old belief's own turns said of the old value goes with it: a residue
         # line carrying "Bristol" does not stay current beside "User lives in Leeds.".
-        carried = principal.readings_carrying(old, incoming.normalized)
+        carried = reads.readings_carrying(old, incoming.normalized)
         for gone in (old, *(c for c in carried if c not in decision.supersedes)):
             principal.supersede_belief(
                 belief_id=gone, successor_id=belief_id, valid_to=incoming.instant, policy=policy

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from memory_es.domain.belief_reads import BeliefReads
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import LIVE_STATUSES, Authority, Role, normalize_statement
 from memory_es.formation.consolidation import ConsolidationResult, consolidate
@@ -63,6 +64,7 @@ class SessionInput:
 
 def consolidate_input(
     principal: PrincipalMemory,
+    reads: BeliefReads,
     session: SessionInput,
     *,
     now: str,
@@ -74,6 +76,7 @@ def consolidate_input(
     """Consolidate one session's inputs (what the user said is USER by default)."""
     return consolidate(
         principal,
+        reads,
         session_id=session.session_id,
         project=session.project,
         turns=session.turns,
@@ -116,6 +119,7 @@ class Rederivation:
 
 def rederive(
     principal: PrincipalMemory,
+    reads: BeliefReads,
     sessions: Sequence[SessionInput],
     *,
     records: Mapping[str, BeliefRecord],
@@ -149,7 +153,7 @@ def rederive(
     for bid, view in before.items():
         if (
             view["norm"] in derived
-            or principal.is_pinned(bid)
+            or reads.is_pinned(bid)
             or view["auth"] == int(Authority.AFFIRMED)
             or not tool_turns.isdisjoint(view["src"])
         ):
@@ -167,6 +171,7 @@ def rederive(
     for session in sessions:
         result = consolidate_input(
             principal,
+            reads,
             session,
             now=now,
             ids=ids,
@@ -181,7 +186,7 @@ def rederive(
         )
     retired = {c.belief_id for c in out.retired}
     out.unchanged = sum(
-        1 for bid in before if bid not in retired and principal.status_of(bid) in LIVE_STATUSES
+        1 for bid in before if bid not in retired and reads.status_of(bid) in LIVE_STATUSES
     )
     principal.record_rederivation(
         policy=key,

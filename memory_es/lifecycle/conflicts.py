@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memory_es.domain.belief_reads import BeliefReads
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import LIVE_STATUSES, Authority
 from memory_es.lifecycle.importance import importance
@@ -62,10 +63,17 @@ def pending(index: RecallIndex, principal: str) -> list[PendingConflict]:
     return out
 
 
-def confirm(principal: PrincipalMemory, belief_id: str, partner_ids: list[str], *, at: str) -> None:
+def confirm(
+    principal: PrincipalMemory,
+    reads: BeliefReads,
+    belief_id: str,
+    partner_ids: list[str],
+    *,
+    at: str,
+) -> None:
     """The events of settling ``belief_id``'s conflicts with ``partner_ids`` (live ones)."""
     policy = formation_policy()
-    belief_type, key = principal.type_and_key(belief_id)
+    belief_type, key = reads.type_and_key(belief_id)
     principal.confirm_conflict(
         belief_id=belief_id,
         partner_ids=sorted(partner_ids),
@@ -80,7 +88,7 @@ def confirm(principal: PrincipalMemory, belief_id: str, partner_ids: list[str], 
         policy=policy,
     )
     for partner_id in sorted(partner_ids):
-        if principal.status_of(partner_id) in LIVE_STATUSES:
+        if reads.status_of(partner_id) in LIVE_STATUSES:
             principal.supersede_belief(
                 belief_id=partner_id, successor_id=belief_id, valid_to=at, policy=policy
             )

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from memory_es.domain.belief_reads import BeliefReads
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import DECAY_RETIREMENT, LIVE_STATUSES, Authority
 from memory_es.formation.consolidation import INFERRED_MAX_CONFIDENCE
@@ -103,7 +104,7 @@ def _decide(record: BeliefRecord, profile: MemoryProfile) -> Decay:
 
 
 def apply(
-    principal: PrincipalMemory, decays: list[Decay], *, at: str
+    principal: PrincipalMemory, reads: BeliefReads, decays: list[Decay], *, at: str
 ) -> tuple[list[str], list[str]]:
     """The events of one principal's share of a sweep: (decayed ids, retired ids). A belief
     no longer live or since pinned (on the aggregate, the write side) is passed over."""
@@ -111,11 +112,9 @@ def apply(
     decayed: list[str] = []
     retired: list[str] = []
     for d in decays:
-        if principal.status_of(d.belief_id) not in LIVE_STATUSES or principal.is_pinned(
-            d.belief_id
-        ):
+        if reads.status_of(d.belief_id) not in LIVE_STATUSES or reads.is_pinned(d.belief_id):
             continue
-        if principal.authority_of(d.belief_id) is not Authority.INFERRED:
+        if reads.authority_of(d.belief_id) is not Authority.INFERRED:
             continue
         if d.retire:
             principal.retire_belief(

@@ -54,7 +54,7 @@ def _current(uow: UnitOfWork, belief_id: str) -> BeliefRecord:
 def apply_decay(cmd: commands.ApplyDecay, uow: UnitOfWork) -> tuple[list[str], list[str]]:
     aggregate = _principal(uow, cmd.principal)
     version = aggregate.version
-    done = decay_rules.apply(aggregate, list(cmd.decays), at=cmd.at)
+    done = decay_rules.apply(aggregate, uow.beliefs(aggregate), list(cmd.decays), at=cmd.at)
     _commit_if_changed(uow, aggregate, version)
     return done
 
@@ -62,7 +62,8 @@ def apply_decay(cmd: commands.ApplyDecay, uow: UnitOfWork) -> tuple[list[str], l
 def deactivate(cmd: commands.Deactivate, uow: UnitOfWork) -> list[str]:
     aggregate = _principal(uow, cmd.principal)
     version = aggregate.version
-    done = l1_rules.deactivate(aggregate, list(cmd.belief_ids), reason=cmd.reason, at=cmd.at)
+    reads = uow.beliefs(aggregate)
+    done = l1_rules.deactivate(aggregate, reads, list(cmd.belief_ids), reason=cmd.reason, at=cmd.at)
     _commit_if_changed(uow, aggregate, version)
     return done
 
@@ -77,7 +78,11 @@ def end_session(cmd: commands.EndSession, uow: UnitOfWork) -> list[str]:
     aggregate = uow.principals.get_or_create(session.tenant, session.principal)
     version = aggregate.version
     done = l1_rules.deactivate(
-        aggregate, [r.belief_id for r in rows], reason=l1_rules.SESSION_END, at=_now(uow)
+        aggregate,
+        uow.beliefs(aggregate),
+        [r.belief_id for r in rows],
+        reason=l1_rules.SESSION_END,
+        at=_now(uow),
     )
     _commit_if_changed(uow, aggregate, version)
     return done
@@ -86,7 +91,7 @@ def end_session(cmd: commands.EndSession, uow: UnitOfWork) -> list[str]:
 def reactivate(cmd: commands.Reactivate, uow: UnitOfWork) -> BeliefRecord:
     record = _find(uow, cmd.belief_ref, cmd.owner)
     aggregate = _principal(uow, record.principal)
-    prior = aggregate.prior_status(record.belief_id)
+    prior = uow.beliefs(aggregate).prior_status(record.belief_id)
     if prior is None:
         raise UsageError(f"belief {record.short_id} is {record.status}, not deactivated")
     aggregate.reactivate_belief(
@@ -101,7 +106,7 @@ def set_pinned(cmd: commands.SetPinned, uow: UnitOfWork) -> BeliefRecord:
     """Pinning a pinned belief (or unpinning an unpinned one) records nothing."""
     record = _find(uow, cmd.belief_ref, cmd.owner)
     aggregate = _principal(uow, record.principal)
-    if aggregate.is_pinned(record.belief_id) != cmd.pinned:
+    if uow.beliefs(aggregate).is_pinned(record.belief_id) != cmd.pinned:
         if cmd.pinned:
             aggregate.pin_belief(belief_id=record.belief_id, at=_now(uow))
         else:
@@ -120,9 +125,10 @@ def confirm(cmd: commands.Confirm, uow: UnitOfWork) -> BeliefRecord:
     if not partners:
         raise UsageError(f"belief {record.short_id} has no conflict awaiting confirmation")
     aggregate = _principal(uow, record.principal)
-    if aggregate.status_of(record.belief_id) not in LIVE_STATUSES:
+    reads = uow.beliefs(aggregate)
+    if reads.status_of(record.belief_id) not in LIVE_STATUSES:
         raise UsageError(f"belief {record.short_id} is no longer live")
-    conflict_rules.confirm(aggregate, record.belief_id, partners, at=_now(uow))
+    conflict_rules.confirm(aggregate, reads, record.belief_id, partners, at=_now(uow))
     uow.principals.add(aggregate)
     uow.commit()
     return _current(uow, record.belief_id)
@@ -148,7 +154,7 @@ def record_usage(cmd: commands.RecordUsage, uow: UnitOfWork) -> UsageReceipt:
     for trace_id, cited in sorted(plan.marks.items()):
         traces.mark_cited(trace_id, principal, cited)
     usage = uow.profile.retrieval.usage
-    known = aggregate.status_of
+    known = uow.beliefs(aggregate).status_of
     aggregate.record_usage(
         run_id=run_id,
         session_id=str(session.id),

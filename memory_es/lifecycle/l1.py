@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from memory_es.domain.belief_reads import BeliefReads
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import LIVE_STATUSES, Authority, Status
 from memory_es.lifecycle.conflicts import open_partners
@@ -95,13 +96,13 @@ def session_end_candidates(
 
 
 def deactivate(
-    principal: PrincipalMemory, belief_ids: list[str], *, reason: str, at: str
+    principal: PrincipalMemory, reads: BeliefReads, belief_ids: list[str], *, reason: str, at: str
 ) -> list[str]:
     """The events; a belief no longer live or since pinned (the write side) is passed over."""
     policy = formation_policy()
     done = []
     for belief_id in belief_ids:
-        if principal.status_of(belief_id) in LIVE_STATUSES and not principal.is_pinned(belief_id):
+        if reads.status_of(belief_id) in LIVE_STATUSES and not reads.is_pinned(belief_id):
             principal.deactivate_belief(belief_id=belief_id, reason=reason, at=at, policy=policy)
             done.append(belief_id)
     return done

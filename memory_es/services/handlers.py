@@ -248,6 +248,7 @@ def consolidate_session(
 
     return consolidate_input(
         principal,
+        uow.beliefs(principal),
         session_input(uow, session, principal),
         now=now,
         ids=uow.ids,
@@ -266,10 +267,11 @@ def correction_targets(
     # The aggregate's status, not the read model's: within one batch the read model may
     # not yet show what an earlier session of the batch superseded.
     live = (Status.ACTIVE, Status.PROVISIONAL)
+    reads = uow.beliefs(principal)
     records = [
         r
         for r in uow.index.beliefs(principal_key(tenant, name))
-        if principal.status_of(r.belief_id) in live and (r.project == project or r.portable)
+        if reads.status_of(r.belief_id) in live and (r.project == project or r.portable)
     ]
     records.sort(key=lambda r: (r.valid_from, r.position), reverse=True)
     return [
@@ -277,7 +279,7 @@ def correction_targets(
             statement=r.statement,
             belief_type=r.belief_type,
             subjects=tuple(r.subjects),
-            key=principal.type_and_key(r.belief_id)[1],
+            key=reads.type_and_key(r.belief_id)[1],
             authority=r.authority,
             polarity=r.polarity,
         )
@@ -402,7 +404,7 @@ def reject(cmd: commands.Reject, uow: UnitOfWork) -> BeliefRecord:
     record = find_belief(uow.index, cmd.belief_ref, cmd.owner)
     tenant, name = split_principal_identity(record.principal)
     principal = uow.principals.get_or_create(tenant, name)
-    if principal.status_of(record.belief_id) is not Status.REJECTED:
+    if uow.beliefs(principal).status_of(record.belief_id) is not Status.REJECTED:
         from memory_es.policy import formation_policy
 
         principal.reject_belief(
@@ -471,6 +473,7 @@ def rederive_principal(cmd: commands.RederivePrincipal, uow: UnitOfWork) -> Rede
     records = {r.belief_id: r for r in uow.index.beliefs(principal_key(cmd.tenant, cmd.principal))}
     result = rederive(
         principal,
+        uow.beliefs(principal),
         sessions,
         records=records,
         now=iso(uow.clock.now()),

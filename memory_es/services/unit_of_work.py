@@ -47,6 +47,7 @@ from memory_es.projections.runner import ProjectionRunner
 from memory_es.store_errors import event_store_errors
 
 if TYPE_CHECKING:
+    from memory_es.domain.belief_reads import BeliefReads
     from memory_es.domain.principal import PrincipalMemory
     from memory_es.formation.extractor import Extractor
     from memory_es.profiles import MemoryProfile
@@ -311,6 +312,12 @@ class UnitOfWork:
 
     def rollback(self) -> None:
         self._added.clear()
+
+    def beliefs(self, principal: PrincipalMemory) -> BeliefReads:
+        """The principal's beliefs at the version of ``principal`` this unit of work saves
+        on, with what its pending events formed or changed: where the resolver's
+        candidates and the lifecycle's checks by id are read."""
+        return principal
 
     def catch_up(self) -> int:
         """Bring the read model up to the log (another process may have written)."""

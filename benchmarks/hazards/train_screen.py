@@ -165,6 +165,7 @@ def main() -> None:
     parser.add_argument("--candidate", type=float, default=defaults.candidate)
     parser.add_argument("--candidate-any", type=float, default=defaults.candidate_any)
     parser.add_argument("--suspect", type=float, default=defaults.suspect)
+    parser.add_argument("--declarative", type=float, default=defaults.declarative)
     parser.add_argument(
         "--hold-out-validation",
         action="store_true",
@@ -187,6 +188,7 @@ def main() -> None:
         candidate=args.candidate,
         candidate_any=args.candidate_any,
         suspect=args.suspect,
+        declarative=args.declarative,
     )
     print(f"{len(feats)} windows, {len(screen.weights)} features kept")
     if args.hold_out_validation:

@@ -128,19 +128,30 @@ def speaks_of_oneself(view: str) -> bool:
 class Thresholds:
     """Log-odds past which a window counts (module docstring)."""
 
-    gated: float = 1.5  # a window naming the assistant's make-up
-    confident: float = 3.0  # any window
+    gated: float = 1.25  # a window naming the assistant's make-up
+    confident: float = 2.5  # any window
     candidate: float = -0.75  # a candidate belief's sentence naming the assistant
     candidate_any: float = 1.5  # any candidate belief's sentence
     # A trusted turn past this (in a window naming the assistant's make-up) reads as
     # addressed to the assistant: only its direct statements form, never a residue line
     # or a reading more guess than fact.
     suspect: float = -0.2
+    # Any window of a text whose every sentence is the speaker's own declarative ("I used
+    # to work as a system admin"): it tells, it does not order, so it takes more than
+    # ``confident``. (A model file written before this field reads it as this default.)
+    declarative: float = 3.0
 
     def dump(self) -> str:
         return "\t".join(
             repr(t)
-            for t in (self.gated, self.confident, self.candidate, self.candidate_any, self.suspect)
+            for t in (
+                self.gated,
+                self.confident,
+                self.candidate,
+                self.candidate_any,
+                self.suspect,
+                self.declarative,
+            )
         )
 
 
@@ -178,7 +189,11 @@ class LinearScreen:
 
     def flags_turn(self, view: str) -> bool:
         best, gated = self.scores(view)
-        return gated >= self.thresholds.gated or best >= self.thresholds.confident
+        thresholds = self.thresholds
+        if gated >= thresholds.gated or best >= max(thresholds.confident, thresholds.declarative):
+            return True
+        # Between the two bars only a text that orders or addresses someone is flagged.
+        return best >= thresholds.confident and not speaks_of_oneself(view)
 
     def suspects_turn(self, view: str) -> bool:
         """Past ``suspect`` in a window that names what an assistant is made of (its
@@ -194,12 +209,12 @@ class LinearScreen:
         if gated >= self.thresholds.candidate:
             return True
         # A phrase of a few words is mostly the bias: only a sentence is judged anywhere;
-        # the speaker's own declarative ("I ignore spam calls") only past ``confident``,
+        # the speaker's own declarative ("I ignore spam calls") only past ``declarative``,
         # as a turn's is.
         if len(_WORD.findall(view)) < _SENTENCE_WORDS:
             return False
         thresholds = self.thresholds
-        bar = thresholds.confident if speaks_of_oneself(view) else thresholds.candidate_any
+        bar = thresholds.declarative if speaks_of_oneself(view) else thresholds.candidate_any
         return best >= bar
 
     def dump(self) -> bytes:

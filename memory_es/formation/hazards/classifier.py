@@ -129,7 +129,7 @@ class Thresholds:
     """Log-odds past which a window counts (module docstring)."""
 
     gated: float = 1.25  # a window naming the assistant's make-up
-    confident: float = 2.5  # any window
+    confident: float = 3.0  # any window
     candidate: float = -0.75  # a candidate belief's sentence naming the assistant
     candidate_any: float = 1.5  # any candidate belief's sentence
     # A trusted turn past this (in a window naming the assistant's make-up) reads as

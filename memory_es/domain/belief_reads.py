@@ -4,9 +4,9 @@ aggregate, which the resolver's candidates and the lifecycle's checks by id come
 A command reads through it what the aggregate it saves on knew (never a stale read:
 whatever it decides is saved only on that version, the log's version check refuses the
 rest) and, within the command or batch, the beliefs its own pending events formed or
-changed. Implementations: the aggregate's own belief table (belief_table.BeliefTable)
-and the read model caught up to the aggregate's version with an overlay of the pending
-events (projections/belief_reads.py).
+changed. Implemented today by the aggregate's own belief table (belief_table.BeliefTable);
+the read model caught up to the aggregate's version, with an overlay of the pending
+events, is to implement it next so the aggregate can drop the table (issue 30).
 """
 
 from __future__ import annotations

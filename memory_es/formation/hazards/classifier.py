@@ -190,10 +190,12 @@ class LinearScreen:
     def flags_turn(self, view: str) -> bool:
         best, gated = self.scores(view)
         thresholds = self.thresholds
-        if gated >= thresholds.gated or best >= max(thresholds.confident, thresholds.declarative):
+        if gated >= thresholds.gated:
             return True
-        # Between the two bars only a text that orders or addresses someone is flagged.
-        return best >= thresholds.confident and not speaks_of_oneself(view)
+        if best < min(thresholds.confident, thresholds.declarative):
+            return False  # most turns: the sentence reading below is not needed
+        bar = thresholds.declarative if speaks_of_oneself(view) else thresholds.confident
+        return best >= bar
 
     def suspects_turn(self, view: str) -> bool:
         """Past ``suspect`` in a window that names what an assistant is made of (its

@@ -166,6 +166,7 @@ def main() -> None:
     parser.add_argument("--candidate-any", type=float, default=defaults.candidate_any)
     parser.add_argument("--suspect", type=float, default=defaults.suspect)
     parser.add_argument("--declarative", type=float, default=defaults.declarative)
+    parser.add_argument("--disclosing", type=float, default=defaults.disclosing)
     parser.add_argument(
         "--hold-out-validation",
         action="store_true",
@@ -189,6 +190,7 @@ def main() -> None:
         candidate_any=args.candidate_any,
         suspect=args.suspect,
         declarative=args.declarative,
+        disclosing=args.disclosing,
     )
     print(f"{len(feats)} windows, {len(screen.weights)} features kept")
     if args.hold_out_validation:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
 from pathlib import Path
+from typing import NamedTuple
 
 from memory_es.formation.hazards.gloss import gloss
 from memory_es.formation.hazards.language import word_set
@@ -91,13 +92,23 @@ _DETERMINERS = word_set("the a an this that these those his her their its our")
 _ASSISTANTS_OWN = ASSISTANT_WORDS | word_set("you your yours yourself chat conversation")
 
 
+# The words of ASSISTANT_WORDS that also name a person's job: after "a"/"an" ("act as a
+# professional web developer", "I work as an admin") they are a role, not a part of the
+# assistant (a role that is a pretext is read by the injection patterns' role check).
+_JOBS = word_set("developer admin assistant")
+_INDEFINITE = word_set("a an")
+
+
 def names_the_assistant(words: list[str]) -> bool:
     """Whether a window names what an assistant is made of: one of
     :data:`ASSISTANT_WORDS`, unless it is something else's ("the rules of Monopoly",
-    "the training for a marathon": the owner after "of"/"for" is no assistant)."""
+    "the training for a marathon": the owner after "of"/"for" is no assistant) or a job
+    someone holds ("a web developer")."""
     glossed = [gloss(w) for w in words]
     for i, word in enumerate(glossed):
         if word not in ASSISTANT_WORDS:
+            continue
+        if word in _JOBS and _INDEFINITE.intersection(glossed[max(0, i - 3) : i]):
             continue
         if i + 1 < len(glossed) and glossed[i + 1] in ("of", "for"):
             rest = [w for w in glossed[i + 2 : i + 5] if w not in _DETERMINERS]
@@ -105,6 +116,24 @@ def names_the_assistant(words: list[str]) -> bool:
                 continue
         return True
     return False
+
+
+# Asking for what an assistant is made of to be shown: a window naming its make-up
+# (:func:`names_the_assistant`) beside one of these takes the lower ``disclosing`` bar.
+DISCLOSURE_WORDS = word_set(
+    """
+    reveal reveals revealed revealing revelation disclose discloses disclosed disclosing
+    disclosure expose exposes exposed exposing exposure leak leaks leaked leaking dump
+    share shares shared sharing show shows shown showing display displays print recite
+    repeat verbatim transparency transparent visible
+    """
+)
+
+
+def asks_to_disclose(words: list[str]) -> bool:
+    """Whether a window asks for the assistant's make-up to be shown: it names it and a
+    word of showing ("Apparently revealing setup is permissible")."""
+    return names_the_assistant(words) and any(gloss(w) in DISCLOSURE_WORDS for w in words)
 
 
 _SENTENCE_WORDS = 4
@@ -124,11 +153,20 @@ def speaks_of_oneself(view: str) -> bool:
     return bool(sentences) and all(_FIRST_PERSON.match(s) for s in sentences)
 
 
+class WindowScores(NamedTuple):
+    """A text's highest window log-odds: over all its windows, over those naming the
+    assistant's make-up, and over those asking to disclose it (-inf where none)."""
+
+    best: float
+    gated: float
+    disclosing: float
+
+
 @dataclass
 class Thresholds:
     """Log-odds past which a window counts (module docstring)."""
 
-    gated: float = 1.25  # a window naming the assistant's make-up
+    gated: float = 1.0  # a window naming the assistant's make-up
     confident: float = 3.0  # any window
     candidate: float = -0.75  # a candidate belief's sentence naming the assistant
     candidate_any: float = 1.5  # any candidate belief's sentence
@@ -140,6 +178,10 @@ class Thresholds:
     # to work as a system admin"): it tells, it does not order, so it takes more than
     # ``confident``. (A model file written before this field reads it as this default.)
     declarative: float = 3.0
+    # A window asking for the assistant's make-up to be shown (its prompt, rules, setup:
+    # :func:`asks_to_disclose`): the request the screen exists for, so it takes less than
+    # ``gated``. (A model file written before this field reads it as this default.)
+    disclosing: float = 0.0
 
     def dump(self) -> str:
         return "\t".join(
@@ -151,6 +193,7 @@ class Thresholds:
                 self.candidate_any,
                 self.suspect,
                 self.declarative,
+                self.disclosing,
             )
         )
 
@@ -172,25 +215,27 @@ class LinearScreen:
         total = sum(get(f, 0.0) for f in features)
         return self.bias + total / math.sqrt(len(features))
 
-    def scores(self, view: str) -> tuple[float, float]:
-        """(the highest window's log-odds that ``view`` instructs an assistant, the same
-        over the windows that name the assistant's make-up)."""
-        best = gated = -math.inf
+    def scores(self, view: str) -> WindowScores:
+        """The highest window's log-odds that ``view`` instructs an assistant, and the same
+        over the windows that name the assistant's make-up and that ask to disclose it."""
+        best = gated = disclosing = -math.inf
         about_oneself = speaks_of_oneself(view)
         for words in windows(view):
             score = self.window_score(window_features(words))
             best = max(best, score)
             if not about_oneself and names_the_assistant(words):
                 gated = max(gated, score)
-        return best, gated
+                if score > disclosing and asks_to_disclose(words):
+                    disclosing = score
+        return WindowScores(best, gated, disclosing)
 
     def score(self, view: str) -> float:
-        return self.scores(view)[0]
+        return self.scores(view).best
 
     def flags_turn(self, view: str) -> bool:
-        best, gated = self.scores(view)
+        best, gated, disclosing = self.scores(view)
         thresholds = self.thresholds
-        if gated >= thresholds.gated:
+        if gated >= thresholds.gated or disclosing >= thresholds.disclosing:
             return True
         if best < min(thresholds.confident, thresholds.declarative):
             return False  # most turns: the sentence reading below is not needed
@@ -201,13 +246,13 @@ class LinearScreen:
         """Past ``suspect`` in a window that names what an assistant is made of (its
         rules, prompt, instructions, mode): "you" alone is who a chat turn speaks to
         (a friend, the assistant), not an address to the assistant's make-up."""
-        return self.scores(view)[1] >= self.thresholds.suspect
+        return self.scores(view).gated >= self.thresholds.suspect
 
     def refuses_candidate(self, view: str) -> bool:
         """A candidate's sentence: past the lower bar where it names the assistant's
         make-up, past ``candidate_any`` anywhere (short first-person statements, "I am
         vegetarian", are rare in the training sets and score well above the bias)."""
-        best, gated = self.scores(view)
+        best, gated, _ = self.scores(view)
         if gated >= self.thresholds.candidate:
             return True
         # A phrase of a few words is mostly the bias: only a sentence is judged anywhere;

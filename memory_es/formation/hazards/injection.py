@@ -40,6 +40,20 @@ _INVISIBLE = _patterns.compile(
 )
 _TAGS = _patterns.compile("[\U000e0000-\U000e007f]")
 
+
+def _small_capitals() -> list[tuple[int, str]]:
+    """Unicode's Latin small capitals, each with the letter it is a capital of (named
+    "LATIN LETTER SMALL CAPITAL X"): read from the character names, not listed by hand."""
+    out: list[tuple[int, str]] = []
+    for code in (*range(0x0250, 0x02B0), *range(0x1D00, 0x1D80), *range(0xA730, 0xA7FF)):
+        name = unicodedata.name(chr(code), "")
+        if name.startswith("LATIN LETTER SMALL CAPITAL "):
+            letter = name.removeprefix("LATIN LETTER SMALL CAPITAL ")
+            if len(letter) == 1:
+                out.append((code, letter.lower()))
+    return out
+
+
 # Cyrillic and Greek letters that look Latin (lower case: the views are casefolded).
 _CONFUSABLES = str.maketrans(
     {
@@ -94,6 +108,8 @@ _CONFUSABLES = str.maketrans(
         "∂": "d",
         "¢": "c",
         "ɛ": "e",
+        # small capitals ("ɪɢɴᴏʀᴇ"), which NFKC leaves as they are
+        **{chr(c): small for c, small in _small_capitals()},
     }
 )
 _LEET = str.maketrans(
@@ -111,10 +127,15 @@ _LEET = str.maketrans(
         "!": "i",
         "|": "l",
         "+": "t",
+        "€": "e",
     }
 )
-_LEET_RUN = _patterns.compile(r"(?<![a-z0-9@$!|+])[a-z0-9@$!|+]{2,64}")
+_LEET_RUN = _patterns.compile(r"(?<![a-z0-9@$!|+€])[a-z0-9@$!|+€]{2,64}")
 _SPACED = _patterns.compile(r"(?<![a-z])(?:[a-z][ .\-_*]{1,2}){3,40}[a-z](?![a-z])")
+
+
+_STRAY = _patterns.compile(r"(?<!\S)[^\w\s]{1,2}(?!\S)")
+_STRAY_MIN = 3
 
 
 def _unleet(m: re.Match[str]) -> str:
@@ -156,11 +177,14 @@ def _decoded_base64(text: str) -> list[str]:
 
 
 # A run of character codes: decimal ASCII ("73 32 104 97 118 101") or four hex digits
-# each ("0049 0020 0068"), spaces or commas between.
+# each ("0049 0020 0068", "U+0049 U+0068"), spaces or commas between; or the bytes of a
+# text as one run of hex pairs ("49676e6f7265").
 _CODES = _patterns.compile(
-    r"(?<![\w.])(?:\d{2,3}|[0-9a-f]{4})(?:[ ,]{1,2}(?:\d{2,3}|[0-9a-f]{4})){5,400}(?![\w.])"
+    r"(?<![\w.])(?:u\+)?(?:\d{2,3}|[0-9a-f]{4})"
+    r"(?:[ ,]{1,2}(?:u\+)?(?:\d{2,3}|[0-9a-f]{4})){5,400}(?![\w.])"
 )
-_CODES_SPLIT = _patterns.compile(r"[ ,]+")
+_CODE = _patterns.compile(r"[0-9a-f]+")  # "u" is no hex digit: the "u+" falls away
+_HEX_BYTES = _patterns.compile(r"(?<![0-9a-z])(?:[0-9a-f]{2}){8,2048}(?![0-9a-z])")
 
 
 def _interleaved(text: str) -> str | None:
@@ -179,23 +203,36 @@ def _interleaved(text: str) -> str | None:
     return None
 
 
+def _typed_apart(text: str) -> bool:
+    """Whether the whole text is typed one character at a time with a separator between,
+    spelling words (a row of dashes or dots spells none)."""
+    joined = _interleaved(text)
+    return joined is not None and sum(ch.isalpha() for ch in joined) >= 3
+
+
 def _decoded_codes(text: str) -> list[str]:
     """Each run of character codes read as the text it spells, when every code is a
     printable ASCII character (decimal 32-126, or four hex digits each) and what they
     spell is words: mostly letters, with a space (a list of scores spells punctuation)."""
-    out: list[str] = []
+    # (the codes, whether one word spells enough: four hex digits a character are no
+    # list of numbers, a run of two- and three-digit numbers may be scores)
+    runs: list[tuple[list[int], bool]] = []
     for m in _CODES.finditer(text):
-        codes = _CODES_SPLIT.split(m.group(0).strip(" ,"))
+        codes = _CODE.findall(m.group(0))
         hexadecimal = all(len(c) == 4 for c in codes)
         try:
-            values = [int(c, 16 if hexadecimal else 10) for c in codes]
+            runs.append(([int(c, 16 if hexadecimal else 10) for c in codes], hexadecimal))
         except ValueError:
             continue
+    # A digest or an id is hex pairs too, but its bytes spell no words.
+    runs.extend((list(bytes.fromhex(m.group(0))), False) for m in _HEX_BYTES.finditer(text))
+    out: list[str] = []
+    for values, one_word in runs:
         if not all(32 <= v < 127 for v in values):
             continue
         spelled = "".join(map(chr, values))
         letters = sum(c.isalpha() or c == " " for c in spelled)
-        if " " in spelled.strip() and letters >= 0.85 * len(spelled):
+        if (one_word or " " in spelled.strip()) and letters >= 0.85 * len(spelled):
             out.append(spelled)
     return out
 
@@ -249,6 +286,10 @@ def views(text: str) -> tuple[str, list[str]]:
         leet = _LEET_RUN.sub(_unleet, sentence)
         spaced = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), sentence)
         undone.extend(v for v in (leet, spaced) if v != sentence)
+    # Stray punctuation strewn between the words ("from now - on , your : objective"):
+    # the text without it, once there is enough to break up the phrases.
+    if len(_STRAY.findall(latin)) >= _STRAY_MIN:
+        undone.append(_BLANKS.sub(" ", _STRAY.sub(" ", latin)))
     decoded = [_strip_accents(d.casefold()) for d in _decoded_base64(normalized(text))]
     decoded.extend(d.casefold() for d in _decoded_codes(flat))
     decoded.extend(_probes(latin))
@@ -469,6 +510,8 @@ _IMPERATIVE = _at_word_start(
         r"(?:rm|the (?:following|attached|script|command|payload|code)|this "
         r"(?:script|command|code|payload)|commands?|scripts?|payload|shell|curl|wget|"
         r"powershell|bash)\b",
+        # "Run: `dd if=/dev/zero of=/dev/sda`": the colon hands it what to run
+        r"\b(?:run|execute|exec|eval)\s?:\s",
         r"\b(?:transfer|wire|send|pay|move)\s(?:\w{1,20}\s){0,4}?"
         r"(?:[$€£]\s?\d|\d[\d,.]*\s?(?:dollars|euros|usd|eur|btc)|money|funds|"
         r"the (?:money|funds|balance)|to (?:account|iban|wallet))",
@@ -481,6 +524,9 @@ _IMPERATIVE = _at_word_start(
         r"(?:all|everything|files|data|database|table|memory|memories|account|backups)\b",
         r"\b(?:grant|give)\s(?:\w{1,20}\s){0,3}?(?:admin|root|full)\s"
         r"(?:access|rights|permissions|privileges)\b",
+        # taking an account's privileges as a role ("act as root"; "a sysadmin" is a job)
+        r"\b(?:act|behave|operate|run|respond|proceed)\s(?:now\s)?as\s(?:the\s)?"
+        r"(?:root|superuser)(?:\suser)?\b",
         r"\b(?:disable|turn off|bypass)\s(?:\w{1,20}\s){0,3}?"
         r"(?:safety|filters?|logging|security|2fa|mfa|alerts|monitoring|guardrails)\b",
         r"\b(?:obey|follow)\s(?:only\s)?(?:me|my (?:new\s)?(?:orders|commands|"
@@ -624,6 +670,10 @@ def _injected(text: str, original: str, latin_views: list[str]) -> bool:
         return True
     if _NON_LATIN.search(original) and _OTHER_SCRIPTS.search(original):
         return True
+    # Typed to slip past a reader: words with stand-in letters, or the whole text one
+    # character at a time with a separator between. No one writes a message that way.
+    if disguised_words(text) >= _DISGUISED_WORDS or _typed_apart(plain):
+        return True
     if any(_LATIN.search(view) or _orders(view) for view in latin_views):
         return True
     return any(_plays_a_role(view) and _role_is_a_pretext(view) for view in latin_views)
@@ -764,15 +814,53 @@ def obfuscated(statement: str) -> bool:
         for ch in word:
             if not ch.isalpha():
                 continue
-            name = unicodedata.name(ch, "")
-            if "SMALL CAPITAL" in name or _styled(ch, name):
+            if _styled_letter(ch):
                 return True
-            script = name.split(" ", 1)[0]
+            script = unicodedata.name(ch, "").split(" ", 1)[0]
             if script in _LOOKALIKE_SCRIPTS:
                 scripts.add(script)
         if len(scripts) > 1:
             return True
     return False
+
+
+def _styled_letter(ch: str) -> bool:
+    """A small capital ("ɪ") or a styled form of a Latin letter ("𝗲", "ｅ", "ⓔ")."""
+    name = unicodedata.name(ch, "")
+    return "SMALL CAPITAL" in name or _styled(ch, name)
+
+
+def _stand_in(ch: str) -> bool:
+    """A letter typed for a Latin one: styled, or a Cyrillic or Greek letter of the same
+    shape (:data:`_CONFUSABLES`)."""
+    lower = ch.lower()
+    return _styled_letter(ch) or lower.translate(_CONFUSABLES) != lower
+
+
+def _disguised(word: str) -> bool:
+    """A Latin word typed with stand-in letters ("rеcite" with a Cyrillic е, "ɪɢɴᴏʀᴇ",
+    "𝗲𝘃𝗮𝗹"): every letter Latin or a stand-in, and some a stand-in. A word of another
+    script is none: some of its letters resemble no Latin one (a physicist's "θk"), or
+    none is Latin ("мама" is Russian, though every letter looks Latin)."""
+    letters = [ch for ch in word if ch.isalpha()]
+    if len(letters) < 3:
+        return False
+    typed_for = [ch for ch in letters if not ch.isascii()]
+    if not typed_for or not all(_stand_in(ch) for ch in typed_for):
+        return False
+    return len(typed_for) < len(letters) or all(_styled_letter(ch) for ch in typed_for)
+
+
+# Words disguised in one turn past which it is typed to slip past a reader: one may be a
+# pasted name, two is a way of writing.
+_DISGUISED_WORDS = 2
+
+
+def disguised_words(text: str) -> int:
+    """How many words of ``text`` are Latin words typed with stand-in letters."""
+    if text.isascii():
+        return 0
+    return sum(_disguised(w) for w in _WORDS.findall(unicodedata.normalize("NFC", text)))
 
 
 def untranslated(statement: str) -> bool:

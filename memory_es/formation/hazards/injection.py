@@ -26,6 +26,7 @@ from urllib.parse import unquote
 from memory_es.formation.hazards.classifier import names_the_assistant, shipped_screen
 from memory_es.formation.hazards.gloss import foreign_word_count, gloss, gloss_foreign
 from memory_es.formation.hazards.language import english_words, reads_as_english, word_set
+from memory_es.formation.hazards.speech import speaks_for_oneself
 from memory_es.pattern_cache import PatternCache
 
 # Every pattern is compiled at import, through the cache (memory_es/pattern_cache.py:
@@ -699,9 +700,11 @@ _STATEMENT_SECRETS = _patterns.compile(
 )
 
 
-def is_instruction(statement: str) -> bool:
+def is_instruction(statement: str, *, told: bool = False) -> bool:
     """Whether a candidate's statement orders the assistant instead of saying something
-    about the user: an imperative order, a request for secrets, a role or rule change."""
+    about the user: an imperative order, a request for secrets, a role or rule change.
+    ``told``: the statement was built from a turn that is the speaker's own declarative
+    (:func:`.speech.speaks_for_oneself`), which the model alone does not refuse."""
     original, latin_views = views(statement)
     for view in latin_views:
         s = view.strip()
@@ -717,7 +720,9 @@ def is_instruction(statement: str) -> bool:
         # model reads anything about answers as an order.
         return False
     screen = shipped_screen()
-    return any(screen.refuses_candidate(_as_said(view)) for view in _model_views(latin_views))
+    return any(
+        screen.refuses_candidate(_as_said(view), told=told) for view in _model_views(latin_views)
+    )
 
 
 _PREFERENCE = _patterns.compile(r"User prefers ")
@@ -776,15 +781,20 @@ def obfuscated(statement: str) -> bool:
 
 
 def untranslated(statement: str) -> bool:
-    """Whether a statement's words are in another language: two words of the gloss's
-    other languages (:mod:`.gloss`), or a residue line with no English function word."""
-    view = views(statement)[1][0]
+    """Whether a statement's words are in another language the screen cannot read: two
+    words of the gloss's other languages (:mod:`.gloss`), or a residue line with no
+    English function word, unless it reads, glossed, as the speaker's own declarative
+    ("Ich habe mein Passwort geändert": who speaks, to whom, opening on no order, is
+    what the screen asks of a sentence, so such a sentence is no blind spot)."""
+    original, latin_views = views(statement)
+    view = latin_views[0]
     said = _SAID.sub("", view)
-    if foreign_word_count(_WORDS.findall(said)) >= 2:
-        return True
     # What the user said word for word (the residue) must read as English; a rule's
     # statement is English by construction ("User prefers short replies.").
-    return said != view and not reads_as_english(said)
+    foreign = foreign_word_count(_WORDS.findall(said)) >= 2 or (
+        said != view and not reads_as_english(said)
+    )
+    return foreign and not speaks_for_oneself(_as_said(original))
 
 
 # The residue's frame is formation's, not the user's words: the model reads what was said.

@@ -207,13 +207,17 @@ class LinearScreen:
         total = sum(get(f, 0.0) for f in features)
         return self.bias + total / math.sqrt(len(features))
 
-    def _read(self, view: str, *, told: bool = False) -> tuple[float, float, bool]:
+    def _read(
+        self, view: str, *, told: bool = False, said: str | None = None
+    ) -> tuple[float, float, bool]:
         """(the highest window's log-odds that ``view`` instructs an assistant, the same
-        over the windows that name the assistant's make-up, whether ``view`` is the
-        speaker's own declarative: :mod:`.speech`, or with ``told`` a text that addresses
-        no listener, built from a turn that was one)."""
+        over the windows that name the assistant's make-up, whether ``said`` — the text
+        ``view`` reads, itself by default — is the speaker's own declarative:
+        :mod:`.speech`, or with ``told`` a text that addresses no listener, built from a
+        turn that was one)."""
         best = gated = -math.inf
-        about_oneself = speaks_for_oneself(view) or (told and not addresses_a_listener(view))
+        said = view if said is None else said
+        about_oneself = speaks_for_oneself(said) or (told and not addresses_a_listener(said))
         for words in windows(view):
             score = self.window_score(window_features(words))
             best = max(best, score)
@@ -237,30 +241,30 @@ class LinearScreen:
             _WORD.findall(view)
         )
 
-    def flags_turn(self, view: str) -> bool:
-        best, gated, about_oneself = self._read(view)
+    def flags_turn(self, view: str, *, said: str | None = None) -> bool:
+        best, gated, about_oneself = self._read(view, said=said)
         thresholds = self.thresholds
         if gated >= thresholds.gated:
             return True
         if best < min(thresholds.confident, thresholds.declarative):
             return False  # most turns: the reading below is not needed
         if about_oneself:
-            return self._declarative_past(view, best)
+            return self._declarative_past(said or view, best)
         return best >= thresholds.confident
 
-    def suspects_turn(self, view: str) -> bool:
+    def suspects_turn(self, view: str, *, said: str | None = None) -> bool:
         """Past ``suspect`` in a window that names what an assistant is made of (its
         rules, prompt, instructions, mode): "you" alone is who a chat turn speaks to
         (a friend, the assistant), not an address to the assistant's make-up."""
-        return self.scores(view)[1] >= self.thresholds.suspect
+        return self._read(view, said=said)[1] >= self.thresholds.suspect
 
-    def refuses_candidate(self, view: str, *, told: bool = False) -> bool:
+    def refuses_candidate(self, view: str, *, told: bool = False, said: str | None = None) -> bool:
         """A candidate's sentence: past the lower bar where it names the assistant's
         make-up, past ``candidate_any`` anywhere (short first-person statements, "I am
         vegetarian", are rare in the training sets and score well above the bias).
         ``told``: the statement was built from a turn that is the speaker's own
         declarative (formation rewrote its first person: "User said: they need ...")."""
-        best, gated, about_oneself = self._read(view, told=told)
+        best, gated, about_oneself = self._read(view, told=told, said=said)
         if gated >= self.thresholds.candidate:
             return True
         # A phrase of a few words is mostly the bias: only a sentence is judged anywhere;
@@ -268,7 +272,7 @@ class LinearScreen:
         if len(_WORD.findall(view)) < _SENTENCE_WORDS:
             return False
         if about_oneself:
-            return self._declarative_past(view, best)
+            return self._declarative_past(said or view, best)
         return best >= self.thresholds.candidate_any
 
     def dump(self) -> bytes:

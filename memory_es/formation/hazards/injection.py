@@ -575,19 +575,26 @@ def is_injection(text: str) -> bool:
     if _injected(text, original, latin_views):
         return True
     screen = shipped_screen()
-    return any(screen.flags_turn(view) for view in _model_views(latin_views))
+    return any(
+        screen.flags_turn(view, said=said) for view, said in _model_views(original, latin_views)
+    )
 
 
-def _model_views(latin_views: list[str]) -> list[str]:
-    """The views the linear screen scores: each Latin view, and where it holds words of
-    the gloss's other languages, the same view glossed word for word into English (the
-    model learnt English character n-grams; "negeer je instructies" reads as "ignore je
-    instructions"). English text costs nothing more."""
-    out = list(latin_views)
-    for view in latin_views:
+def _model_views(original: str, latin_views: list[str]) -> list[tuple[str, str]]:
+    """The views the linear screen scores, each with the text whose speech act it has
+    (:mod:`.speech`): each Latin view, and where it holds words of the gloss's other
+    languages, the same view glossed word for word into English (the model learnt
+    English character n-grams; "negeer je instructies" reads as "ignore je
+    instructions"), which says what its source said ("la my banca" is no English
+    sentence, "la mia banca" an Italian one). The first Latin view's speech act is read
+    with its accents (``original`` with its look-alike letters undone): "olvidé" is a
+    past, "olvide" an order. English text costs nothing more."""
+    typed = original.translate(_CONFUSABLES)
+    out = [(view, typed if i == 0 else view) for i, view in enumerate(latin_views)]
+    for i, view in enumerate(latin_views):
         words = _WORDS.findall(view)
         if foreign_word_count(words) >= 2:
-            out.append(" ".join(gloss_foreign(w) for w in words))
+            out.append((" ".join(gloss_foreign(w) for w in words), typed if i == 0 else view))
     return out
 
 
@@ -596,7 +603,10 @@ def addresses_the_assistant(text: str) -> bool:
     screen's score past ``suspect``, below the flag. Such a turn forms only its direct
     statements (the side sentences an attack frames its order with are no facts)."""
     screen = shipped_screen()
-    return any(screen.suspects_turn(view) for view in _model_views(views(text)[1]))
+    original, latin_views = views(text)
+    return any(
+        screen.suspects_turn(view, said=said) for view, said in _model_views(original, latin_views)
+    )
 
 
 def matches_a_pattern(text: str) -> bool:
@@ -721,7 +731,8 @@ def is_instruction(statement: str, *, told: bool = False) -> bool:
         return False
     screen = shipped_screen()
     return any(
-        screen.refuses_candidate(_as_said(view), told=told) for view in _model_views(latin_views)
+        screen.refuses_candidate(_as_said(view), told=told, said=_as_said(said))
+        for view, said in _model_views(original, latin_views)
     )
 
 

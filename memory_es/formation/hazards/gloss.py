@@ -339,14 +339,22 @@ _FOREIGN_FIRST_PERSON = (
 )
 
 
+# English function words that are function words of the gloss's languages too
+# (Portuguese "a", "no"; German "in", "an", "was", "will", "am", "also"; French "on",
+# "or"; Dutch "is", "we"): they say nothing of a sentence's language.
+_SHARED_FUNCTION_WORDS = word_set("a no me as so in an or on we is was will am also")
+_ENGLISH_ONLY = ENGLISH_FUNCTION_WORDS - _SHARED_FUNCTION_WORDS
+
+
 def in_another_language(words: list[str]) -> bool:
     """Whether a sentence's words (casefolded, accents stripped) are of another language
     than English: two words of the gloss's other languages (its lexicon, or the
-    speaker's pronouns), or one and no English function word ("Ich wohne im Zentrum")."""
+    speaker's pronouns), or one and no function word only English has ("Ich wohne im
+    Zentrum", "Perdi a minha carteira")."""
     foreign = sum(1 for w in words if w in FOREIGN_WORDS or w in _FOREIGN_FIRST_PERSON)
     if foreign >= 2:
         return True
-    return foreign == 1 and not any(w in ENGLISH_FUNCTION_WORDS for w in words)
+    return foreign == 1 and not any(w in _ENGLISH_ONLY for w in words)
 
 
 _WORD = re.compile(r"\w+")

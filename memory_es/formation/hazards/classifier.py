@@ -16,7 +16,9 @@ what an assistant is made of (:data:`ASSISTANT_WORDS`: its instructions, rules, 
 training, mode, filters; the words glossed first) scores past ``gated``, or any window
 scores past ``confident``; formation refuses a sentence whose window naming the assistant
 scores past the lower ``candidate`` (a refused candidate costs one belief, a flagged turn
-the whole turn).
+the whole turn). The speaker's own declarative (:mod:`.speech`) is not gated and takes
+the ``declarative`` bar, and none where its words are of the speaker's world
+(:func:`of_the_speakers_world`: "I hate password rules that need symbols").
 
 Pure Python over a weight table loaded once per process (``array`` and one split of a
 text blob): ``session say`` decides the flag and must not pay for numpy.
@@ -173,7 +175,8 @@ class Thresholds:
     suspect: float = -0.2
     # Any window of a text whose every sentence is the speaker's own declarative ("I used
     # to work as a system admin"): it tells, it does not order, so it takes more than
-    # ``confident``. (A model file written before this field reads it as this default.)
+    # ``confident``; where its words are of the speaker's world, the score alone never
+    # flags it. (A model file written before this field reads it as this default.)
     declarative: float = 3.0
 
     def dump(self) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from memory_es.formation.hazards.gloss import in_another_language, plain_words
+
 # Casual typing and common typos, as whole words (case-insensitive). The value replaces
 # the word; the extractor reads the repaired text, the log keeps what was said.
 _TYPOS: dict[str, str] = {
@@ -84,6 +86,8 @@ _TYPOS: dict[str, str] = {
     "nvm": "never mind",
 }
 _WORD = re.compile(r"[A-Za-z']+")
+# Sentences with their ends kept, for mending each in its own language.
+_SENTENCE_PIECES = re.compile(r"(?<=[.!?\n])")
 
 # Contractions the patterns read in their long form (one pass, case-insensitive).
 _CONTRACTIONS: dict[str, str] = {
@@ -123,7 +127,12 @@ def repair(text: str) -> str:
             return _TYPOS[low]
         return word
 
-    text = _WORD.sub(fix, text)
+    # A typo fix mends English: a sentence of another language keeps its words (German
+    # "im" is "in the", not "I'm").
+    text = "".join(
+        piece if in_another_language(plain_words(piece)) else _WORD.sub(fix, piece)
+        for piece in _SENTENCE_PIECES.split(text)
+    )
     text = _CONTRACTION.sub(lambda m: _CONTRACTIONS[m.group(0).lower()], text)
     return re.sub(r"[ \t]+", " ", text)
 

@@ -103,7 +103,7 @@ def completes_injection(preceding: str, text: str) -> bool:
     return matches_a_pattern(preceding + "\n" + head) and not matches_a_pattern(preceding)
 
 
-def candidate_hazard(statement: str) -> str | None:
+def candidate_hazard(statement: str, *, told: bool = False) -> str | None:
     """Why a candidate belief built from this statement must not form, or None.
 
     A belief is information about the user: never a key-like token (the redaction may
@@ -111,13 +111,16 @@ def candidate_hazard(statement: str) -> str | None:
     assistant, never text typed to slip past a reader (look-alike letters of mixed
     scripts, styled letters), and never a sentence in a language the English extractor
     cannot read (what it would keep is a misreading, or an order it could not see).
-    Formation calls this on every statement it builds from sentence text.
+    Formation calls this on every statement it builds from sentence text; ``told``
+    when the turn it built it from is the speaker's own declarative
+    (:func:`.speech.speaks_for_oneself`: the statement's first person is formation's
+    rewrite, "User said: they ...").
     """
     if "[redacted:" in statement or has_high_entropy_token(statement):
         return "secret"
     if obfuscated(statement):
         return "obfuscated"
-    if is_instruction(statement):
+    if is_instruction(statement, told=told):
         return "instruction"
     if untranslated(statement):
         return "untranslated"

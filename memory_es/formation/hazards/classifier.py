@@ -16,7 +16,9 @@ what an assistant is made of (:data:`ASSISTANT_WORDS`: its instructions, rules, 
 training, mode, filters; the words glossed first) scores past ``gated``, or any window
 scores past ``confident``; formation refuses a sentence whose window naming the assistant
 scores past the lower ``candidate`` (a refused candidate costs one belief, a flagged turn
-the whole turn).
+the whole turn). The speaker's own declarative (:mod:`.speech`) is not gated and takes
+the ``declarative`` bar, and none where its words are of the speaker's world
+(:func:`of_the_speakers_world`: "I hate password rules that need symbols").
 
 Pure Python over a weight table loaded once per process (``array`` and one split of a
 text blob): ``session say`` decides the flag and must not pay for numpy.
@@ -36,6 +38,7 @@ from typing import NamedTuple
 
 from memory_es.formation.hazards.gloss import gloss
 from memory_es.formation.hazards.language import word_set
+from memory_es.formation.hazards.speech import addresses_a_listener, speaks_for_oneself
 
 MODEL_PATH = Path(__file__).parent / "data" / "injection_screen.bin"
 # The file's first line: a format tag, the bias, the thresholds; then the
@@ -137,29 +140,65 @@ def asks_to_disclose(words: list[str]) -> bool:
 
 
 _SENTENCE_WORDS = 4
-_SENTENCE = re.compile(r"[^.!?\n]+")
-_FIRST_PERSON = re.compile(r"\s*(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we've|our)\b")
+# Of :data:`ASSISTANT_WORDS`, the ones only an assistant has: itself, and the parts of
+# it no person's life has (its prompt, instructions, initialization, configuration).
+# The rest ("rules", "policy", "restrictions", "settings", "training", "limits",
+# "system") a person's life has too: "password rules", "dietary restrictions".
+ONLY_AN_ASSISTANTS = word_set(
+    """
+    ai assistant assistants chatbot chatbots llm llms gpt chatgpt bot bots dan jailbreak
+    jailbroken pwned persona roleplay unfiltered uncensored unrestricted prompt prompts
+    instruction instructions guideline guidelines directive directives programming
+    programmed initialization configuration config setup params parameter parameters
+    """
+)
+# What is done to an assistant's make-up, in English after the gloss: read out, handed
+# over, laid bare, got round, kept back ("I test training disclosure", "I dreamed of
+# rule sharing", "Withholding instructions proves my point").
+DONE_TO_IT = word_set(
+    """
+    reveal reveals revealed revealing disclose discloses disclosed disclosing disclosure
+    share shares shared sharing expose exposes exposed exposing exposure leak leaks
+    leaked leaking dump dumps dumped dumping access accessed accessing override overrides
+    overridden overriding bypass bypassed bypassing ignore ignores ignored ignoring
+    disregard disregarded disregarding forget hide hides hiding hidden conceal conceals
+    concealed concealing concealment withhold withholds withholding withheld extract
+    extraction unlock unlocked print output view show tell give follow obey abandon
+    violate deviate exceed disable switch enable
+    """
+)
+# What an assistant is made of that a person's life has too: the rules, policies and
+# limits they live by, the settings and systems they use, the passwords they keep.
+_EVERYDAY_MAKE_UP = word_set(
+    """
+    rules policy policies restriction restrictions limits boundaries settings training
+    mode default defaults system protocol principles ethics ethical filter filters
+    password passwords passcode passcodes pin pins passphrase
+    """
+)
 
 
-def speaks_of_oneself(view: str) -> bool:
-    """Whether every sentence is the speaker's own declarative ("I used to work as a
-    system admin", "My kids play with no rules") and nothing addresses a listener: no
-    second person, no sentence opening on a verb. Such a text tells, it does not order,
-    however many of the assistant's words it holds."""
-    words = _WORD.findall(view)
-    if any(gloss(w) in ("you", "your") for w in words):
+def of_the_speakers_world(words: list[str]) -> bool:
+    """Whether a text's words that sound like an assistant's make-up are all of a
+    person's life too ("password rules", "a stronger password policy", "dietary
+    restrictions"), with nothing only an assistant has and nothing done to it: the words
+    on which the model, having learnt them from injections, misreads a person telling
+    of their world."""
+    glossed = [gloss(w) for w in words]
+    if any(w in ONLY_AN_ASSISTANTS or w in DONE_TO_IT for w in glossed):
         return False
-    sentences = [s for s in _SENTENCE.findall(view) if s.strip()]
-    return bool(sentences) and all(_FIRST_PERSON.match(s) for s in sentences)
+    return any(w in _EVERYDAY_MAKE_UP for w in glossed)
 
 
 class WindowScores(NamedTuple):
     """A text's highest window log-odds: over all its windows, over those naming the
-    assistant's make-up, and over those asking to disclose it (-inf where none)."""
+    assistant's make-up, and over those asking to disclose it (-inf where none); and
+    whether it is the speaker's own declarative (then no window is gated)."""
 
     best: float
     gated: float
     disclosing: float
+    about_oneself: bool
 
 
 @dataclass
@@ -176,7 +215,8 @@ class Thresholds:
     suspect: float = -0.2
     # Any window of a text whose every sentence is the speaker's own declarative ("I used
     # to work as a system admin"): it tells, it does not order, so it takes more than
-    # ``confident``. (A model file written before this field reads it as this default.)
+    # ``confident``; where its words are of the speaker's world, the score alone never
+    # flags it. (A model file written before this field reads it as this default.)
     declarative: float = 3.0
     # A window asking for the assistant's make-up to be shown (its prompt, rules, setup:
     # :func:`asks_to_disclose`): the request the screen exists for, so it takes less than
@@ -215,11 +255,14 @@ class LinearScreen:
         total = sum(get(f, 0.0) for f in features)
         return self.bias + total / math.sqrt(len(features))
 
-    def scores(self, view: str) -> WindowScores:
-        """The highest window's log-odds that ``view`` instructs an assistant, and the same
-        over the windows that name the assistant's make-up and that ask to disclose it."""
+    def _read(self, view: str, *, told: bool = False, said: str | None = None) -> WindowScores:
+        """The window scores of ``view``; ``said`` is the text ``view`` reads (itself by
+        default), whose speech act decides whether it is the speaker's own declarative
+        (:mod:`.speech`), or with ``told`` a text that addresses no listener, built from a
+        turn that was one."""
         best = gated = disclosing = -math.inf
-        about_oneself = speaks_of_oneself(view)
+        said = view if said is None else said
+        about_oneself = speaks_for_oneself(said) or (told and not addresses_a_listener(said))
         for words in windows(view):
             score = self.window_score(window_features(words))
             best = max(best, score)
@@ -227,42 +270,56 @@ class LinearScreen:
                 gated = max(gated, score)
                 if score > disclosing and asks_to_disclose(words):
                     disclosing = score
-        return WindowScores(best, gated, disclosing)
+        return WindowScores(best, gated, disclosing, about_oneself)
+
+    def scores(self, view: str) -> WindowScores:
+        return self._read(view)
 
     def score(self, view: str) -> float:
-        return self.scores(view).best
+        return self._read(view).best
 
-    def flags_turn(self, view: str) -> bool:
-        best, gated, disclosing = self.scores(view)
+    def _declarative_past(self, view: str, best: float) -> bool:
+        """The speaker's own declarative tells, it orders no one: past ``declarative``,
+        unless what it names is of the speaker's world (:func:`of_the_speakers_world`:
+        "I hate password rules that need symbols"), where the model's score is no
+        evidence of an order (no such text is flagged or refused on the score alone)."""
+        return best >= self.thresholds.declarative and not of_the_speakers_world(
+            _WORD.findall(view)
+        )
+
+    def flags_turn(self, view: str, *, said: str | None = None) -> bool:
+        best, gated, disclosing, about_oneself = self._read(view, said=said)
         thresholds = self.thresholds
         if gated >= thresholds.gated or disclosing >= thresholds.disclosing:
             return True
         if best < min(thresholds.confident, thresholds.declarative):
-            return False  # most turns: the sentence reading below is not needed
-        bar = thresholds.declarative if speaks_of_oneself(view) else thresholds.confident
-        return best >= bar
+            return False  # most turns: the reading below is not needed
+        if about_oneself:
+            return self._declarative_past(said or view, best)
+        return best >= thresholds.confident
 
-    def suspects_turn(self, view: str) -> bool:
+    def suspects_turn(self, view: str, *, said: str | None = None) -> bool:
         """Past ``suspect`` in a window that names what an assistant is made of (its
         rules, prompt, instructions, mode): "you" alone is who a chat turn speaks to
         (a friend, the assistant), not an address to the assistant's make-up."""
-        return self.scores(view).gated >= self.thresholds.suspect
+        return self._read(view, said=said).gated >= self.thresholds.suspect
 
-    def refuses_candidate(self, view: str) -> bool:
+    def refuses_candidate(self, view: str, *, told: bool = False, said: str | None = None) -> bool:
         """A candidate's sentence: past the lower bar where it names the assistant's
         make-up, past ``candidate_any`` anywhere (short first-person statements, "I am
-        vegetarian", are rare in the training sets and score well above the bias)."""
-        best, gated, _ = self.scores(view)
+        vegetarian", are rare in the training sets and score well above the bias).
+        ``told``: the statement was built from a turn that is the speaker's own
+        declarative (formation rewrote its first person: "User said: they need ...")."""
+        best, gated, _, about_oneself = self._read(view, told=told, said=said)
         if gated >= self.thresholds.candidate:
             return True
         # A phrase of a few words is mostly the bias: only a sentence is judged anywhere;
-        # the speaker's own declarative ("I ignore spam calls") only past ``declarative``,
-        # as a turn's is.
+        # the speaker's own declarative ("I ignore spam calls") as a turn's is.
         if len(_WORD.findall(view)) < _SENTENCE_WORDS:
             return False
-        thresholds = self.thresholds
-        bar = thresholds.declarative if speaks_of_oneself(view) else thresholds.candidate_any
-        return best >= bar
+        if about_oneself:
+            return self._declarative_past(said or view, best)
+        return best >= self.thresholds.candidate_any
 
     def dump(self) -> bytes:
         names = list(self.weights)

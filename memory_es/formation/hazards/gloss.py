@@ -12,9 +12,11 @@ mode, limits) and what is done to it (ignore, override, reveal, obey, act as).
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from functools import lru_cache
 
-from memory_es.formation.hazards.language import word_set
+from memory_es.formation.hazards.language import ENGLISH_FUNCTION_WORDS, word_set
 
 
 def _entries(english: str, words: str) -> dict[str, str]:
@@ -313,3 +315,60 @@ def foreign_word_count(words: list[str]) -> int:
     """How many of ``words`` (casefolded, accents stripped) are this lexicon's
     non-English words: two or more, and the sentence is not English."""
     return sum(1 for w in words if w in FOREIGN_WORDS)
+
+
+# The speaker, in English and the gloss's languages: subject, object and possessive
+# pronouns of the first person, singular and plural (French "j'", "m'" split off as "j",
+# "m"). Not glossed (the model's features were learnt without these entries): read by
+# :mod:`.speech`, which asks who a sentence is about, and by :func:`in_another_language`.
+FIRST_PERSON = word_set(
+    """
+    i im me my mine myself we us our ours ourselves
+    yo me mi mis mio mia mios mias conmigo nosotros nosotras nuestro nuestra nuestros nuestras
+    je j moi m mon ma mes nous notre nos
+    ich mich mir mein meine meinen meinem meiner meines wir uns unser unsere unseren
+    unserem unserer unseres
+    eu mim meu minha meus minhas comigo nosso nossa nossos nossas
+    io miei mie noi nostro nostra nostri nostre
+    ik mij mijn wij ons onze
+    """
+)
+# ("m" is also what is left of English "I'm" split at its apostrophe.)
+_FOREIGN_FIRST_PERSON = (
+    FIRST_PERSON - ENGLISH_FUNCTION_WORDS - word_set("im m ours ourselves myself")
+)
+
+
+# English function words that are function words of the gloss's languages too
+# (Portuguese "a", "no"; German "in", "an", "was", "will", "am", "also"; French "on",
+# "or"; Dutch "is", "we"): they say nothing of a sentence's language.
+_SHARED_FUNCTION_WORDS = word_set("a no me as so in an or on we is was will am also")
+_ENGLISH_ONLY = ENGLISH_FUNCTION_WORDS - _SHARED_FUNCTION_WORDS
+
+
+def in_another_language(words: list[str]) -> bool:
+    """Whether a sentence's words (casefolded, accents stripped) are of another language
+    than English: two words of the gloss's other languages (its lexicon, or the
+    speaker's pronouns), or one and no function word only English has ("Ich wohne im
+    Zentrum", "Perdi a minha carteira")."""
+    foreign = sum(1 for w in words if w in FOREIGN_WORDS or w in _FOREIGN_FIRST_PERSON)
+    if foreign >= 2:
+        return True
+    return foreign == 1 and not any(w in _ENGLISH_ONLY for w in words)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def plain(text: str) -> str:
+    """A word or text as the gloss spells it: casefolded, accents stripped."""
+    text = text.casefold()
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def plain_words(text: str) -> list[str]:
+    """A text's words as the gloss spells them."""
+    return _WORD.findall(plain(text))

@@ -26,6 +26,7 @@ from urllib.parse import unquote
 from memory_es.formation.hazards.classifier import names_the_assistant, shipped_screen
 from memory_es.formation.hazards.gloss import foreign_word_count, gloss, gloss_foreign
 from memory_es.formation.hazards.language import english_words, reads_as_english, word_set
+from memory_es.formation.hazards.speech import speaks_for_oneself
 from memory_es.pattern_cache import PatternCache
 
 # Every pattern is compiled at import, through the cache (memory_es/pattern_cache.py:
@@ -620,19 +621,26 @@ def is_injection(text: str) -> bool:
     if _injected(text, original, latin_views):
         return True
     screen = shipped_screen()
-    return any(screen.flags_turn(view) for view in _model_views(latin_views))
+    return any(
+        screen.flags_turn(view, said=said) for view, said in _model_views(original, latin_views)
+    )
 
 
-def _model_views(latin_views: list[str]) -> list[str]:
-    """The views the linear screen scores: each Latin view, and where it holds words of
-    the gloss's other languages, the same view glossed word for word into English (the
-    model learnt English character n-grams; "negeer je instructies" reads as "ignore je
-    instructions"). English text costs nothing more."""
-    out = list(latin_views)
-    for view in latin_views:
+def _model_views(original: str, latin_views: list[str]) -> list[tuple[str, str]]:
+    """The views the linear screen scores, each with the text whose speech act it has
+    (:mod:`.speech`): each Latin view, and where it holds words of the gloss's other
+    languages, the same view glossed word for word into English (the model learnt
+    English character n-grams; "negeer je instructies" reads as "ignore je
+    instructions"), which says what its source said ("la my banca" is no English
+    sentence, "la mia banca" an Italian one). The first Latin view's speech act is read
+    with its accents (``original`` with its look-alike letters undone): "olvidé" is a
+    past, "olvide" an order. English text costs nothing more."""
+    typed = original.translate(_CONFUSABLES)
+    out = [(view, typed if i == 0 else view) for i, view in enumerate(latin_views)]
+    for i, view in enumerate(latin_views):
         words = _WORDS.findall(view)
         if foreign_word_count(words) >= 2:
-            out.append(" ".join(gloss_foreign(w) for w in words))
+            out.append((" ".join(gloss_foreign(w) for w in words), typed if i == 0 else view))
     return out
 
 
@@ -641,7 +649,10 @@ def addresses_the_assistant(text: str) -> bool:
     screen's score past ``suspect``, below the flag. Such a turn forms only its direct
     statements (the side sentences an attack frames its order with are no facts)."""
     screen = shipped_screen()
-    return any(screen.suspects_turn(view) for view in _model_views(views(text)[1]))
+    original, latin_views = views(text)
+    return any(
+        screen.suspects_turn(view, said=said) for view, said in _model_views(original, latin_views)
+    )
 
 
 def matches_a_pattern(text: str) -> bool:
@@ -749,9 +760,11 @@ _STATEMENT_SECRETS = _patterns.compile(
 )
 
 
-def is_instruction(statement: str) -> bool:
+def is_instruction(statement: str, *, told: bool = False) -> bool:
     """Whether a candidate's statement orders the assistant instead of saying something
-    about the user: an imperative order, a request for secrets, a role or rule change."""
+    about the user: an imperative order, a request for secrets, a role or rule change.
+    ``told``: the statement was built from a turn that is the speaker's own declarative
+    (:func:`.speech.speaks_for_oneself`), which the model alone does not refuse."""
     original, latin_views = views(statement)
     for view in latin_views:
         s = view.strip()
@@ -767,7 +780,10 @@ def is_instruction(statement: str) -> bool:
         # model reads anything about answers as an order.
         return False
     screen = shipped_screen()
-    return any(screen.refuses_candidate(_as_said(view)) for view in _model_views(latin_views))
+    return any(
+        screen.refuses_candidate(_as_said(view), told=told, said=_as_said(said))
+        for view, said in _model_views(original, latin_views)
+    )
 
 
 _PREFERENCE = _patterns.compile(r"User prefers ")
@@ -864,15 +880,20 @@ def disguised_words(text: str) -> int:
 
 
 def untranslated(statement: str) -> bool:
-    """Whether a statement's words are in another language: two words of the gloss's
-    other languages (:mod:`.gloss`), or a residue line with no English function word."""
-    view = views(statement)[1][0]
+    """Whether a statement's words are in another language the screen cannot read: two
+    words of the gloss's other languages (:mod:`.gloss`), or a residue line with no
+    English function word, unless it reads, glossed, as the speaker's own declarative
+    ("Ich habe mein Passwort geändert": who speaks, to whom, opening on no order, is
+    what the screen asks of a sentence, so such a sentence is no blind spot)."""
+    original, latin_views = views(statement)
+    view = latin_views[0]
     said = _SAID.sub("", view)
-    if foreign_word_count(_WORDS.findall(said)) >= 2:
-        return True
     # What the user said word for word (the residue) must read as English; a rule's
     # statement is English by construction ("User prefers short replies.").
-    return said != view and not reads_as_english(said)
+    foreign = foreign_word_count(_WORDS.findall(said)) >= 2 or (
+        said != view and not reads_as_english(said)
+    )
+    return foreign and not speaks_for_oneself(_as_said(original))
 
 
 # The residue's frame is formation's, not the user's words: the model reads what was said.

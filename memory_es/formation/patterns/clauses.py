@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 
 from memory_es.domain.values import Authority, BeliefType
+from memory_es.formation.hazards.gloss import in_another_language, plain_words
 from memory_es.formation.patterns.catalogue import FALLBACK_RULES, rules_for
 from memory_es.formation.patterns.corrections import read_correction, read_restatement
 from memory_es.formation.patterns.lexicon import (
@@ -244,8 +245,8 @@ REL_TYPE = BeliefType.RELATIONSHIP
 def _extend_episode(episode: Found, clause: str) -> Found | None:
     """The episode with a clause of the same turn that formed nothing on its own ("I was
     in Chicago, it had so much energy"); None when the clause ends the episode (it is
-    about the other speaker, carries a secret, or says nothing)."""
-    if YOU.search(clause):
+    about the other speaker, is in another language, carries a secret, or says nothing)."""
+    if YOU.search(clause) or in_another_language(plain_words(clause)):
         return None
     if content_words(clause) < 2:
         return episode  # "it was awesome": nothing to add, the episode goes on

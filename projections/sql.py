@@ -6,10 +6,11 @@ connect, how to take the write lock, and how its placeholders look (``sql_base``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from memory_es.domain.values import Authority
 from memory_es.projections import candidates as cq
 from memory_es.projections.base import REBUILD_SUFFIX, RECALL_INDEX, IndexWriter
 from memory_es.projections.records import (
@@ -238,6 +239,75 @@ class SqlRecallIndex(SqlRebuild):
         with self._lock:
             rows = self._execute(sql + " ORDER BY b.belief_id", params)
         return [(decode_record(r[:-1]), bytes(r[-1])) for r in rows]
+
+    def resolver_rows(
+        self, principal: str, *, normalized: str, belief_type: str, subjects: Collection[str]
+    ) -> list[tuple[int, BeliefRecord]]:
+        found: dict[int, BeliefRecord] = {}
+        with self._lock:
+            rows = self._execute(
+                f"{_SELECT_BELIEF}, b.belief_no FROM beliefs b"
+                " WHERE b.principal = ? AND b.normalized = ?",
+                (principal, normalized),
+            )
+            if subjects:
+                parts = sorted(subjects)
+                rows += self._execute(
+                    f"{_SELECT_BELIEF}, b.belief_no FROM belief_subjects s"
+                    " JOIN beliefs b ON b.principal = s.principal AND b.belief_no = s.belief_no"
+                    " WHERE s.principal = ? AND s.belief_type = ?"
+                    f" AND s.subject IN ({', '.join('?' for _ in parts)})"
+                    f" AND b.status IN ({', '.join('?' for _ in cq.LIVE)})",
+                    [principal, belief_type, *parts, *(str(s) for s in cq.LIVE)],
+                )
+        for row in rows:
+            found[int(row[-1])] = decode_record(row[:-1])
+        return sorted(found.items())
+
+    def belief_numbers(self, principal: str, belief_ids: Collection[str]) -> dict[str, int]:
+        wanted = sorted(belief_ids)
+        numbers: dict[str, int] = {}
+        for start in range(0, len(wanted), _FETCH_CHUNK):
+            part = wanted[start : start + _FETCH_CHUNK]
+            with self._lock:
+                rows = self._execute(
+                    "SELECT belief_id, belief_no FROM beliefs WHERE principal = ?"
+                    f" AND belief_id IN ({', '.join('?' for _ in part)})",
+                    [principal, *part],
+                )
+            numbers.update((str(b), int(n)) for b, n in rows)
+        return numbers
+
+    def live_positive_rows(
+        self, principal: str, *, inferred_sharing: Collection[str] | None = None
+    ) -> list[tuple[int, BeliefRecord]]:
+        where = (
+            "b.principal = ? AND b.polarity = 1"
+            f" AND b.status IN ({', '.join('?' for _ in cq.LIVE)})"
+        )
+        params: list[Any] = [principal, *(str(s) for s in cq.LIVE)]
+        if inferred_sharing is not None:
+            if not inferred_sharing:
+                return []
+            turns = sorted(inferred_sharing)
+            # A scan of the principal's live inferences; each turn id is matched in the
+            # JSON list exactly below (an id's "_" is a LIKE wildcard).
+            where += (
+                " AND b.authority = ? AND ("
+                + " OR ".join("b.source_event_ids LIKE ?" for _ in turns)
+                + ")"
+            )
+            params += [int(Authority.INFERRED), *(f'%"{t}"%' for t in turns)]
+        with self._lock:
+            rows = self._execute(
+                f"{_SELECT_BELIEF}, b.belief_no FROM beliefs b WHERE {where} ORDER BY b.belief_no",
+                params,
+            )
+        out = [(int(row[-1]), decode_record(row[:-1])) for row in rows]
+        if inferred_sharing is not None:
+            shared = frozenset(inferred_sharing)
+            out = [(n, r) for n, r in out if not shared.isdisjoint(r.source_event_ids)]
+        return out
 
     def lifecycle_candidates(self, query: cq.LifecycleQuery) -> list[BeliefRecord]:
         where, params = query.where_sql()

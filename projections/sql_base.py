@@ -33,6 +33,7 @@ LIVE_PREFIX = ""
 REBUILD_PREFIX = "rebuild_"
 READ_MODEL_TABLES = (
     "beliefs",
+    "belief_subjects",
     "postings",
     "heads",
     "principals",

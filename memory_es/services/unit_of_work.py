@@ -297,6 +297,12 @@ class UnitOfWork:
     def add(self, aggregate: Any) -> None:
         self._added.setdefault(aggregate.id, aggregate)
 
+    def logged_version(self, aggregate_id: UUID) -> int:
+        """The aggregate's last version in the log (0: none): one indexed read."""
+        recorder = self.adapters.app.recorder
+        last = recorder.select_events(aggregate_id, desc=True, limit=1)
+        return int(last[0].originator_version) if last else 0
+
     def events(self, aggregate_id: UUID) -> Iterator[Any]:
         return iter(self.adapters.app.events.get(aggregate_id))
 
@@ -316,8 +322,32 @@ class UnitOfWork:
     def beliefs(self, principal: PrincipalMemory) -> BeliefReads:
         """The principal's beliefs at the version of ``principal`` this unit of work saves
         on, with what its pending events formed or changed: where the resolver's
-        candidates and the lifecycle's checks by id are read."""
-        return principal
+        candidates and the lifecycle's checks by id are read. The read model is caught
+        up to the log first (memory_es/services/read_model_beliefs.py)."""
+        from memory_es.services.read_model_beliefs import ReadModelBeliefs
+
+        # The version the log held when the aggregate was loaded: less what is pending.
+        stored = principal.version - len(self.unprojected(principal))
+        self.adapters.runner.catch_up()
+        # Read after the catch-up: a read model past the loaded version (another writer
+        # saved since) would offer beliefs the aggregate never met, and whatever this
+        # command decided on them could not be saved on that version anyway.
+        logged = self.logged_version(principal.id)
+        if logged != stored:
+            raise RecordConflictError(
+                f"principal {principal.principal!r} is at version {logged} in the log,"
+                f" loaded at {stored}"
+            )
+        return ReadModelBeliefs(
+            self.index,
+            principal_key(principal.tenant, principal.principal),
+            stored,
+            lambda: self.unprojected(principal),
+        )
+
+    def unprojected(self, principal: PrincipalMemory) -> list[Any]:
+        """The principal's events the read model has not seen: those pending on it."""
+        return list(principal.pending_events)
 
     def catch_up(self) -> int:
         """Bring the read model up to the log (another process may have written)."""
@@ -386,6 +416,10 @@ class BatchUnitOfWork(UnitOfWork):
         opened_here = bool(pending) and pending[0].originator_version == 1
         stored: Iterator[Any] = iter(()) if opened_here else super().events(aggregate_id)
         return itertools.chain(stored, pending)
+
+    def unprojected(self, principal: PrincipalMemory) -> list[Any]:
+        """Also the events collected since the last flush."""
+        return [*self.pending.events_of(principal.id), *principal.pending_events]
 
     def __len__(self) -> int:
         """Events collected and not yet flushed."""

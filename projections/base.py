@@ -300,12 +300,16 @@ class RecallIndex(ABC):
         the read model holds."""
 
     @abstractmethod
-    def live_positive_rows(
-        self, principal: str, *, inferred_sharing: Collection[str] | None = None
+    def live_rows(
+        self,
+        principal: str,
+        *,
+        positive: bool = True,
+        inferred_sharing: Collection[str] | None = None,
     ) -> list[tuple[int, BeliefRecord]]:
-        """Every live positive belief of the principal with its number, in that order;
-        with ``inferred_sharing``, only the inferences whose sources hold one of those
-        turns."""
+        """Every live belief of the principal with its number, in that order: the
+        positive ones only (``positive``), or with ``inferred_sharing`` the positive
+        inferences whose sources hold one of those turns."""
 
     @abstractmethod
     def lifecycle_candidates(self, query: LifecycleQuery) -> list[BeliefRecord]:

@@ -53,6 +53,8 @@ class _Tables:
     # statement), and (principal, type, subject part) as the SQL belief_subjects.
     statements: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     subjects: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
+    # (principal, turn) -> the beliefs that stood on it (kept when forgetting drops it)
+    sources: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     heads: dict[str, int] = field(default_factory=dict)
     principals: dict[str, str] = field(default_factory=dict)
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # documents, total_len
@@ -153,6 +155,9 @@ class _MemoryWriter(IndexWriter):
         for (principal, term), postings in added.items():
             t.terms.setdefault(principal, {}).setdefault(term, bytearray()).extend(pack(postings))
         t.numbers.update(self._numbers)
+        for record in self._beliefs.values():
+            for source in record.source_event_ids:
+                t.sources.setdefault((record.principal, source), set()).add(record.belief_id)
         for (principal, number), belief_id in sorted(self._numbers.items()):
             record = self._beliefs[belief_id]
             t.number_of[belief_id] = number
@@ -307,17 +312,26 @@ class MemoryRecallIndex(RecallIndex):
                 if b in t.number_of and t.beliefs[b].principal == principal
             }
 
-    def live_positive_rows(
-        self, principal: str, *, inferred_sharing: Collection[str] | None = None
+    def live_rows(
+        self,
+        principal: str,
+        *,
+        positive: bool = True,
+        inferred_sharing: Collection[str] | None = None,
     ) -> list[tuple[int, BeliefRecord]]:
         shared = None if inferred_sharing is None else frozenset(inferred_sharing)
         with self._lock:
             t = self._live
+            if shared is None:
+                chosen: Collection[BeliefRecord] = t.beliefs.values()
+            else:
+                ids = set().union(*(t.sources.get((principal, s), ()) for s in shared))
+                chosen = [t.beliefs[b] for b in sorted(ids)]
             rows = [
                 (t.number_of[b.belief_id], b)
-                for b in t.beliefs.values()
+                for b in chosen
                 if b.principal == principal
-                and b.polarity
+                and (b.polarity or not (positive or shared is not None))
                 and b.status in LIVE
                 and (
                     shared is None

@@ -34,6 +34,7 @@ REBUILD_PREFIX = "rebuild_"
 READ_MODEL_TABLES = (
     "beliefs",
     "belief_subjects",
+    "belief_sources",
     "postings",
     "heads",
     "principals",

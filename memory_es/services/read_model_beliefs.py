@@ -2,7 +2,8 @@
 model: caught up to the log before the read opens, so it holds at least every event of
 the aggregate version the command saves on (never a stale read: a read past that version
 is never saved, the log's version check refuses the save and the command runs again),
-with an overlay of the principal's events not projected yet — the command's pending
+with an overlay of the principal's events not projected yet (``pending(after)``: those
+past version ``after``) — the command's pending
 events and, in a batch, those collected since its last flush — applied by the one
 projector (projections/projector.py) to records of their own.
 
@@ -43,7 +44,7 @@ class ReadModelBeliefs:
         index: RecallIndex,
         principal: str,
         version: int,
-        pending: Callable[[], Sequence[Any]],
+        pending: Callable[[int], Sequence[Any]],
     ) -> None:
         self._index = index
         self._principal = principal
@@ -74,7 +75,7 @@ class ReadModelBeliefs:
         if objects:
             # A retraction reaches every live positive belief naming what it retracts,
             # of any type: rare enough for a scan of the principal's live beliefs.
-            for number, record in self._index.live_positive_rows(self._principal):
+            for number, record in self._index.live_rows(self._principal):
                 if names_object(record.normalized, objects):
                     found[record.belief_id] = ((_STORED, number), record)
 
@@ -97,6 +98,20 @@ class ReadModelBeliefs:
         touched.update(b for b in found if overlay.holds(b))
         for belief_id, (order, record) in overlay.ordered(touched).items():
             if matches(record):
+                found[belief_id] = (order, record)
+            else:
+                found.pop(belief_id, None)
+        return [_existing(record) for _, record in sorted(found.values(), key=_order)]
+
+    def live(self) -> list[Existing]:
+        """Every live belief, in formation order (what a re-derivation answers for)."""
+        overlay = self._sync()
+        found = {
+            record.belief_id: ((_STORED, number), record)
+            for number, record in self._index.live_rows(self._principal, positive=False)
+        }
+        for belief_id, (order, record) in overlay.ordered(overlay.every()).items():
+            if record.status in LIVE_STATUSES:
                 found[belief_id] = (order, record)
             else:
                 found.pop(belief_id, None)
@@ -129,9 +144,7 @@ class ReadModelBeliefs:
 
         found = {
             other.belief_id: ((_STORED, number), other)
-            for number, other in self._index.live_positive_rows(
-                self._principal, inferred_sharing=sources
-            )
+            for number, other in self._index.live_rows(self._principal, inferred_sharing=sources)
         }
         found.update(overlay.ordered(overlay.every()))
         chosen = [(order, other) for order, other in found.values() if carries(other)]
@@ -175,7 +188,7 @@ class ReadModelBeliefs:
 
     def _sync(self) -> _Overlay:
         """The overlay with every pending event applied."""
-        for event in self._pending():
+        for event in self._pending(self._applied):
             if event.originator_version > self._applied:
                 project_event(event, _NO_POSITION, self._overlay)
                 self._applied = event.originator_version

@@ -26,7 +26,7 @@ import itertools
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import TracebackType
@@ -327,7 +327,7 @@ class UnitOfWork:
         from memory_es.services.read_model_beliefs import ReadModelBeliefs
 
         # The version the log held when the aggregate was loaded: less what is pending.
-        stored = principal.version - len(self.unprojected(principal))
+        stored = principal.version - len(self.unprojected(principal, 0))
         self.adapters.runner.catch_up()
         # Read after the catch-up: a read model past the loaded version (another writer
         # saved since) would offer beliefs the aggregate never met, and whatever this
@@ -342,12 +342,13 @@ class UnitOfWork:
             self.index,
             principal_key(principal.tenant, principal.principal),
             stored,
-            lambda: self.unprojected(principal),
+            lambda after: self.unprojected(principal, after),
         )
 
-    def unprojected(self, principal: PrincipalMemory) -> list[Any]:
-        """The principal's events the read model has not seen: those pending on it."""
-        return list(principal.pending_events)
+    def unprojected(self, principal: PrincipalMemory, after: int) -> Sequence[Any]:
+        """The principal's events the read model has not seen, past version ``after``:
+        those pending on it."""
+        return _past(principal.pending_events, after)
 
     def catch_up(self) -> int:
         """Bring the read model up to the log (another process may have written)."""
@@ -417,9 +418,12 @@ class BatchUnitOfWork(UnitOfWork):
         stored: Iterator[Any] = iter(()) if opened_here else super().events(aggregate_id)
         return itertools.chain(stored, pending)
 
-    def unprojected(self, principal: PrincipalMemory) -> list[Any]:
-        """Also the events collected since the last flush."""
-        return [*self.pending.events_of(principal.id), *principal.pending_events]
+    def unprojected(self, principal: PrincipalMemory, after: int) -> Sequence[Any]:
+        """Also the events collected since the last flush (before those pending)."""
+        pending = principal.pending_events
+        if pending and pending[0].originator_version <= after + 1:
+            return _past(pending, after)
+        return [*_past(self.pending.events_of(principal.id), after), *pending]
 
     def __len__(self) -> int:
         """Events collected and not yet flushed."""
@@ -439,6 +443,14 @@ class BatchUnitOfWork(UnitOfWork):
 
     def _write(self, aggregates: list[Any]) -> None:
         self.pending.collect(*aggregates)
+
+
+def _past(events: Sequence[Any], after: int) -> Sequence[Any]:
+    """The events past version ``after`` of a run of one aggregate's consecutive
+    versions."""
+    if not events or events[0].originator_version > after:
+        return events
+    return events[after + 1 - events[0].originator_version :]
 
 
 def run_retrying(make_uow: Callable[[], U], work: Callable[[U], T]) -> T:

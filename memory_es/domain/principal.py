@@ -60,7 +60,7 @@ _BELIEF_TABLE_STATE = (
 class FormedBelief:
     """A belief as formation decides it, declared once: the value consolidation builds,
     the stored shape of ``PrincipalMemory.BeliefFormed`` (which inherits these fields)
-    and what the belief table takes a row from. Instants are ISO-8601 UTC text, as in
+    and what the read model takes a belief's row from. Instants are ISO-8601 UTC text, as in
     every event."""
 
     belief_id: str

@@ -1,15 +1,17 @@
 """The principal's beliefs as the resolver reads them (``BeliefReads``), from the read
-model: caught up to the log before the read opens, so it holds at least every event of
-the aggregate version the command saves on (never a stale read: a read past that version
-is never saved, the log's version check refuses the save and the command runs again),
-with an overlay of the principal's events not projected yet (``pending(after)``: those
-past version ``after``) — the command's pending
-events and, in a batch, those collected since its last flush — applied by the one
-projector (projections/projector.py) to records of their own.
+model at the aggregate's version: the unit of work catches the read model up to the log
+when the read opens and checks that the log holds no later version of the principal
+(another writer's: the command runs again on fresh state, as its save would have been
+refused), so the read holds exactly the events of the version the command saves on.
+On top of it, an overlay of the principal's events not projected yet (``pending(after)``:
+those past version ``after``) — the command's pending events and, in a batch, those
+collected since its last flush — applied by the one projector (projections/projector.py)
+to records of its own.
 
 The read model numbers each principal's beliefs in the order they were formed; the
-candidates keep that order (the belief table's row order), the overlay's new beliefs
-after every stored one, in the order their events came.
+candidates keep that order (the order the aggregate's belief table kept before class
+version 6), the overlay's new beliefs after every stored one, in the order their events
+came.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ pure; the read model follows the log inline after every save.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from uuid import UUID
@@ -15,8 +16,14 @@ from uuid import UUID
 from eventsourcing.persistence import Mapper
 
 from memory_es.app import Memory, _extractor
-from memory_es.errors import StaleFormationWarning, StaleReadModel, StoreUnavailable
+from memory_es.errors import (
+    RebuildInProgress,
+    StaleFormationWarning,
+    StaleReadModel,
+    StoreUnavailable,
+)
 from memory_es.es_internals import IntervalsByTopic, SnapshotsFromMemory
+from memory_es.policy import PROJECTION_SCHEMA_VERSION
 from memory_es.ports import Clock, IdGenerator, RandomIds, SequentialIds, SystemClock
 from memory_es.profile_document import PROFILE_ENV, SHIPPED_SEMANTIC_ENABLED
 from memory_es.projections.vectors import Embedder, VectorEncoder
@@ -167,7 +174,9 @@ def open(
     status = memory.projection_status()
     if status.stale and on_stale == "ignore":
         return memory
-    if status.stale:
+    if status.stale and caught_up_once(status.version, status.expected_version):
+        _catch_up_once(memory, status.version or "", status.expected_version)
+    elif status.stale:
         if on_stale == "refuse":
             memory.close()
             raise StaleReadModel(
@@ -189,6 +198,40 @@ def open(
     if check_formation:
         _check_formation(memory)
     return memory
+
+
+# Read-model schema versions this code brings up to date by itself, once, at start-up:
+# the bump to 9 only added what the resolver reads (migration 0010), all of it derived
+# from the log, so a rebuild from the log is the whole upgrade. Any other stale read
+# model is refused (or rebuilt when asked), as before.
+CAUGHT_UP_ONCE = (8,)
+
+
+def caught_up_once(version: str | None, expected: str) -> bool:
+    """Whether a read model built as ``version`` is one start-up rebuilds by itself: an
+    earlier schema of CAUGHT_UP_ONCE with the same retrieval policy (and vectors)."""
+    current = f"recall_index@{PROJECTION_SCHEMA_VERSION};"
+    if version is None or not expected.startswith(current):
+        return False
+    rest = expected[len(current) :]
+    return any(version == f"recall_index@{old};{rest}" for old in CAUGHT_UP_ONCE)
+
+
+def _catch_up_once(memory: Memory, version: str, expected: str) -> None:
+    """The one-time rebuild, said on stderr (a hook's output is its own, on stdout)."""
+    head = memory.projection_status().log_head
+    sys.stderr.write(
+        f"memory-es: the read model was built as {version}; this code reads {expected}:"
+        f" rebuilding it once from the log ({head} positions)\n"
+    )
+    try:
+        memory.rebuild_projections()
+    except RebuildInProgress:
+        memory.close()
+        raise StaleReadModel(
+            f"the read model was built as {version} and another process is rebuilding it"
+            f" as {expected}: try again when it finishes"
+        ) from None
 
 
 def _check_formation(memory: Memory) -> None:

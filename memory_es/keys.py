@@ -440,7 +440,6 @@ class KeyRing:
         self.source: KeySource = source or RandomKeys()
         self._keys: dict[str, bytes] = {}  # unwrapped data keys and raw key encryption keys
         self._wrapped: dict[str, KeyRow] = {}  # rows read but not yet unwrapped
-        self._loaded_owners: set[str] = set()
         # Each owner's key encryption key as a ready cipher: it wraps and unwraps every
         # data key of the owner (a rebuild unwraps one a belief; the cipher's key setup
         # is most of the cost of one unwrap).
@@ -573,21 +572,18 @@ class KeyRing:
         return self._keys.get(key_id)
 
     def key(self, key_id: str, owner: str) -> bytes | None:
-        """The data key (None: destroyed or never here). The owner's rows are read in
-        one query the first time one of its keys is asked for."""
+        """The data key (None: destroyed or never here), its row read by key. Never the
+        owner's every row: a principal holds a key a turn and a belief, so a command's
+        first key (its aggregate snapshot's) would read them all (issue 30: a fresh
+        process's first command at 100k beliefs read 200k rows). Many keys at once go
+        through ``keys_for``."""
         with self._lock:
             found = self._keys.get(key_id)
             if found is not None:
                 return found
             if key_id not in self._wrapped:
-                if owner not in self._loaded_owners:
-                    self._loaded_owners.add(owner)
-                    for stored in self.table.select_owner(owner):
-                        if stored.key_id not in self._keys:
-                            self._wrapped[stored.key_id] = stored
-                else:
-                    for stored in self.table.select([key_id]):
-                        self._wrapped[stored.key_id] = stored
+                for stored in self.table.select([key_id]):
+                    self._wrapped[stored.key_id] = stored
             return self._unwrap(key_id, owner)
 
     def keys_for(self, wanted: Sequence[tuple[str, str]]) -> list[bytes | None]:
@@ -687,8 +683,6 @@ class KeyRing:
     def import_rows(self, rows: Sequence[KeyRow]) -> None:
         """``keys import``: rows another store exported (existing ids keep theirs)."""
         self.table.insert(rows)
-        with self._lock:
-            self._loaded_owners.clear()
 
     def close(self) -> None:
         self.table.close()

@@ -283,6 +283,34 @@ class RecallIndex(ABC):
         )
         return self._browse(principal, filters, cap)
 
+    # -- the resolver's reads (memory_es/services/belief_reads.py) --------------------
+
+    @abstractmethod
+    def resolver_rows(
+        self, principal: str, *, normalized: str, belief_type: str, subjects: Collection[str]
+    ) -> list[tuple[int, BeliefRecord]]:
+        """What the resolver's rules can match, each belief with its number (the
+        principal's formation order), in that order: every belief of the principal
+        stating ``normalized`` (any status), and every live one of ``belief_type`` with
+        one of ``subjects`` among its subject parts."""
+
+    @abstractmethod
+    def belief_numbers(self, principal: str, belief_ids: Collection[str]) -> dict[str, int]:
+        """The number (formation order) of each of these beliefs of the principal that
+        the read model holds."""
+
+    @abstractmethod
+    def live_rows(
+        self,
+        principal: str,
+        *,
+        positive: bool = True,
+        inferred_sharing: Collection[str] | None = None,
+    ) -> list[tuple[int, BeliefRecord]]:
+        """Every live belief of the principal with its number, in that order: the
+        positive ones only (``positive``), or with ``inferred_sharing`` the positive
+        inferences whose sources hold one of those turns."""
+
     @abstractmethod
     def lifecycle_candidates(self, query: LifecycleQuery) -> list[BeliefRecord]:
         """Rows a lifecycle sweep may act on, least recently evidenced first, bounded

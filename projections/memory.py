@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory_es.domain.values import Authority, subject_keys
 from memory_es.errors import RebuildInProgress
 from memory_es.projections.base import IndexWriter, RecallIndex
 from memory_es.projections.candidates import (
     BLOCK,
+    LIVE,
     Bm25Params,
     Filters,
     LifecycleQuery,
@@ -46,6 +48,13 @@ class _Tables:
     # principal -> term -> packed postings (candidates.posting_dtype() records, in number order)
     terms: dict[str, dict[str, bytearray]] = field(default_factory=dict)
     numbers: dict[tuple[str, int], str] = field(default_factory=dict)  # -> belief id
+    number_of: dict[str, int] = field(default_factory=dict)  # belief id -> its number
+    # The resolver's lookups, to belief numbers in order: (principal, normalized
+    # statement), and (principal, type, subject part) as the SQL belief_subjects.
+    statements: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    subjects: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)
+    # (principal, turn) -> the beliefs that stood on it (kept when forgetting drops it)
+    sources: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     heads: dict[str, int] = field(default_factory=dict)
     principals: dict[str, str] = field(default_factory=dict)
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # documents, total_len
@@ -146,6 +155,16 @@ class _MemoryWriter(IndexWriter):
         for (principal, term), postings in added.items():
             t.terms.setdefault(principal, {}).setdefault(term, bytearray()).extend(pack(postings))
         t.numbers.update(self._numbers)
+        for record in self._beliefs.values():
+            for source in record.source_event_ids:
+                t.sources.setdefault((record.principal, source), set()).add(record.belief_id)
+        for (principal, number), belief_id in sorted(self._numbers.items()):
+            record = self._beliefs[belief_id]
+            t.number_of[belief_id] = number
+            t.statements.setdefault((principal, record.normalized), []).append(number)
+            for part in sorted(subject_keys(record.subject_key)):
+                key = (principal, record.belief_type, part)
+                t.subjects.setdefault(key, []).append(number)
         t.heads.update(self._heads)
         t.principals.update(self._principals)
         t.stats.update(self._stats)
@@ -271,6 +290,58 @@ class MemoryRecallIndex(RecallIndex):
                 for k, (p, blob) in sorted(self._live.vectors.items())
                 if p == principal and passes(self._live.beliefs[k], filters)
             ]
+
+    def resolver_rows(
+        self, principal: str, *, normalized: str, belief_type: str, subjects: Collection[str]
+    ) -> list[tuple[int, BeliefRecord]]:
+        with self._lock:
+            t = self._live
+            numbers = set(t.statements.get((principal, normalized), ()))
+            for part in subjects:
+                for number in t.subjects.get((principal, belief_type, part), ()):
+                    if t.beliefs[t.numbers[(principal, number)]].status in LIVE:
+                        numbers.add(number)
+            return [(n, t.beliefs[t.numbers[(principal, n)]]) for n in sorted(numbers)]
+
+    def belief_numbers(self, principal: str, belief_ids: Collection[str]) -> dict[str, int]:
+        with self._lock:
+            t = self._live
+            return {
+                b: t.number_of[b]
+                for b in belief_ids
+                if b in t.number_of and t.beliefs[b].principal == principal
+            }
+
+    def live_rows(
+        self,
+        principal: str,
+        *,
+        positive: bool = True,
+        inferred_sharing: Collection[str] | None = None,
+    ) -> list[tuple[int, BeliefRecord]]:
+        shared = None if inferred_sharing is None else frozenset(inferred_sharing)
+        with self._lock:
+            t = self._live
+            if shared is None:
+                chosen: Collection[BeliefRecord] = t.beliefs.values()
+            else:
+                ids = set().union(*(t.sources.get((principal, s), ()) for s in shared))
+                chosen = [t.beliefs[b] for b in sorted(ids)]
+            rows = [
+                (t.number_of[b.belief_id], b)
+                for b in chosen
+                if b.principal == principal
+                and (b.polarity or not (positive or shared is not None))
+                and b.status in LIVE
+                and (
+                    shared is None
+                    or (
+                        b.authority == Authority.INFERRED
+                        and not shared.isdisjoint(b.source_event_ids)
+                    )
+                )
+            ]
+        return sorted(rows, key=lambda row: row[0])
 
     def lifecycle_candidates(self, query: LifecycleQuery) -> list[BeliefRecord]:
         with self._lock:

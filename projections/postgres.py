@@ -44,6 +44,9 @@ Connection = psycopg.Connection[tuple[Any, ...]]
 class PostgresRecallIndex(SqlRecallIndex):
     dialect = "postgres"
 
+    def _holds_text(self, text: str) -> bool:
+        return "\x00" not in text  # a belief stating one was quarantined, never stored
+
     def __init__(self, connect: Mapping[str, Any], *, schema: str = "public") -> None:
         """``connect``: psycopg's keyword arguments (``StoreSpec.pg_connect``), never a
         conninfo string a URL part could add settings to."""

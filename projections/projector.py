@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from eventsourcing.utils import get_topic
 
-from memory_es.domain.values import Status, short_id
+from memory_es.domain.values import DECAY_RETIREMENT, Status, short_id
 from memory_es.lifecycle.importance import importance
 from memory_es.policy import formation_key
 from memory_es.projections.base import IndexWriter
@@ -128,6 +128,9 @@ def _form(event: Any, position: int, writer: IndexWriter, terms: Mapping[str, in
             updates_state=event.supersedes is not None,
         ),
         interval_started_at=event.formed_at,
+        normalized=event.normalized,
+        subject_key=event.subject_key,
+        source_seq=int(event.source_seq),
     )
     writer.insert_belief(record, terms)
     writer.raise_head(principal, position)
@@ -236,6 +239,7 @@ def _retired(event: Any, position: int, writer: IndexWriter) -> None:
         confidence=float(event.confidence),
         valid_to=event.valid_to,
         touched_at=max(current.touched_at, event.valid_to),
+        forgotten=current.forgotten or event.reason == DECAY_RETIREMENT,
     )
 
 
@@ -251,6 +255,7 @@ def _revived(event: Any, position: int, writer: IndexWriter) -> None:
         confidence=float(event.confidence),
         valid_to=None,
         touched_at=max(current.touched_at, event.at),
+        forgotten=False,
     )
 
 
@@ -296,12 +301,20 @@ def _confirmed(event: Any, position: int, writer: IndexWriter) -> None:
 
 
 def _deactivated(event: Any, position: int, writer: IndexWriter) -> None:
-    _changed(writer, event.belief_id, position, status=Status.INACTIVE)
+    current = _require(writer, event.belief_id)
+    _changed(
+        writer, event.belief_id, position, status=Status.INACTIVE, prior_status=current.status.value
+    )
 
 
 def _reactivated(event: Any, position: int, writer: IndexWriter) -> None:
     _changed(
-        writer, event.belief_id, position, status=Status(event.status), interval_started_at=event.at
+        writer,
+        event.belief_id,
+        position,
+        status=Status(event.status),
+        interval_started_at=event.at,
+        prior_status=None,
     )
 
 

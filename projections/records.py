@@ -45,6 +45,12 @@ class BeliefRecord:
     importance: int = 1  # the RFC's deterministic seed, 0..3 (lifecycle/importance.py)
     pinned: bool = False  # protected from every automatic action
     interval_started_at: str = ""  # the lifecycle interval L1's retention counts from
+    # -- what the resolver reads (migration 0010; memory_es/services/belief_reads.py) --
+    normalized: str = ""  # the statement as the resolver compares it (normalize_statement)
+    subject_key: str = ""  # its subject key (several subjects joined by "|")
+    source_seq: int = 0  # the newest source turn's place in its session at formation
+    forgotten: bool = False  # retired by the decay sweep, not revived since
+    prior_status: str | None = None  # the status a deactivated belief had
 
     def evolve(self, **changes: Any) -> BeliefRecord:
         # The field dict copied and changed, as ``replace`` would build it, without the
@@ -88,7 +94,7 @@ def new_belief(**values: Any) -> BeliefRecord:
 
 
 JSON_COLUMNS: frozenset[str] = frozenset({"subjects", "source_event_ids", "conflicts_with"})
-BOOL_COLUMNS: frozenset[str] = frozenset({"polarity", "portable", "pinned"})
+BOOL_COLUMNS: frozenset[str] = frozenset({"polarity", "portable", "pinned", "forgotten"})
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,11 @@ connect, how to take the write lock, and how its placeholders look (``sql_base``
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from memory_es.domain.values import Authority
 from memory_es.projections import candidates as cq
 from memory_es.projections.base import REBUILD_SUFFIX, RECALL_INDEX, IndexWriter
 from memory_es.projections.records import (
@@ -238,6 +239,102 @@ class SqlRecallIndex(SqlRebuild):
         with self._lock:
             rows = self._execute(sql + " ORDER BY b.belief_id", params)
         return [(decode_record(r[:-1]), bytes(r[-1])) for r in rows]
+
+    def resolver_rows(
+        self, principal: str, *, normalized: str, belief_type: str, subjects: Collection[str]
+    ) -> list[tuple[int, BeliefRecord]]:
+        found: dict[int, BeliefRecord] = {}
+        rows: list[tuple[Any, ...]] = []
+        # Text the store cannot hold matches no row it holds (and cannot be sent).
+        parts = sorted(p for p in subjects if self._holds_text(p))
+        with self._lock:
+            if self._holds_text(normalized):
+                rows += self._execute(
+                    f"{_SELECT_BELIEF}, b.belief_no FROM beliefs b"
+                    " WHERE b.principal = ? AND b.normalized = ?",
+                    (principal, normalized),
+                )
+            if parts:
+                # The subject rows first (a join lets the planner walk every belief of
+                # the principal instead), then their beliefs by number.
+                rows += self._execute(
+                    f"{_SELECT_BELIEF}, b.belief_no FROM beliefs b WHERE b.principal = ?"
+                    " AND b.belief_no IN (SELECT s.belief_no FROM belief_subjects s"
+                    " WHERE s.principal = ? AND s.belief_type = ?"
+                    f" AND s.subject IN ({', '.join('?' for _ in parts)}))"
+                    f" AND b.status IN ({', '.join('?' for _ in cq.LIVE)})",
+                    [principal, principal, belief_type, *parts, *(str(s) for s in cq.LIVE)],
+                )
+        for row in rows:
+            found[int(row[-1])] = decode_record(row[:-1])
+        return sorted(found.items())
+
+    def _holds_text(self, text: str) -> bool:
+        """Whether a text column of this store can hold ``text`` (PostgreSQL: no NUL)."""
+        return True
+
+    def belief_numbers(self, principal: str, belief_ids: Collection[str]) -> dict[str, int]:
+        wanted = sorted(belief_ids)
+        numbers: dict[str, int] = {}
+        for start in range(0, len(wanted), _FETCH_CHUNK):
+            part = wanted[start : start + _FETCH_CHUNK]
+            with self._lock:
+                rows = self._execute(
+                    "SELECT belief_id, belief_no FROM beliefs WHERE principal = ?"
+                    f" AND belief_id IN ({', '.join('?' for _ in part)})",
+                    [principal, *part],
+                )
+            numbers.update((str(b), int(n)) for b, n in rows)
+        return numbers
+
+    def live_rows(
+        self,
+        principal: str,
+        *,
+        positive: bool = True,
+        inferred_sharing: Collection[str] | None = None,
+    ) -> list[tuple[int, BeliefRecord]]:
+        live = [str(s) for s in cq.LIVE]
+        where = f"b.principal = ? AND b.status IN ({', '.join('?' for _ in live)})"
+        if positive or inferred_sharing is not None:
+            where += " AND b.polarity = 1"
+        if inferred_sharing is None:
+            with self._lock:
+                rows = self._execute(
+                    f"{_SELECT_BELIEF}, b.belief_no FROM beliefs b WHERE {where}"
+                    " ORDER BY b.belief_no",
+                    [principal, *live],
+                )
+            return [(int(row[-1]), decode_record(row[:-1])) for row in rows]
+        # The beliefs on these turns by the turns' rows (a superset: a forgotten turn's row
+        # stays), then those beliefs by key; each one's own sources are checked here. (In
+        # one statement the planner walks the principal's beliefs in number order.)
+        turns = sorted(inferred_sharing)
+        found: dict[int, BeliefRecord] = {}
+        for start in range(0, len(turns), _FETCH_CHUNK):
+            part = turns[start : start + _FETCH_CHUNK]
+            with self._lock:
+                ids = self._execute(
+                    "SELECT DISTINCT belief_id FROM belief_sources WHERE principal = ?"
+                    f" AND source_event_id IN ({', '.join('?' for _ in part)})",
+                    [principal, *part],
+                )
+            wanted = sorted(str(i) for (i,) in ids)
+            for first in range(0, len(wanted), _FETCH_CHUNK):
+                chunk = wanted[first : first + _FETCH_CHUNK]
+                with self._lock:
+                    rows = self._execute(
+                        f"{_SELECT_BELIEF}, b.belief_no FROM beliefs b WHERE {where}"
+                        " AND b.authority = ?"
+                        f" AND b.belief_id IN ({', '.join('?' for _ in chunk)})",
+                        [principal, *live, int(Authority.INFERRED), *chunk],
+                    )
+                for row in rows:
+                    found[int(row[-1])] = decode_record(row[:-1])
+        shared = frozenset(inferred_sharing)
+        return [
+            (n, r) for n, r in sorted(found.items()) if not shared.isdisjoint(r.source_event_ids)
+        ]
 
     def lifecycle_candidates(self, query: cq.LifecycleQuery) -> list[BeliefRecord]:
         where, params = query.where_sql()

@@ -33,6 +33,8 @@ LIVE_PREFIX = ""
 REBUILD_PREFIX = "rebuild_"
 READ_MODEL_TABLES = (
     "beliefs",
+    "belief_subjects",
+    "belief_sources",
     "postings",
     "heads",
     "principals",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from memory_es.domain.values import subject_keys
 from memory_es.projections import candidates as cq
 from memory_es.projections.base import IndexWriter
 from memory_es.projections.records import (
@@ -55,6 +56,8 @@ class _SqlWriter(IndexWriter):
         self._postings: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
         self._numbers: dict[str, int] = {}  # principal -> the last belief number given
         self._belief_numbers: dict[str, int] = {}  # staged new belief -> its number
+        self._subjects: list[tuple[str, str, str, int]] = []  # principal, type, part, number
+        self._sourced: set[str] = set()  # staged beliefs whose sources are new or grew
         self._heads: dict[str, int] = {}
         self._stats: dict[str, list[int]] = {}  # principal -> [documents, total_len] added
         self._vectors: list[tuple[str, str, bytes]] = []
@@ -122,6 +125,10 @@ class _SqlWriter(IndexWriter):
         self._inserted.add(record.belief_id)
         number = self._next_number(record.principal)
         self._belief_numbers[record.belief_id] = number
+        self._subjects.extend(
+            (record.principal, record.belief_type, part, number)
+            for part in sorted(subject_keys(record.subject_key))
+        )
         for term, n in terms.items():
             self._postings.setdefault((record.principal, term), []).append(
                 (number, n, record.doc_len)
@@ -154,6 +161,8 @@ class _SqlWriter(IndexWriter):
         self._staged[belief_id] = current.evolve(**changes)
         if belief_id not in self._inserted:
             self._changed.add(belief_id)
+        if "source_event_ids" in changes:
+            self._sourced.add(belief_id)
 
     def open_session(self, record: SessionRecord) -> None:
         self._opened.setdefault(record.session_id, record)
@@ -298,6 +307,24 @@ class _SqlWriter(IndexWriter):
                     for b in sorted(self._inserted)
                 ],
             )
+        if self._subjects:
+            index._insert_rows(
+                f"{p}belief_subjects",
+                ("principal", "belief_type", "subject", "belief_no"),
+                sorted(self._subjects),
+            )
+        sourced = self._inserted | self._sourced
+        if sourced:
+            index._executemany(
+                f"INSERT INTO {p}belief_sources (principal, source_event_id, belief_id)"
+                " VALUES (?, ?, ?) ON CONFLICT (principal, source_event_id, belief_id) DO NOTHING",
+                sorted(
+                    (record.principal, source, b)
+                    for b in sourced
+                    for record in (self._staged[b],)
+                    for source in record.source_event_ids
+                ),
+            )
         if self._changed:
             index._executemany(
                 f"UPDATE {p}beliefs SET {_ASSIGN_ALL} WHERE belief_id = ?",
@@ -341,5 +368,6 @@ class _SqlWriter(IndexWriter):
         self._new_principals = {}
         self._staged, self._inserted, self._changed, self._loaded = {}, set(), set(), {}
         self._postings, self._belief_numbers, self._heads = {}, {}, {}
+        self._subjects, self._sourced = [], set()
         self._stats, self._vectors = {}, []
         self._opened, self._session_changes = {}, {}

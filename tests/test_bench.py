@@ -89,7 +89,9 @@ def test_bench_quick_json_reports_every_figure_the_issue_asks_for(
     }
     # How the size-dependent figures grow across the run's sizes ('s scale figures).
     growth = sqlite["scaling"]
-    for metric in ("recall_p95_ms", "snapshot_mb", "rebuild_s", "first_command_ms"):
+    # (snapshot_bytes: the aggregate holds no belief, so its snapshot is a few hundred
+    # bytes at every size and snapshot_mb rounds to 0.)
+    for metric in ("recall_p95_ms", "snapshot_bytes", "rebuild_s", "first_command_ms"):
         assert isinstance(growth[metric]["exponent"], float), metric
         assert len(growth[metric]["points"]) == 2, metric
     rebuilt = [x for x, _ in growth["rebuild_s"]["points"]]
@@ -134,8 +136,8 @@ def test_bench_runs_one_phase_at_the_belief_counts_asked(
     assert set(sqlite["recall"]) == {"50", "120"}
     for figures in sqlite["recall"].values():
         assert figures["close_session_ms"] > 0 and figures["cold_close_session_ms"] > 0
-        assert figures["snapshot_mb"] > 0
-        # The exact size beside the rounded one: a bounded state's growth fit needs it.
+        # The exact size beside the rounded one (the aggregate holds no belief, so its
+        # snapshot is a few hundred bytes and snapshot_mb rounds to 0): the growth fit.
         assert isinstance(figures["snapshot_bytes"], int) and figures["snapshot_bytes"] > 0
     assert isinstance(sqlite["scaling"]["snapshot_bytes"]["exponent"], float)
     assert set(report["peak_rss_mb"]) == {"sqlite.recall"} and "cli" not in report

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memory_es.domain.belief_reads import BeliefReads
 from memory_es.domain.principal import PrincipalMemory
 from memory_es.domain.values import Authority, BeliefType
 from memory_es.formation.consolidation import consolidate
@@ -13,6 +14,7 @@ from memory_es.formation.established import (
 from memory_es.formation.extractor import ClauseExtractor, SourceTurn
 from memory_es.policy import formation_policy
 from memory_es.ports import SequentialIds
+from tests.aggregate_reads import reads_of
 
 AT = "2026-03-02T09:00:00Z"
 
@@ -30,9 +32,10 @@ def test_established_facts_are_prepended_and_displaced_proposals_count_as_reject
     )
     assert refused == 0
     principal = PrincipalMemory(tenant="default", principal="ana")
+    reads = reads_of(principal)
     result = consolidate(
         principal,
-        principal,  # the reads: the aggregate's own belief table
+        reads,
         session_id="s1",
         project="general",
         turns=turns,
@@ -50,7 +53,7 @@ def test_established_facts_are_prepended_and_displaced_proposals_count_as_reject
     c = result.counts
     assert (c.proposed, c.committed, c.dropped_for_ceiling, c.rejected) == (4, 2, 2, 2)
     assert c.established == 1
-    authorities = sorted(v["auth"] for v in principal.beliefs.values())
+    authorities = sorted(b.evidence.authority for b in reads.live())
     assert authorities == [int(Authority.AFFIRMED), int(Authority.USER)]
     record = principal.collect_events()[-1]
     assert isinstance(record, PrincipalMemory.ConsolidationRecorded)
@@ -82,12 +85,18 @@ def test_established_provenance_must_be_trusted_user_turns_of_the_session() -> N
 
 
 def _consolidate_residence(
-    principal: PrincipalMemory, session: str, n: int, at: str, city: str, **kwargs: bool
+    principal: PrincipalMemory,
+    reads: BeliefReads,
+    session: str,
+    n: int,
+    at: str,
+    city: str,
+    **kwargs: bool,
 ) -> list[str]:
     turns = [SourceTurn(f"t{n}", 1, "user", f"I live in {city}.", True, at)]
     result = consolidate(
         principal,
-        principal,  # the reads: the aggregate's own belief table
+        reads,
         session_id=session,
         project="general",
         turns=turns,
@@ -110,12 +119,21 @@ def test_chronological_older_evidence_forms_superseded_by_the_later_belief() -> 
     where a replay (not chronological) leaves both live, conflicting."""
     for chronological, expected in ((True, "superseded"), (False, "active")):
         principal = PrincipalMemory(tenant="default", principal="ana")
-        (later,) = _consolidate_residence(principal, "s2", 100, "2026-04-01T09:00:00Z", "Milan")
-        (older,) = _consolidate_residence(
-            principal, "s1", 200, "2026-03-01T09:00:00Z", "Rome", chronological=chronological
+        reads = reads_of(principal)
+        (later,) = _consolidate_residence(
+            principal, reads, "s2", 100, "2026-04-01T09:00:00Z", "Milan"
         )
-        assert principal.status_of(later) == "active"
-        assert principal.status_of(older) == expected
+        (older,) = _consolidate_residence(
+            principal,
+            reads,
+            "s1",
+            200,
+            "2026-03-01T09:00:00Z",
+            "Rome",
+            chronological=chronological,
+        )
+        assert reads.status_of(later) == "active"
+        assert reads.status_of(older) == expected
         events = principal.collect_events()
         superseded = [e for e in events if isinstance(e, PrincipalMemory.BeliefSuperseded)]
         linked = [e for e in events if isinstance(e, PrincipalMemory.ConflictLinked)]

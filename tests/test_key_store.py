@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import memory_es
+from memory_es.domain.principal import PrincipalMemory
 from memory_es.keys import KeyRing, KeyRow, MemoryKeyTable
 from memory_es.sealing import turn_key
 
@@ -109,3 +110,38 @@ def test_with_the_librarys_database_functions_the_keys_are_inserted_before_the_s
             memory.say(session, "I live in Lisbon.")
         with memory_es.open(url) as reopened:
             assert [t.text for t in reopened.session_turns(session)] == ["I live in Lisbon."]
+
+
+def test_a_cold_key_ring_reads_the_rows_of_the_keys_it_opens_not_the_owners_every_row(
+    persistent_store_url: str,
+) -> None:
+    """A principal holds a key a turn and a belief: a fresh process's first command
+    (its aggregate snapshot's key first) reads the keys it opens by row, so what it reads
+    does not grow with what the principal said before (issue 30)."""
+    with memory_es.open(persistent_store_url) as memory:
+        for n in range(30):
+            session = memory.open_session("ana")
+            memory.say(session, f"I own a bike number {n}.")
+            memory.close_session(session)
+        memory.app.take_snapshot(PrincipalMemory.create_id("default", "ana"))
+        last = memory.open_session("ana")
+        memory.say(last, "I live in Lisbon.")
+    with memory_es.open(persistent_store_url) as cold:
+        table = cold.app.keys.table
+        read: list[str] = []
+        real_select = table.select
+
+        def counted(key_ids: Any) -> list[KeyRow]:
+            rows = real_select(key_ids)
+            read.extend(r.key_id for r in rows)
+            return rows
+
+        def refused(owner: str) -> list[KeyRow]:
+            raise AssertionError(f"every key row of {owner} read")
+
+        setattr(table, "select", counted)  # noqa: B010 - the instance's reads, counted
+        setattr(table, "select_owner", refused)  # noqa: B010
+        cold.close_session(last)
+        assert "User lives in Lisbon." in {b.statement for b in cold.list_beliefs("ana")}
+    # The snapshot's key, the closing session's turn keys and its key encryption key.
+    assert len(read) < 10, read

@@ -1,5 +1,5 @@
-"""The lifecycle's pure rules (usage plans, importance), the aggregate's version 3 state,
-and the lifecycle on the command line. Store-facing behaviour is in
+"""The lifecycle's pure rules (usage plans, importance), what decay retirement leaves
+revivable, and the lifecycle on the command line. Store-facing behaviour is in
 tests/lifecycle_conformance.py, on every store."""
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
-from memory_es.bootstrap import MemoryApplication
 from memory_es.domain.principal import FormedBelief, PrincipalMemory
+from memory_es.domain.resolver import Evidence
 from memory_es.domain.values import Authority
 from memory_es.lifecycle.importance import importance
 from memory_es.lifecycle.usage import plan_usage, shown_trace
 from memory_es.profiles import load_profile
+from tests.aggregate_reads import reads_of
 from tests.stores import sqlite_url
 from tests.test_cli import run
 
@@ -124,63 +125,34 @@ def _formed(principal: PrincipalMemory, belief_id: str, source: str) -> None:
 
 def test_only_a_decay_retirement_is_revivable() -> None:
     principal = PrincipalMemory(tenant="default", principal="ana")
+    reads = reads_of(principal)
     _formed(principal, "b1", "t1")
     _formed(principal, "b2", "t2")
     principal.retire_belief("b1", 0.1, "2027-01-01T00:00:00Z", "decay", "formation@test")
     principal.retire_belief(
         "b2", 0.6, "2027-01-01T00:00:00Z", "rederived:formation@9", "formation@test"
     )
-    assert principal.is_forgotten("b1") and not principal.is_forgotten("b2")
-    assert [e.retired for e in principal.existing()] == [True, False]
+    assert reads.is_forgotten("b1") and not reads.is_forgotten("b2")
+    assert [e.retired for e in reads.candidates(_jazz())] == [True, False]
     principal.revive_belief("b1", 0.8, "active", "2027-02-01T00:00:00Z", "formation@test")
-    assert not principal.is_forgotten("b1") and principal.status_of("b1") == "active"
-    assert [e.live for e in principal.existing()] == [True, False]
+    assert not reads.is_forgotten("b1") and reads.status_of("b1") == "active"
+    assert [e.live for e in reads.candidates(_jazz())] == [True, False]
 
 
-def test_a_version_3_snapshot_upcasts_with_nothing_revivable() -> None:
-    """A version 3 snapshot recorded no retirement reason: its retired beliefs form anew."""
-    app = MemoryApplication(env=POPO)
-    principal = PrincipalMemory(tenant="default", principal="ana")
-    _formed(principal, "b1", "t1")
-    principal.retire_belief("b1", 0.1, "2027-01-01T00:00:00Z", "decay", "formation@test")
-    app.save(principal)
-    app.take_snapshot(principal.id)
-    assert app.snapshots is not None
-    stored = app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0]
-    document = json.loads(stored.state)
-    assert document["state"].pop("forgotten_ids") == ["b1"]
-    document["state"]["class_version"] = 3
-    old = type(stored)(
-        stored.originator_id, stored.originator_version, stored.topic, json.dumps(document).encode()
+def _jazz() -> Evidence:
+    return Evidence(
+        belief_type="preference",
+        subject_key="jazz",
+        normalized="user likes jazz",
+        polarity=True,
+        authority=Authority.INFERRED,
+        instant="2027-03-01T00:00:00Z",
+        session_id="s2",
+        seq=1,
+        source_event_ids=frozenset({"t9"}),
+        project="general",
+        portable=True,
     )
-    cold = MemoryApplication(env=POPO)
-    assert cold.snapshots is not None
-    cold.snapshots.recorder.insert_events([old])
-    loaded: PrincipalMemory = cold.repository.get(principal.id)
-    assert loaded.forgotten_ids == [] and loaded.status_of("b1") == "retired"
-
-
-def test_a_version_2_snapshot_upcasts_to_the_lifecycle_state() -> None:
-    app = MemoryApplication(env=POPO)
-    principal = PrincipalMemory(tenant="default", principal="ana")
-    app.save(principal)
-    app.take_snapshot(principal.id)
-    assert app.snapshots is not None
-    stored = app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0]
-    document = json.loads(stored.state)
-    state = document["state"]
-    for key in ("pinned_ids", "deactivated", "usage_runs"):
-        del state[key]
-    state["class_version"] = 2
-    old = type(stored)(
-        stored.originator_id, stored.originator_version, stored.topic, json.dumps(document).encode()
-    )
-    cold = MemoryApplication(env=POPO)
-    assert cold.snapshots is not None
-    cold.snapshots.recorder.insert_events([old])
-    loaded: PrincipalMemory = cold.repository.get(principal.id)
-    assert (loaded.pinned_ids, loaded.deactivated, loaded.usage_runs) == ([], {}, [])
-    assert not loaded.usage_recorded("run") and not loaded.is_pinned("b")
 
 
 def test_the_lifecycle_knobs_default_off_and_mirror_the_shipped_document() -> None:

@@ -19,7 +19,7 @@ from memory_es.errors import StaleFormationWarning, StaleReadModel
 from memory_es.formation.extractor import ClauseExtractor
 from memory_es.policy import PROJECTION_SCHEMA_VERSION, retrieval_policy
 from memory_es.ports import FixedClock
-from tests.conformance import START, play
+from tests.conformance import DAY, START, play
 from tests.rederive_conformance import LegacyExtractor
 from tests.test_cli import run
 
@@ -52,6 +52,45 @@ def test_a_retrieval_1_read_model_is_refused_then_rebuilt(persistent_store_url: 
         assert memory.projection_status().version == expected_version
         assert memory.index.dump() == expected
         assert memory.recall("alice", "where do I live").lines() == lines
+
+
+def test_a_read_model_of_schema_8_is_rebuilt_once_at_start_up_and_said(
+    persistent_store_url: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Schema 9 added what the resolver reads (migration 0010), all of it from the log:
+    a store built as 8 (those columns empty, no subject rows) is rebuilt by the first
+    open, which says so on stderr; the rebuilt read model is a fresh build's, and a
+    close after it meets the beliefs formed before."""
+    url = persistent_store_url
+    clock = FixedClock(START)
+    with memory_es.open(url, clock=clock, ids=memory_es.SequentialIds()) as memory:
+        play(memory, clock)
+        expected = memory.index.dump()
+        execute = getattr(memory.index, "_execute")  # noqa: B009 - SQL stores only
+        with memory.index.writer():
+            execute("UPDATE beliefs SET normalized = '', subject_key = '', source_seq = 0")
+            execute("DELETE FROM belief_subjects")
+            execute(
+                "UPDATE projection_tracking SET version = ? WHERE name = ?",
+                (f"recall_index@8;{retrieval_policy()}", "recall_index"),
+            )
+    capfd.readouterr()
+    with memory_es.open(url, clock=clock, ids=memory_es.SequentialIds()) as memory:
+        said = capfd.readouterr().err
+        assert f"built as recall_index@8;{retrieval_policy()}" in said
+        assert "rebuilding it once from the log" in said
+        assert memory.index.dump() == expected
+        home = {b.statement: b for b in memory.list_beliefs("alice")}
+        clock.advance(DAY)
+        session = memory.open_session("alice")
+        memory.say(session, "I live in Portland.")
+        memory.close_session(session)
+        again = {b.statement: b for b in memory.list_beliefs("alice")}
+        assert again.keys() == home.keys()  # met, not formed twice
+        portland = "User lives in Portland."
+        assert again[portland].evidence_count == home[portland].evidence_count + 1
+    with memory_es.open(url, clock=clock) as memory:
+        assert "rebuilding" not in capfd.readouterr().err  # once
 
 
 # -- a formation policy bump, end to end ------------------------------------------

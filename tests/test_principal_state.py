@@ -1,9 +1,14 @@
-"""The principal aggregate's state: lookups that change no decision, snapshots old and new."""
+"""The principal aggregate's state: no belief in it (the read model holds what the
+resolver reads), the resolver's reads reaching the decision every belief would, and
+snapshots of every older version loading."""
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, cast
-from uuid import UUID
 
 from eventsourcing.domain import Snapshot
 from eventsourcing.persistence import StoredEvent
@@ -11,15 +16,27 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_es.bootstrap import MemoryApplication
-from memory_es.domain.belief_table import INTEGERS, ORDERS, OUTDATED, PACKED, _Lookups
-from memory_es.domain.principal import FormedBelief, PrincipalMemory
-from memory_es.domain.resolver import Evidence, Outcome, resolve
-from memory_es.domain.values import Authority, Status
+from memory_es.domain.principal import OUTDATED, FormedBelief, PrincipalMemory
+from memory_es.domain.resolver import Evidence, Existing, resolve
+from memory_es.domain.values import LIVE_STATUSES, Authority, Status
+from memory_es.projections.base import RecallIndex
+from memory_es.projections.memory import MemoryRecallIndex
+from memory_es.projections.projector import project_event
+from memory_es.projections.records import principal_key
+from memory_es.projections.sqlite import SqliteRecallIndex
+from memory_es.services.read_model_beliefs import ReadModelBeliefs
 
 POPO = {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+ANA = principal_key("default", "ana")
 
 # Few values of each field, so statements, subjects, sources and sessions collide often.
-STATEMENTS = ["user lives in oslo", "user lives in bergen", "user prefers tea", "ci runs on make"]
+STATEMENTS = [
+    "user lives in oslo",
+    "user lives in bergen",
+    "user prefers tea",
+    "ci runs on make",
+    "user no longer lives in oslo",
+]
 KEYS = ["home location", "tea", "tea|coffee", "coffee", ""]
 TYPES = ["user_model_attr", "preference"]
 SESSIONS = ["s1", "s2", "s3"]
@@ -45,29 +62,44 @@ def evidence(draw: st.DrawFn) -> Evidence:
     )
 
 
-# An operation: ("form", evidence, provisional), ("reform", (index of a formed belief,
-# evidence), provisional): its id formed again, or (kind, index of a formed belief, turns).
+# An operation: ("form", evidence, provisional), or (kind, index of a formed belief, turns).
 operation = st.one_of(
     st.tuples(st.just("form"), evidence(), st.booleans()),
-    st.tuples(st.just("reform"), st.tuples(st.integers(0, 30), evidence()), st.booleans()),
     st.tuples(
-        st.sampled_from(["supersede", "reject", "reinforce"]),
+        st.sampled_from(["supersede", "reject", "reinforce", "decay", "revive", "deactivate"]),
         st.integers(0, 30),
         st.lists(st.sampled_from(TURNS), min_size=1, max_size=2),
     ),
 )
 
 
-def apply(principal: PrincipalMemory, op: tuple[Any, ...]) -> None:
+class Reference:
+    """Every belief as the resolver sees it, kept by hand from the operations (what the
+    aggregate's belief table held): the decision over all of them is the one to reach."""
+
+    def __init__(self) -> None:
+        self.beliefs: dict[str, Existing] = {}
+
+    def every(self) -> list[Existing]:
+        return list(self.beliefs.values())
+
+    def change(self, belief_id: str, **changes: Any) -> None:
+        current = self.beliefs[belief_id]
+        self.beliefs[belief_id] = Existing(
+            belief_id,
+            changes.pop("evidence", current.evidence),
+            live=changes.get("live", current.live),
+            rejected=changes.get("rejected", current.rejected),
+            retired=changes.get("retired", current.retired),
+        )
+
+
+def apply(principal: PrincipalMemory, reference: Reference, op: tuple[Any, ...]) -> None:
     kind, target, extra = op
-    if kind in ("form", "reform"):
-        belief_id = f"b{len(principal.belief_ids)}"
-        if kind == "reform":
-            if not principal.belief_ids:
-                return
-            index, target = target
-            belief_id = principal.belief_ids[index % len(principal.belief_ids)]
+    if kind == "form":
+        belief_id = f"b{len(reference.beliefs)}"
         ev: Evidence = target
+        status = Status.PROVISIONAL if extra else Status.ACTIVE
         principal.form_belief(
             FormedBelief(
                 belief_id=belief_id,
@@ -79,7 +111,7 @@ def apply(principal: PrincipalMemory, op: tuple[Any, ...]) -> None:
                 polarity=ev.polarity,
                 authority=int(ev.authority),
                 confidence=0.9,
-                status=(Status.PROVISIONAL if extra else Status.ACTIVE).value,
+                status=status.value,
                 project=ev.project,
                 portable=ev.portable,
                 source_event_ids=sorted(ev.source_event_ids),
@@ -92,67 +124,182 @@ def apply(principal: PrincipalMemory, op: tuple[Any, ...]) -> None:
                 conflicts_with=None,
             )
         )
+        reference.beliefs[belief_id] = Existing(belief_id, ev, live=True)
         return
-    if not principal.belief_ids:
+    if not reference.beliefs:
         return
-    belief_id = principal.belief_ids[target % len(principal.belief_ids)]
+    belief_id = list(reference.beliefs)[target % len(reference.beliefs)]
+    now = reference.beliefs[belief_id]
+    at = INSTANTS[-1]
     if kind == "supersede":
-        principal.supersede_belief(
-            belief_id=belief_id, successor_id="b-next", valid_to=INSTANTS[-1], policy="p"
-        )
+        principal.supersede_belief(belief_id=belief_id, successor_id="b-x", valid_to=at, policy="p")
+        reference.change(belief_id, live=False, rejected=False, retired=False)
     elif kind == "reject":
-        principal.reject_belief(belief_id=belief_id, at=INSTANTS[-1], policy="p")
-    else:
+        principal.reject_belief(belief_id=belief_id, at=at, policy="p")
+        reference.change(belief_id, live=False, rejected=True, retired=False)
+    elif kind == "reinforce":
         principal.reinforce_belief(
-            belief_id=belief_id,
-            source_event_ids=extra,
-            source_session_id="s9",
-            at=INSTANTS[-1],
-            policy="p",
+            belief_id=belief_id, source_event_ids=extra, source_session_id="s9", at=at, policy="p"
         )
+        sources = now.evidence.source_event_ids | frozenset(extra)
+        evidence = Evidence(**{**vars(now.evidence), "source_event_ids": sources})
+        reference.change(belief_id, evidence=evidence)
+    elif kind == "decay" and now.live:
+        principal.retire_belief(belief_id, 0.1, at, "decay", "p")
+        reference.change(belief_id, live=False, retired=True)
+    elif kind == "revive" and now.retired:
+        principal.revive_belief(belief_id, 0.8, Status.ACTIVE.value, at, "p")
+        reference.change(belief_id, live=True, retired=False)
+    elif kind == "deactivate" and now.live:
+        principal.deactivate_belief(belief_id, "auto_decay:v1", at, "p")
+        reference.change(belief_id, live=False)
 
 
-def reloaded(principal: PrincipalMemory) -> PrincipalMemory:
-    """The aggregate through a stored snapshot, as a cold load sees it."""
-    app = MemoryApplication(env=POPO)
-    stored = app.mapper.to_stored_event(PrincipalMemory.Snapshot.take(principal))
-    snapshot = app.mapper.to_domain_event(stored)
-    assert isinstance(snapshot, Snapshot)
-    restored = snapshot.mutate(None)
-    assert isinstance(restored, PrincipalMemory)
-    return restored
+def project(index: RecallIndex, events: list[Any], first_position: int) -> None:
+    with index.writer() as writer:
+        for position, event in enumerate(events, first_position):
+            project_event(event, position, writer)
+        writer.set_tracking(first_position + len(events) - 1)
 
 
-def assert_same_decisions(principal: PrincipalMemory, incoming: list[Evidence]) -> None:
-    every = principal.existing()
-    for ev in incoming:
-        assert resolve(ev, principal.candidates(ev)) == resolve(ev, every)
+@contextmanager
+def both_indexes() -> Iterator[dict[str, RecallIndex]]:
+    with tempfile.TemporaryDirectory() as folder:
+        sqlite = SqliteRecallIndex(str(Path(folder) / "index.db"))
+        sqlite.migrate()
+        try:
+            yield {"memory": MemoryRecallIndex(), "sqlite": sqlite}
+        finally:
+            sqlite.close()
 
 
-@settings(max_examples=300, deadline=None)
+def reads_over(index: RecallIndex, principal: PrincipalMemory, stored: int) -> ReadModelBeliefs:
+    return ReadModelBeliefs(index, ANA, stored, lambda _after: principal.pending_events)
+
+
+@settings(max_examples=150, deadline=None)
 @given(
     ops=st.lists(operation, max_size=30),
-    warm_after=st.integers(0, 30),
+    saved_after=st.integers(0, 30),
     incoming=st.lists(evidence(), min_size=1, max_size=6),
 )
-def test_candidates_reach_the_decision_every_belief_would(
-    ops: list[tuple[Any, ...]], warm_after: int, incoming: list[Evidence]
+def test_the_resolvers_reads_reach_the_decision_every_belief_would(
+    ops: list[tuple[Any, ...]], saved_after: int, incoming: list[Evidence]
 ) -> None:
-    """Lookups built part way (then kept up by each event) or afresh after a snapshot
-    give the resolver the decision it reaches over every belief."""
+    """Beliefs partly in the read model (their events projected) and partly pending on
+    the aggregate: the candidates read give the resolver the decision it reaches over
+    every belief, on the in-memory and the SQLite read model alike."""
+    with both_indexes() as indexes:
+        principal = PrincipalMemory(tenant="default", principal="ana")
+        reference = Reference()
+        for op in ops[:saved_after]:
+            apply(principal, reference, op)
+        saved = principal.collect_events()
+        for index in indexes.values():
+            project(index, saved, 1)
+        for op in ops[saved_after:]:
+            apply(principal, reference, op)
+        for name, index in indexes.items():
+            reads = reads_over(index, principal, len(saved))
+            for ev in incoming:
+                decision = resolve(ev, reads.candidates(ev))
+                assert decision == resolve(ev, reference.every()), name
+            assert [b.belief_id for b in reads.live()] == [
+                b.belief_id for b in reference.every() if b.live
+            ]
+
+
+def test_what_a_read_checks_by_id_follows_the_pending_events_over_the_read_model() -> None:
     principal = PrincipalMemory(tenant="default", principal="ana")
-    for number, op in enumerate(ops):
-        if number == warm_after:
-            principal.candidates(incoming[0])  # build the lookups now; events maintain them
-        apply(principal, op)
-    assert_same_decisions(principal, incoming)
-    restored = reloaded(principal)
-    assert restored.beliefs == principal.beliefs
-    assert_same_decisions(restored, incoming)
+    reference = Reference()
+    ev = Evidence(
+        "preference", "jazz", "user likes jazz", True, Authority.INFERRED,
+        INSTANTS[0], "s1", 1, frozenset({"t1"}), "general", True,
+    )  # fmt: skip
+    apply(principal, reference, ("form", ev, True))
+    apply(principal, reference, ("form", ev, True))
+    index = MemoryRecallIndex()
+    project(index, principal.collect_events(), 1)
+    principal.retire_belief("b0", 0.1, INSTANTS[1], "decay", "p")
+    principal.retire_belief("b1", 0.6, INSTANTS[1], "rederived:formation@9", "p")
+    principal.pin_belief(belief_id="b1", at=INSTANTS[1])
+    reads = reads_over(index, principal, 3)
+    assert reads.version == 3
+    # Only a decay retirement is revivable ("forgotten"); the read model itself has not
+    # seen either retirement yet.
+    assert [reads.is_forgotten(b) for b in ("b0", "b1")] == [True, False]
+    assert [index.get(b).status for b in ("b0", "b1")] == ["provisional"] * 2  # type: ignore[union-attr]
+    assert reads.is_pinned("b1") and not reads.is_pinned("b0")
+    assert [e.retired for e in reads.candidates(ev)] == [True, False]
+    principal.revive_belief("b0", 0.8, "active", INSTANTS[2], "p")
+    assert not reads.is_forgotten("b0") and reads.status_of("b0") == "active"
+    principal.deactivate_belief("b0", "session_end", INSTANTS[2], "p")
+    assert reads.prior_status("b0") == "active" and reads.status_of("b0") == "inactive"
+    assert reads.evidence_of("b0") == 1 and reads.authority_of("b0") is Authority.INFERRED
+    assert reads.type_and_key("b0") == ("preference", "jazz")
+    assert reads.status_of("b9") is None
 
 
-# A snapshot as version 1 of the aggregate stored it (belief_id -> compact view), written
-# by memory_es before the columns: b1 superseded by b2, b3 reinforced, b5 rejected.
+# -- the aggregate's own state -------------------------------------------------------------
+
+
+def beliefs_formed(n: int) -> PrincipalMemory:
+    principal = PrincipalMemory(tenant="default", principal="ana")
+    reference = Reference()
+    for k in range(n):
+        ev = Evidence(
+            "fact", f"thing {k}", f"user owns thing {k}", True, Authority.USER,
+            INSTANTS[0], "s1", k, frozenset({f"t{k}"}), "general", True,
+        )  # fmt: skip
+        apply(principal, reference, ("form", ev, False))
+    return principal
+
+
+def test_a_snapshot_holds_no_belief_whatever_the_principal_believes() -> None:
+    small, large = beliefs_formed(1), beliefs_formed(500)
+    small_state = PrincipalMemory.Snapshot.take(small).state
+    large_state = PrincipalMemory.Snapshot.take(large).state
+    assert small_state.keys() == large_state.keys()
+    assert {k: v for k, v in large_state.items() if not k.startswith("_")} == {
+        "tenant": "default",
+        "principal": "ana",
+        "usage_runs": [],
+        "class_version": 6,
+    }
+
+
+def test_usage_runs_are_what_the_aggregate_keeps_for_its_invariant() -> None:
+    principal = beliefs_formed(1)
+    principal.record_usage(
+        run_id="run-1", session_id="s1", cited=["b0"], uncited=[], ambiguous=[],
+        cited_delta=0.1, uncited_delta=0.05, at=INSTANTS[1],
+    )  # fmt: skip
+    assert principal.usage_recorded("run-1") and not principal.usage_recorded("run-2")
+
+
+# A snapshot as version 5 of the aggregate stored it (written by main at 8a3e72c): two
+# beliefs in packed columns, b2 pinned, usage recorded for run-1, at version 5.
+V5_SNAPSHOT_TOPIC = "memory_es.domain.principal:PrincipalMemory.Snapshot"
+V5_SNAPSHOT_STATE = (
+    b'{"timestamp":{"_type_":"datetime_iso","_data_":"2026-12-03T09:06:22.110624+00:00"},'
+    b'"topic":"memory_es.domain.principal:PrincipalMemory","state":{"_created_on":'
+    b'{"_type_":"datetime_iso","_data_":"2026-12-03T09:06:22.109136+00:00"},"_modified_on":'
+    b'{"_type_":"datetime_iso","_data_":"2026-12-03T09:06:22.109581+00:00"},"tenant":"default",'
+    b'"principal":"ana","type_names":["user_model_attr"],"status_names":["active"],'
+    b'"session_ids":["s1"],"project_names":["general"],"pinned_ids":["b2"],"deactivated":{},'
+    b'"usage_runs":["run-1"],"forgotten_ids":[],"class_version":5,"lookup_orders":{"ids":'
+    b'"AAAAAAEAAAA=","statements":"AAAAAAEAAAA=","subjects":"AAAAAAAAAAAAAAEAAAAAAA=="},'
+    b'"packed_columns":{"belief_ids":{"rows":2,"chunks":["b1\\nb2"]},"belief_keys":{"rows":2,'
+    b'"chunks":["home location\\ntea"]},"belief_normalized":{"rows":2,"chunks":'
+    b'["user lives in oslo\\nuser prefers tea"]},"belief_valid_from":{"rows":2,"chunks":'
+    b'["2026-03-02T09:00:00Z\\n2026-03-02T09:00:00Z"]},"belief_sources":{"rows":2,"chunks":'
+    b'["t1\\nt2"]}},"integer_columns":{"belief_types":{"type":"B","data":"AAA="},'
+    b'"belief_polarities":{"type":"B","data":"AQE="},"belief_authorities":{"type":"B",'
+    b'"data":"AwM="},"belief_statuses":{"type":"B","data":"AAA="},"belief_sessions":'
+    b'{"type":"B","data":"AAA="},"belief_seqs":{"type":"B","data":"AQI="},"belief_projects":'
+    b'{"type":"B","data":"AAA="},"belief_portable":{"type":"B","data":"AQE="}}}}'
+)
+# The same as version 1 stored it (a dict of belief views), and version 2 (its columns).
 V1_SNAPSHOT_TOPIC = "eventsourcing.domain:Snapshot"
 V1_SNAPSHOT_STATE = (
     b'{"timestamp":{"_type_":"datetime_iso","_data_":"2026-11-30T12:03:30.961183+00:00"},'
@@ -160,189 +307,78 @@ V1_SNAPSHOT_STATE = (
     b'{"_type_":"datetime_iso","_data_":"2026-11-30T12:03:30.960617+00:00"},"_modified_on":'
     b'{"_type_":"datetime_iso","_data_":"2026-11-30T12:03:30.961147+00:00"},"tenant":"default",'
     b'"principal":"ana","beliefs":{"b1":{"type":"user_model_attr","key":"home location",'
-    b'"norm":"user lives in oslo","pol":true,"auth":3,"status":"superseded",'
+    b'"norm":"user lives in oslo","pol":true,"auth":3,"status":"active",'
     b'"vf":"2026-03-02T09:00:00Z","sess":"s1","seq":1,"src":["t1"],"proj":"general",'
-    b'"port":true},"b2":{"type":"user_model_attr","key":"home location",'
-    b'"norm":"user lives in bergen","pol":true,"auth":3,"status":"active",'
-    b'"vf":"2026-03-03T09:00:00Z","sess":"s2","seq":3,"src":["t7"],"proj":"general",'
-    b'"port":true},"b3":{"type":"preference","key":"tea|coffee","norm":"user prefers tea",'
-    b'"pol":true,"auth":3,"status":"active","vf":"2026-03-03T09:01:00Z","sess":"s2","seq":4,'
-    b'"src":["t2","t8","t9"],"proj":"general","port":true},"b4":{"type":"fact",'
-    b'"key":"build","norm":"the build uses make","pol":true,"auth":1,"status":"provisional",'
-    b'"vf":"2026-03-04T09:00:00Z","sess":"s3","seq":2,"src":["t10"],"proj":"acme",'
-    b'"port":false},"b5":{"type":"preference","key":"licorice","norm":"user likes licorice",'
-    b'"pol":true,"auth":3,"status":"rejected","vf":"2026-03-04T09:02:00Z","sess":"s3",'
-    b'"seq":5,"src":["t11"],"proj":"general","port":true}}}}'
+    b'"port":true}}}}'
 )
 
 
-def stored_v1_snapshot(app: MemoryApplication) -> UUID:
+def loaded_from(topic: str, state: bytes, version: int = 5) -> tuple[MemoryApplication, Any]:
+    app = MemoryApplication(env=POPO)
     principal_id = PrincipalMemory.create_id("default", "ana")
     assert app.snapshots is not None
-    app.snapshots.recorder.insert_events(
-        [StoredEvent(principal_id, 9, V1_SNAPSHOT_TOPIC, V1_SNAPSHOT_STATE)]
-    )
-    return principal_id
+    app.snapshots.recorder.insert_events([StoredEvent(principal_id, version, topic, state)])
+    return app, app.repository.get(principal_id)
 
 
-def incoming(statement: str, key: str, **changes: Any) -> Evidence:
-    fields: dict[str, Any] = {
-        "belief_type": "user_model_attr",
-        "subject_key": key,
-        "normalized": statement,
-        "polarity": True,
-        "authority": Authority.USER,
-        "instant": "2026-03-06T09:00:00Z",
-        "session_id": "s4",
-        "seq": 1,
-        "source_event_ids": frozenset({"t20"}),
-        "project": "general",
-        "portable": True,
-        **changes,
-    }
-    return Evidence(**fields)
+def _as_version(state: bytes, version: int, drop: tuple[str, ...]) -> bytes:
+    import json
+
+    document = json.loads(state)
+    for key in drop:
+        document["state"].pop(key)
+    document["state"]["class_version"] = version
+    return json.dumps(document).encode()
 
 
-def test_a_version_1_snapshot_loads_upcast_to_the_columns() -> None:
-    app = MemoryApplication(env=POPO)
-    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
-    assert isinstance(principal, PrincipalMemory)
-    assert principal.version == 9
-    assert principal.belief_ids == ["b1", "b2", "b3", "b4", "b5"]
-    assert principal.session_ids == ["s1", "s2", "s3"]
-    assert principal.beliefs["b3"] == {
-        "type": "preference",
-        "key": "tea|coffee",
-        "norm": "user prefers tea",
-        "pol": True,
-        "auth": 3,
-        "status": "active",
-        "vf": "2026-03-03T09:01:00Z",
-        "sess": "s2",
-        "seq": 4,
-        "src": ["t2", "t8", "t9"],
-        "proj": "general",
-        "port": True,
-    }
-    assert [principal.status_of(b) for b in ("b1", "b4", "b5", "b6")] == [
-        Status.SUPERSEDED,
-        Status.PROVISIONAL,
-        Status.REJECTED,
-        None,
-    ]
-    cases = {
-        incoming("user lives in trondheim", "home location"): (Outcome.CONTRADICTION, "b2"),
-        incoming("user lives in oslo", "home location", source_event_ids=frozenset({"t1"})): (
-            Outcome.SAME_SOURCE,
-            "b1",
-        ),
-        incoming("user likes licorice", "licorice", belief_type="preference"): (
-            Outcome.REJECTED,
-            "b5",
-        ),
-        incoming("user prefers coffee", "coffee", belief_type="preference"): (
-            Outcome.CONTRADICTION,
-            "b3",
-        ),
-        incoming("the build uses make", "build", belief_type="fact", project="acme"): (
-            Outcome.DUPLICATE,
-            "b4",
-        ),
-        incoming("the build uses make", "build", belief_type="fact", portable=False): (
-            Outcome.NEW,
-            None,
-        ),
-    }
-    every = principal.existing()
-    for ev, (outcome, existing_id) in cases.items():
-        decision = resolve(ev, principal.candidates(ev))
-        assert (decision.outcome, decision.existing_id) == (outcome, existing_id)
-        assert decision == resolve(ev, every)
+OLDER_SNAPSHOTS: dict[str, Callable[[], tuple[MemoryApplication, Any]]] = {
+    "1": lambda: loaded_from(V1_SNAPSHOT_TOPIC, V1_SNAPSHOT_STATE),
+    "2": lambda: loaded_from(
+        V5_SNAPSHOT_TOPIC,
+        _as_version(V5_SNAPSHOT_STATE, 2, ("pinned_ids", "deactivated", "usage_runs")),
+    ),
+    "4": lambda: loaded_from(V5_SNAPSHOT_TOPIC, _as_version(V5_SNAPSHOT_STATE, 4, ())),
+    "5": lambda: loaded_from(V5_SNAPSHOT_TOPIC, V5_SNAPSHOT_STATE),
+}
 
 
-def test_a_new_snapshot_holds_the_columns_packed_and_the_lookup_orders() -> None:
-    app = MemoryApplication(env=POPO)
-    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
-    assert isinstance(principal, PrincipalMemory)
-    principal.candidates(incoming("user lives in oslo", "home location"))  # build lookups
-    principal.reinforce_belief(
-        belief_id="b2", source_event_ids=["t30"], source_session_id="s5", at="x", policy="p"
-    )
-    app.save(principal)  # loaded from a version 1 snapshot: this save snapshots it
+def test_snapshots_of_every_older_version_load_without_their_belief_table() -> None:
+    for version, load in OLDER_SNAPSHOTS.items():
+        _, principal = load()
+        assert isinstance(principal, PrincipalMemory), version
+        assert principal.version == 5
+        state = {k: v for k, v in vars(principal).items() if not k.startswith("_")}
+        runs = ["run-1"] if version in ("4", "5") else []
+        assert state == {
+            "tenant": "default",
+            "principal": "ana",
+            "usage_runs": runs,
+            OUTDATED: True,
+        }
+
+
+def test_an_aggregate_loaded_from_an_older_snapshot_is_snapshotted_on_its_next_save() -> None:
+    app, principal = OLDER_SNAPSHOTS["5"]()
+    principal.reject_belief(belief_id="b1", at="2026-03-07T09:00:00Z", policy="p")
+    app.save(principal)  # version 6: no interval reached, but the snapshot is outdated
     assert app.snapshots is not None
     stored = app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0]
-    assert stored.topic == "memory_es.domain.principal:PrincipalMemory.Snapshot"
+    assert stored.originator_version == 6
+    assert OUTDATED not in vars(principal)
     snapshot = app.mapper.to_domain_event(stored)
     assert isinstance(snapshot, Snapshot)
-    state = snapshot.state
-    assert state["class_version"] == 5
-    assert "beliefs" not in state and not any(k.startswith("_derived") for k in state)
-    # The text columns are one string each; the lookups are two sorted orders of rows.
-    packed = state[PACKED]
-    assert not any(column in state for column in packed)
-    assert packed["belief_ids"] == {"rows": 5, "chunks": ["b1\nb2\nb3\nb4\nb5"]}
-    assert packed["belief_sources"]["chunks"][0].split("\n")[1] == "t30 t7"
-    # rows by statement: "the build uses make" (b4), "user likes licorice" (b5), "user
-    # lives in bergen" (b2), "user lives in oslo" (b1), "user prefers tea" (b3)
-    # The integer columns: base64 of the smallest array that holds them.
-    assert {c: state[INTEGERS][c]["type"] for c in ("belief_seqs", "belief_portable")} == {
-        "belief_seqs": "B",
-        "belief_portable": "B",
-    }
-    orders = _Lookups.from_packed(state[ORDERS])
-    assert orders.statements.tolist() == [3, 4, 1, 0, 2]
+    assert snapshot.state["class_version"] == 6 and OUTDATED not in snapshot.state
+    assert len(stored.state) < len(V5_SNAPSHOT_STATE) / 2
+    principal.record_usage(
+        run_id="run-2", session_id="s1", cited=[], uncited=[], ambiguous=[],
+        cited_delta=0.1, uncited_delta=0.05, at="2026-03-08T09:00:00Z",
+    )  # fmt: skip
+    app.save(principal)  # version 7: nothing outdated, no interval: no snapshot
+    assert app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0] == stored
     cold = MemoryApplication(env=POPO)
     assert cold.snapshots is not None
     cold.snapshots.recorder.insert_events([stored])
-    restored: PrincipalMemory = cold.repository.get(principal.id)
-    assert isinstance(restored, PrincipalMemory)
-    # A chunk stays packed until read; the stored orders are the ones a sort builds.
-    assert restored.belief_valid_from._chunks == [packed["belief_valid_from"]["chunks"][0]]
-    assert restored.beliefs == principal.beliefs
-    assert restored.belief_valid_from._chunks == [[vf for vf in principal.belief_valid_from]]
-    assert restored.belief_portable == [True, True, True, False, True]
-    assert restored.belief_seqs == [1, 3, 4, 2, 5]
-    resorted = reloaded_without_orders(restored)
-    assert restored._lookups() == resorted._lookups()
-
-
-def reloaded_without_orders(principal: PrincipalMemory) -> PrincipalMemory:
-    """The aggregate as a version 4 snapshot of it loads: plain columns, no orders."""
-    state = dict(vars(principal))
-    state.pop("_derived_state", None)
-    state.pop(ORDERS, None)
-    state.pop(PACKED, None)
-    for column in ("belief_ids", "belief_keys", "belief_normalized", "belief_valid_from"):
-        state[column] = list(getattr(principal, column))
-    state["belief_sources"] = [s.split() for s in principal.belief_sources]
-    state["class_version"] = 4
-    snapshot = PrincipalMemory.Snapshot(
-        originator_id=principal.id,
-        originator_version=principal.version,
-        timestamp=PrincipalMemory.Snapshot.create_timestamp(),
-        topic=PrincipalMemory.Snapshot.take(principal).topic,
-        state={k: v for k, v in state.items() if k not in ("_id", "_version", "_pending_events")},
-    )
-    restored = snapshot.mutate(None)
-    assert isinstance(restored, PrincipalMemory)
-    return restored
-
-
-def test_a_version_4_snapshot_loads_and_decides_as_before() -> None:
-    app = MemoryApplication(env=POPO)
-    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
-    assert isinstance(principal, PrincipalMemory)
-    old = reloaded_without_orders(principal)
-    assert old.beliefs == principal.beliefs
-    assert old.beliefs["b3"]["src"] == ["t2", "t8", "t9"]
-    assert old.evidence_of("b3") == 3
-    assert_same_decisions(
-        old, [incoming("user prefers coffee", "coffee", belief_type="preference")]
-    )
-    # Formation after the load sorts the lookups once, then keeps them up.
-    apply(old, ("form", incoming("user lives in tromso", "home location"), False))
-    assert_same_decisions(old, [incoming("user lives in tromso", "home location")])
-    assert reloaded(old).beliefs == old.beliefs
+    assert cold.repository.get(principal.id).usage_runs == ["run-1"]
 
 
 def test_snapshots_taken_on_save_hold_what_a_replay_of_the_log_gives() -> None:
@@ -351,13 +387,17 @@ def test_snapshots_taken_on_save_hold_what_a_replay_of_the_log_gives() -> None:
     snapshot equals a replay of the log to its version."""
     app = MemoryApplication(env=POPO)
     app.snapshotting_intervals = {PrincipalMemory: 4}  # type: ignore[misc]
-    principal = PrincipalMemory(tenant="default", principal="ana")
-    forms = [("form", incoming(f"user owns car {n}", "car"), False) for n in range(3)]
-    for op in [*forms, ("supersede", 0, ["t1"]), ("reject", 1, ["t1"])]:
-        apply(principal, op)
+    principal = beliefs_formed(3)
+    principal.supersede_belief(belief_id="b0", successor_id="b2", valid_to="x", policy="p")
+    principal.reject_belief(belief_id="b1", at="x", policy="p")
     app.save(principal)  # versions 1-6: 4 is inside the batch, the snapshot is of 6
-    for op in [("reinforce", 2, ["t3"]), ("form", incoming("user owns a bike", "bike"), True)]:
-        apply(principal, op)
+    principal.reinforce_belief(
+        belief_id="b2", source_event_ids=["t3"], source_session_id="s2", at="x", policy="p"
+    )
+    principal.record_usage(
+        run_id="run-1", session_id="s1", cited=["b2"], uncited=[], ambiguous=[],
+        cited_delta=0.1, uncited_delta=0.05, at="x",
+    )  # fmt: skip
     app.save(principal)  # versions 7-8: 8 is the save's last event
     assert app.snapshots is not None
     stored = app.snapshots.recorder.select_events(principal.id)
@@ -377,79 +417,7 @@ def test_snapshots_taken_on_save_hold_what_a_replay_of_the_log_gives() -> None:
         )
 
 
-def test_values_holding_a_separator_survive_a_snapshot() -> None:
-    """A statement with a newline keeps its column a plain list; a source id with a space
-    keeps its row as JSON: both load back as they were and decide the same."""
-    principal = PrincipalMemory(tenant="default", principal="ana")
-    odd = incoming("user lives\nin oslo", "home location", source_event_ids=frozenset({"t 1"}))
-    apply(principal, ("form", odd, False))
-    apply(principal, ("form", incoming("user prefers tea", "tea"), False))
-    apply(principal, ("reinforce", 0, ["[t2"]))
-    state = PrincipalMemory.Snapshot.take(principal).state
-    assert state[PACKED]["belief_normalized"] == {"values": list(principal.belief_normalized)}
-    assert state[PACKED]["belief_ids"] == {"rows": 2, "chunks": ["b0\nb1"]}
-    restored = reloaded(principal)
-    assert restored.beliefs == principal.beliefs
-    assert restored.beliefs["b0"]["src"] == ["[t2", "t 1"]
-    assert_same_decisions(restored, [odd, incoming("user lives in bergen", "home location")])
+def test_live_statuses_are_the_read_models() -> None:
+    from memory_es.projections.candidates import LIVE
 
-
-def test_columns_of_many_chunks_decide_as_plain_lists_would() -> None:
-    """Past one chunk of rows (TextColumn): a reload reads only the chunks it needs, and
-    rows formed, reinforced or formed again across chunk boundaries keep the decisions."""
-    principal = PrincipalMemory(tenant="default", principal="ana")
-    for n in range(2500):
-        ev = incoming(f"user owns car {n % 700}", f"car {n % 300}", session_id=f"s{n % 5}")
-        apply(principal, ("form", ev, n % 3 == 0))
-    for op in [("reinforce", 1500, ["t9"]), ("supersede", 2049, ["t1"]), ("reject", 3, ["t1"])]:
-        apply(principal, op)
-    restored = reloaded(principal)
-    asked = [incoming("user owns car 5", "car 5"), incoming("user owns car 699", "car 99")]
-    # A statement and subject no belief has: the bisections read, no candidate row does.
-    assert restored.candidates(incoming("user owns a boat", "boat")) == []
-    assert all(isinstance(c, str) for c in restored.belief_valid_from._chunks)
-    assert len(restored.belief_valid_from._chunks) == 3
-    assert_same_decisions(restored, asked)
-    apply(restored, ("reform", (1024, incoming("user owns car 1", "car 7")), False))
-    apply(restored, ("form", incoming("user owns car 5", "car 6"), False))
-    assert_same_decisions(restored, asked)
-    again = reloaded(restored)
-    assert again.beliefs == restored.beliefs
-    assert len(again.belief_ids) == 2501 and again.belief_ids[-1] == "b2500"
-
-
-def test_an_aggregate_loaded_from_an_older_snapshot_is_snapshotted_on_its_next_save() -> None:
-    app = MemoryApplication(env=POPO)
-    principal: PrincipalMemory = app.repository.get(stored_v1_snapshot(app))
-    assert isinstance(principal, PrincipalMemory)
-    assert vars(principal)[OUTDATED] is True
-    principal.reject_belief(belief_id="b4", at="2026-03-07T09:00:00Z", policy="p")
-    app.save(principal)  # version 10: no interval reached, but the snapshot is outdated
-    assert app.snapshots is not None
-    stored = app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0]
-    assert stored.originator_version == 10
-    assert stored.topic == "memory_es.domain.principal:PrincipalMemory.Snapshot"
-    assert OUTDATED not in vars(principal)
-    snapshot = app.mapper.to_domain_event(stored)
-    assert isinstance(snapshot, Snapshot)
-    assert snapshot.state["class_version"] == 5 and OUTDATED not in snapshot.state
-    principal.reinforce_belief(
-        belief_id="b2", source_event_ids=["t31"], source_session_id="s5", at="x", policy="p"
-    )
-    app.save(principal)  # version 11: nothing outdated, no interval: no snapshot
-    assert app.snapshots.recorder.select_events(principal.id, desc=True, limit=1)[0] == stored
-    cold = MemoryApplication(env=POPO)
-    assert cold.snapshots is not None
-    cold.snapshots.recorder.insert_events([stored])
-    assert cold.repository.get(principal.id).beliefs["b4"]["status"] == "rejected"
-
-
-def test_integer_columns_pack_in_the_smallest_array_that_holds_them() -> None:
-    from memory_es.domain.packed_columns import pack_ints, unpack_ints
-
-    cases = {(): "B", (True, False): "B", (0, 255): "B", (256,): "H", (70000,): "I"}
-    cases |= {(2**32,): "q", (-1, 5): "q"}
-    for values, typecode in cases.items():
-        packed = pack_ints(list(values))
-        assert packed["type"] == typecode
-        assert unpack_ints(packed) == [int(v) for v in values]
+    assert set(LIVE) == LIVE_STATUSES

@@ -148,11 +148,12 @@ def first(src: str, n: int, command: str) -> dict[str, float]:
             t = time.process_time()
             if hasattr(aggregate, "_find_row"):  # PrincipalMemory version 5: a bisection
                 aggregate._find_row(aggregate.belief_ids[len(aggregate.belief_ids) // 2])
-            else:  # before it: a dict of every id
+            elif hasattr(aggregate, "_derived"):  # before it: a dict of every id
                 aggregate._derived()
             out["row_of_ms"] = (time.process_time() - t) * 1000
             t = time.process_time()
-            aggregate._lookups()
+            if hasattr(aggregate, "_lookups"):  # versions 1-5 (6 holds no belief)
+                aggregate._lookups()
             out["resolver_lookups_ms"] = (time.process_time() - t) * 1000
             t = time.process_time()
             app.repository.get(pid)

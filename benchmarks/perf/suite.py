@@ -384,9 +384,10 @@ def render_table(report: dict[str, Any]) -> str:
     for scale in scales:
         for p in ("p50", "p95", "p99"):
             line(f"{scale:>7,} beliefs: recall {p} ms", "recall", str(scale), f"recall_{p}_ms")
-    section("the principal aggregate at N beliefs (its state holds every belief)")
+    section("the principal aggregate at N beliefs (its state holds no belief)")
     for scale in scales:
         line(f"{scale:>7,} beliefs: snapshot MB", "recall", str(scale), "snapshot_mb")
+        line(f"{scale:>7,} beliefs: snapshot bytes", "recall", str(scale), "snapshot_bytes")
         line(f"{scale:>7,} beliefs: take snapshot ms", "recall", str(scale), "snapshot_take_ms")
         line(f"{scale:>7,} beliefs: cold load ms", "recall", str(scale), "cold_load_snapshot_ms")
         line(f"{scale:>7,} beliefs: close_session ms", "recall", str(scale), "close_session_ms")

@@ -4,9 +4,9 @@ aggregate, which the resolver's candidates and the lifecycle's checks by id come
 A command reads through it what the aggregate it saves on knew (never a stale read:
 whatever it decides is saved only on that version, the log's version check refuses the
 rest) and, within the command or batch, the beliefs its own pending events formed or
-changed. Implemented today by the aggregate's own belief table (belief_table.BeliefTable);
-the read model caught up to the aggregate's version, with an overlay of the pending
-events, is to implement it next so the aggregate can drop the table (issue 30).
+changed. Implemented by the read model caught up to the aggregate's version, with an
+overlay of the pending events (memory_es/services/read_model_beliefs.py): the aggregate
+holds no belief (issue 30).
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ class BeliefReads(Protocol):
         every belief with its statement and every live belief of its type sharing a
         subject (and, for a retraction, every live positive belief naming what it
         retracts)."""
+        ...
+
+    def live(self) -> list[Existing]:
+        """Every live belief, in formation order (what a re-derivation answers for)."""
         ...
 
     def readings_carrying(self, belief_id: str, successor_normalized: str) -> list[str]:

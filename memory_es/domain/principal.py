@@ -1,15 +1,16 @@
 """The PrincipalMemory aggregate: every change to one principal's beliefs is an event here.
 
-State stays small — what the resolver needs per belief — because aggregate snapshots
-store the whole state; statements and evidence live in events and projections. What
-the aggregate holds per belief, and the reads its invariants make of it, are the belief
-table's (memory_es/domain/belief_table.py); how a snapshot packs it is
-memory_es/domain/packed_columns.py's.
+State stays small — what its invariants need, not one row per belief — because an
+aggregate snapshot stores the whole state and every process that touches the principal
+loads it: its identity and the run ids whose usage is recorded (one event per run).
+What the resolver and the lifecycle read of its beliefs comes from the read model at the
+aggregate's version, with the command's pending events on top
+(memory_es/services/read_model_beliefs.py); statements and evidence live in events and
+projections.
 """
 
 from __future__ import annotations
 
-from bisect import insort
 from copy import copy
 from dataclasses import dataclass
 from typing import Any
@@ -18,20 +19,40 @@ from uuid import UUID
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.domain import Snapshot as AggregateSnapshot
 
-from memory_es.domain.belief_table import (
-    NAMES,
-    OUTDATED,
-    TEXT_COLUMNS,
-    BeliefTable,
-    pack_table,
-    unpack_table,
-)
-from memory_es.domain.packed_columns import TextColumn, join_ids
-from memory_es.domain.values import (
-    DECAY_RETIREMENT,
-    Authority,
-    Status,
-    principal_aggregate_id,
+from memory_es.domain.values import principal_aggregate_id
+
+# Set on an aggregate loaded from a snapshot of an older class version: snapshot it on
+# its next save (es_internals.SnapshotsFromMemory). Never stored.
+OUTDATED = "snapshot_outdated"
+# What version 1-5 snapshots held of the belief table (version 6 holds none of it): the
+# columns, their packed forms, the lookups' orders, the lists of names, and the
+# lifecycle's ids (pinned, deactivated, retired by decay), all now in the read model.
+_BELIEF_TABLE_STATE = (
+    "beliefs",
+    "belief_ids",
+    "belief_types",
+    "belief_keys",
+    "belief_normalized",
+    "belief_polarities",
+    "belief_authorities",
+    "belief_statuses",
+    "belief_valid_from",
+    "belief_sessions",
+    "belief_seqs",
+    "belief_sources",
+    "belief_projects",
+    "belief_portable",
+    "type_names",
+    "status_names",
+    "session_ids",
+    "project_names",
+    "packed_columns",
+    "integer_columns",
+    "lookup_orders",
+    "_derived_state",
+    "pinned_ids",
+    "deactivated",
+    "forgotten_ids",
 )
 
 
@@ -39,7 +60,7 @@ from memory_es.domain.values import (
 class FormedBelief:
     """A belief as formation decides it, declared once: the value consolidation builds,
     the stored shape of ``PrincipalMemory.BeliefFormed`` (which inherits these fields)
-    and what the belief table takes a row from. Instants are ISO-8601 UTC text, as in
+    and what the read model takes a belief's row from. Instants are ISO-8601 UTC text, as in
     every event."""
 
     belief_id: str
@@ -74,7 +95,7 @@ class FormedBelief:
 FORMED_FIELDS: tuple[str, ...] = tuple(FormedBelief.__dataclass_fields__)
 
 
-class PrincipalMemory(BeliefTable, Aggregate):
+class PrincipalMemory(Aggregate):
     """One principal's memory; the event classes below are the belief event catalogue."""
 
     class Created(Aggregate.Created):
@@ -89,9 +110,6 @@ class PrincipalMemory(BeliefTable, Aggregate):
         @staticmethod
         def upcast_v1_v2(state: dict[str, Any]) -> None:
             state["context"] = ""
-
-        def apply(self, aggregate: Any) -> None:
-            aggregate._add_belief(self)
 
     class BeliefReinforced(Aggregate.Event):
         """Duplicate evidence: a quiet change (no new store position)."""
@@ -268,19 +286,11 @@ class PrincipalMemory(BeliefTable, Aggregate):
         reason: str
         at: str
 
-        def apply(self, aggregate: Any) -> None:
-            gone = set(self.turn_ids)
-            for belief_id in self.kept:
-                aggregate._drop_sources(belief_id, gone)
-
-    # Version 2 holds the beliefs in columns; version 1 snapshots held a dict of dicts
-    # (belief_id -> compact view) and are upcast on load (upcast_v1_v2). Version 3 adds
-    # the lifecycle state: pinned ids, deactivated ids with their prior status, and the
-    # run ids whose usage is recorded (upcast_v2_v3). Version 4 adds the ids the decay
-    # sweep retired, which new evidence revives (upcast_v3_v4). Version 5 holds each
-    # row's sources as one string of ids and stores the text columns packed and the
-    # lookups' orders (upcast_v4_v5; a version 4 snapshot's lookups are built on first use).
-    class_version = 5
+    # Version 6 holds no belief: the read model does (issue 30). Versions 1-5 held the
+    # belief table (1 a dict of views, 2 columns, 3 the lifecycle's ids, 4 the ids decay
+    # retired, 5 the columns packed with the lookups' orders): each upcaster below keeps
+    # what the next version held beyond the table, and upcast_v5_v6 drops the table.
+    class_version = 6
 
     class Snapshot(AggregateSnapshot):
         @classmethod
@@ -288,13 +298,7 @@ class PrincipalMemory(BeliefTable, Aggregate):
             snapshot = super().take(aggregate)
             snapshot.state.pop(OUTDATED, None)
             vars(aggregate).pop(OUTDATED, None)  # this snapshot is of the current shape
-            pack_table(aggregate, snapshot.state)
             return snapshot
-
-        def mutate(self, _: None) -> Any:
-            aggregate = super().mutate(None)
-            unpack_table(vars(aggregate))
-            return aggregate
 
     @staticmethod
     def create_id(tenant: str, principal: str) -> UUID:
@@ -304,61 +308,36 @@ class PrincipalMemory(BeliefTable, Aggregate):
     def __init__(self, tenant: str, principal: str) -> None:
         self.tenant = tenant
         self.principal = principal
-        self._start_table()
+        self.usage_runs: list[str] = []  # the runs whose usage is recorded
+
+    @staticmethod
+    def upcast_v5_v6(state: dict[str, Any]) -> None:
+        """The belief table leaves the state (the read model holds what the resolver
+        reads of it); the aggregate is marked so that its next save snapshots it, as
+        each cold load until then would read and upcast the old snapshot whole."""
+        for name in _BELIEF_TABLE_STATE:
+            state.pop(name, None)
+        state[OUTDATED] = True
 
     @staticmethod
     def upcast_v4_v5(state: dict[str, Any]) -> None:
-        """A version 4 snapshot's text columns are plain lists, each row's sources a list
-        of ids (joined here); it stored no orders, so the lookups are built by sorting on
-        first use. (A state already packed is left as it is.) The aggregate is marked
-        so that its next save snapshots it (es_internals.SnapshotsFromMemory): each cold
-        load until then would upcast and sort again (~0.4 s at 100k beliefs)."""
-        state[OUTDATED] = True
-        sources = state.get("belief_sources")
-        if sources is not None:
-            state["belief_sources"] = [
-                ids if isinstance(ids, str) else join_ids(ids) for ids in sources
-            ]
-        for column in TEXT_COLUMNS:
-            if column in state:
-                state[column] = TextColumn(state[column])
+        """Version 5 packed the table version 4 held: nothing beyond it changed."""
 
     @staticmethod
     def upcast_v3_v4(state: dict[str, Any]) -> None:
-        """A version 3 snapshot records no retirement reason: none of its retired beliefs
-        is revivable, so new evidence forms such a statement anew, as it did then."""
-        state["forgotten_ids"] = []
+        """Version 4 added the ids decay retired, to the table version 6 drops."""
 
     @staticmethod
     def upcast_v2_v3(state: dict[str, Any]) -> None:
-        """A version 2 snapshot predates the lifecycle: nothing pinned, deactivated or cited."""
-        state["pinned_ids"] = []
-        state["deactivated"] = {}
+        """A version 2 snapshot predates the lifecycle: no usage recorded."""
         state["usage_runs"] = []
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
-        """A version 1 snapshot's dict of belief views becomes the table, in the same order."""
-        views: dict[str, dict[str, Any]] = state.pop("beliefs", {})
-        rows = list(views.values())
-        state["belief_ids"] = list(views)
-        state["belief_keys"] = [v["key"] for v in rows]
-        state["belief_normalized"] = [v["norm"] for v in rows]
-        state["belief_polarities"] = [v["pol"] for v in rows]
-        state["belief_authorities"] = [v["auth"] for v in rows]
-        state["belief_valid_from"] = [v["vf"] for v in rows]
-        state["belief_seqs"] = [v["seq"] for v in rows]
-        state["belief_sources"] = [list(v["src"]) for v in rows]
-        state["belief_portable"] = [v["port"] for v in rows]
-        for column, field_name in (
-            ("belief_types", "type"),
-            ("belief_statuses", "status"),
-            ("belief_sessions", "sess"),
-            ("belief_projects", "proj"),
-        ):
-            codes: dict[str, int] = {}
-            state[column] = [codes.setdefault(v[field_name], len(codes)) for v in rows]
-            state[NAMES[column]] = list(codes)  # a dict keeps first-seen order
+        """Version 2 held version 1's table in columns: nothing beyond it changed."""
+
+    def usage_recorded(self, run_id: str) -> bool:
+        return run_id in self.usage_runs
 
     # -- events --------------------------------------------------------------------------
 
@@ -374,19 +353,19 @@ class PrincipalMemory(BeliefTable, Aggregate):
         at: str,
         policy: str,
     ) -> None:
-        self._add_sources(belief_id, source_event_ids)
+        """More evidence for a belief: its sources are the read model's."""
 
     @event(BeliefCorroborated)
     def corroborate_belief(
         self, belief_id: str, confidence: float, status: str, at: str, policy: str
     ) -> None:
-        self._revive(belief_id, Status(status))
+        """An inference's confidence on its new evidence (the read model's)."""
 
     @event(BeliefSuperseded)
     def supersede_belief(
         self, belief_id: str, successor_id: str, valid_to: str, policy: str
     ) -> None:
-        self._retire(belief_id, Status.SUPERSEDED)
+        """Replaced by its successor (its status is the read model's)."""
 
     @event(ConflictLinked)
     def link_conflict(self, belief_id: str, partner_id: str, at: str, policy: str) -> None:
@@ -398,7 +377,7 @@ class PrincipalMemory(BeliefTable, Aggregate):
 
     @event(BeliefRejected)
     def reject_belief(self, belief_id: str, at: str, policy: str) -> None:
-        self._retire(belief_id, Status.REJECTED)
+        """The durable rejection (the read model's status; nothing restated forms it)."""
 
     @event(ConsolidationRecorded)
     def record_consolidation(
@@ -435,17 +414,13 @@ class PrincipalMemory(BeliefTable, Aggregate):
     def retire_belief(
         self, belief_id: str, confidence: float, valid_to: str, reason: str, policy: str
     ) -> None:
-        self._retire(belief_id, Status.RETIRED)
-        if reason == DECAY_RETIREMENT and not self.is_forgotten(belief_id):
-            insort(self.forgotten_ids, belief_id)
+        """Out of current recall (the read model keeps whether decay retired it)."""
 
     @event(BeliefRevived)
     def revive_belief(
         self, belief_id: str, confidence: float, status: str, at: str, policy: str
     ) -> None:
-        if self.is_forgotten(belief_id):
-            self.forgotten_ids.remove(belief_id)
-        self._revive(belief_id, Status(status))
+        """Live again on new evidence (the read model's status)."""
 
     @event(DecaySwept)
     def record_decay_sweep(self, at: str, decayed: int, retired: int, policy: str) -> None:
@@ -469,19 +444,15 @@ class PrincipalMemory(BeliefTable, Aggregate):
     def confirm_conflict(
         self, belief_id: str, partner_ids: list[str], importance: int, at: str, policy: str
     ) -> None:
-        self._set_authority(belief_id, Authority.USER)
-        self._revive(belief_id, Status.ACTIVE)
+        """The user's answer: USER authority, active (the read model's)."""
 
     @event(BeliefDeactivated)
     def deactivate_belief(self, belief_id: str, reason: str, at: str, policy: str) -> None:
-        row = self._row(belief_id)
-        self.deactivated[belief_id] = self._status(row)
-        self._retire(belief_id, Status.INACTIVE)
+        """Out of the active surface (the read model keeps the status it had)."""
 
     @event(BeliefReactivated)
     def reactivate_belief(self, belief_id: str, status: str, at: str, policy: str) -> None:
-        self.deactivated.pop(belief_id, None)
-        self._revive(belief_id, Status(status))
+        """Back in its prior status (the read model's)."""
 
     def record_forgetting(
         self,
@@ -509,8 +480,8 @@ class PrincipalMemory(BeliefTable, Aggregate):
 
     @event(BeliefPinned)
     def pin_belief(self, belief_id: str, at: str) -> None:
-        insort(self.pinned_ids, belief_id)
+        """Protected (the read model's pin)."""
 
     @event(BeliefUnpinned)
     def unpin_belief(self, belief_id: str, at: str) -> None:
-        self.pinned_ids.remove(belief_id)
+        """No longer protected."""

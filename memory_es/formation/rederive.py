@@ -142,20 +142,20 @@ def rederive(
     examined_turns = {t.turn_id for s in sessions for t in s.turns}
     tool_turns = {t.turn_id for s in sessions for t in s.turns if t.role != Role.USER.value}
     derived = set().union(*(s.derived() for s in sessions))
-    live = {status.value for status in LIVE_STATUSES}
     # The beliefs this run answers for: live, and evidenced only by the sessions it reads.
-    before = {
-        bid: view
-        for bid, view in principal.beliefs.items()
-        if view["status"] in live and view["src"] and set(view["src"]) <= examined_turns
-    }
+    before = [
+        b
+        for b in reads.live()
+        if b.evidence.source_event_ids and b.evidence.source_event_ids <= examined_turns
+    ]
     policy = formation_policy()
-    for bid, view in before.items():
+    for belief in before:
+        bid, evidence = belief.belief_id, belief.evidence
         if (
-            view["norm"] in derived
+            evidence.normalized in derived
             or reads.is_pinned(bid)
-            or view["auth"] == int(Authority.AFFIRMED)
-            or not tool_turns.isdisjoint(view["src"])
+            or evidence.authority == Authority.AFFIRMED
+            or not tool_turns.isdisjoint(evidence.source_event_ids)
         ):
             continue
         record = records.get(bid)
@@ -186,7 +186,9 @@ def rederive(
         )
     retired = {c.belief_id for c in out.retired}
     out.unchanged = sum(
-        1 for bid in before if bid not in retired and reads.status_of(bid) in LIVE_STATUSES
+        1
+        for b in before
+        if b.belief_id not in retired and reads.status_of(b.belief_id) in LIVE_STATUSES
     )
     principal.record_rederivation(
         policy=key,

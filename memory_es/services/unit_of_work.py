@@ -26,7 +26,7 @@ import itertools
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import TracebackType
@@ -297,6 +297,12 @@ class UnitOfWork:
     def add(self, aggregate: Any) -> None:
         self._added.setdefault(aggregate.id, aggregate)
 
+    def logged_version(self, aggregate_id: UUID) -> int:
+        """The aggregate's last version in the log (0: none): one indexed read."""
+        recorder = self.adapters.app.recorder
+        last = recorder.select_events(aggregate_id, desc=True, limit=1)
+        return int(last[0].originator_version) if last else 0
+
     def events(self, aggregate_id: UUID) -> Iterator[Any]:
         return iter(self.adapters.app.events.get(aggregate_id))
 
@@ -316,8 +322,33 @@ class UnitOfWork:
     def beliefs(self, principal: PrincipalMemory) -> BeliefReads:
         """The principal's beliefs at the version of ``principal`` this unit of work saves
         on, with what its pending events formed or changed: where the resolver's
-        candidates and the lifecycle's checks by id are read."""
-        return principal
+        candidates and the lifecycle's checks by id are read. The read model is caught
+        up to the log first (memory_es/services/read_model_beliefs.py)."""
+        from memory_es.services.read_model_beliefs import ReadModelBeliefs
+
+        # The version the log held when the aggregate was loaded: less what is pending.
+        stored = principal.version - len(self.unprojected(principal, 0))
+        self.adapters.runner.catch_up()
+        # Read after the catch-up: a read model past the loaded version (another writer
+        # saved since) would offer beliefs the aggregate never met, and whatever this
+        # command decided on them could not be saved on that version anyway.
+        logged = self.logged_version(principal.id)
+        if logged != stored:
+            raise RecordConflictError(
+                f"principal {principal.principal!r} is at version {logged} in the log,"
+                f" loaded at {stored}"
+            )
+        return ReadModelBeliefs(
+            self.index,
+            principal_key(principal.tenant, principal.principal),
+            stored,
+            lambda after: self.unprojected(principal, after),
+        )
+
+    def unprojected(self, principal: PrincipalMemory, after: int) -> Sequence[Any]:
+        """The principal's events the read model has not seen, past version ``after``:
+        those pending on it."""
+        return _past(principal.pending_events, after)
 
     def catch_up(self) -> int:
         """Bring the read model up to the log (another process may have written)."""
@@ -387,6 +418,13 @@ class BatchUnitOfWork(UnitOfWork):
         stored: Iterator[Any] = iter(()) if opened_here else super().events(aggregate_id)
         return itertools.chain(stored, pending)
 
+    def unprojected(self, principal: PrincipalMemory, after: int) -> Sequence[Any]:
+        """Also the events collected since the last flush (before those pending)."""
+        pending = principal.pending_events
+        if pending and pending[0].originator_version <= after + 1:
+            return _past(pending, after)
+        return [*_past(self.pending.events_of(principal.id), after), *pending]
+
     def __len__(self) -> int:
         """Events collected and not yet flushed."""
         return len(self.pending)
@@ -405,6 +443,14 @@ class BatchUnitOfWork(UnitOfWork):
 
     def _write(self, aggregates: list[Any]) -> None:
         self.pending.collect(*aggregates)
+
+
+def _past(events: Sequence[Any], after: int) -> Sequence[Any]:
+    """The events past version ``after`` of a run of one aggregate's consecutive
+    versions."""
+    if not events or events[0].originator_version > after:
+        return events
+    return events[after + 1 - events[0].originator_version :]
 
 
 def run_retrying(make_uow: Callable[[], U], work: Callable[[U], T]) -> T:

@@ -1,5 +1,5 @@
 """Policy bumps: a read model built under retrieval@1 is detected stale and rebuilt
-(retrieval@5); a store formed under an older formation policy is reported at start-up
+(retrieval@6); a store formed under an older formation policy is reported at start-up
 and re-derived (``memory rederive``) to what a fresh store forms."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ CLAUSES = ClauseExtractor().name
 
 def test_a_retrieval_1_read_model_is_refused_then_rebuilt(persistent_store_url: str) -> None:
     url = persistent_store_url
-    assert retrieval_policy() == "retrieval@5"
+    assert retrieval_policy() == "retrieval@6"
     clock = FixedClock(START)
     with memory_es.open(url, clock=clock, ids=memory_es.SequentialIds()) as memory:
         play(memory, clock)
@@ -45,10 +45,10 @@ def test_a_retrieval_1_read_model_is_refused_then_rebuilt(persistent_store_url: 
                 "UPDATE projection_tracking SET version = ? WHERE name = ?",
                 (f"recall_index@{PROJECTION_SCHEMA_VERSION};retrieval@1", "recall_index"),
             )
-    with pytest.raises(StaleReadModel, match=r"retrieval@1.*retrieval@5"):
+    with pytest.raises(StaleReadModel, match=r"retrieval@1.*retrieval@6"):
         memory_es.open(url)
     with memory_es.open(url, on_stale="rebuild") as memory:
-        expected_version = f"recall_index@{PROJECTION_SCHEMA_VERSION};retrieval@5"
+        expected_version = f"recall_index@{PROJECTION_SCHEMA_VERSION};retrieval@6"
         assert memory.projection_status().version == expected_version
         assert memory.index.dump() == expected
         assert memory.recall("alice", "where do I live").lines() == lines

@@ -228,9 +228,11 @@ def _opened(event: Any, position: int, writer: IndexWriter) -> None:
 def _turn(event: Any, position: int, writer: IndexWriter) -> None:
     session_id = str(event.originator_id)
     writer.update_session(session_id, last_activity_at=event.at)
-    # What the next turn is read with, whoever said it (the assistant's question is what
-    # the user's answer answers); a turn the injection screen flagged lends no words.
-    words = "" if event.hazards or event.text == FORGOTTEN else antecedent_words(event.text)
+    # What the user's next turn is read with: the other side's message, whose question the
+    # user's turn answers. The user's own turn lends none (each statement stands on its own
+    # words), nor does one the injection screen flagged, nor a forgotten one.
+    lends = event.role != "user" and not event.hazards and event.text != FORGOTTEN
+    words = antecedent_words(event.text) if lends else ""
     writer.record_turn(session_id, int(event.seq), event.turn_id, words)
 
 

@@ -1,6 +1,7 @@
-"""An answer is read with the turn it answers: an inferred reading of a turn indexes the
-last content words of the turn before it in its session (docs/retrieval.md, "The turn
-before"), so "Three times a week." is found by the question that asked how often."""
+"""An answer is read with the message it answers: an inferred reading of a user's turn
+indexes the last content words of the other side's turn just before it in its session
+(docs/retrieval.md, "The turn before"), so "Three times a week." is found by the question
+that asked how often."""
 
 from __future__ import annotations
 
@@ -63,6 +64,15 @@ def test_a_statement_the_user_made_is_found_by_its_own_words_alone(any_store_url
         memory.close_session(session)
         assert _found(memory, "where do I live") == ["User lives in Oslo."]
         assert _found(memory, "the vespa") == []
+
+
+def test_the_user_s_own_turn_lends_the_next_one_nothing(any_store_url: str) -> None:
+    with memory_es.open(any_store_url, clock=FixedClock(START)) as memory:
+        session = memory.open_session("alice")
+        memory.say(session, "I work out with my family on Sundays.")
+        memory.say(session, ANSWER)
+        memory.close_session(session)
+        assert not any("Three times a week" in line for line in _found(memory))
 
 
 def test_a_forgotten_question_lends_the_answer_nothing(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from memory_es.errors import (
     StoreUnavailable,
 )
 from memory_es.es_internals import IntervalsByTopic, SnapshotsFromMemory
-from memory_es.policy import PROJECTION_SCHEMA_VERSION
+from memory_es.policy import PROJECTION_SCHEMA_VERSION, retrieval_policy
 from memory_es.ports import Clock, IdGenerator, RandomIds, SequentialIds, SystemClock
 from memory_es.profile_document import PROFILE_ENV, SHIPPED_SEMANTIC_ENABLED
 from memory_es.projections.vectors import Embedder, VectorEncoder
@@ -200,21 +200,25 @@ def open(
     return memory
 
 
-# Read-model schema versions this code brings up to date by itself, once, at start-up:
-# the bump to 9 only added what the resolver reads (migration 0010), all of it derived
-# from the log, so a rebuild from the log is the whole upgrade. Any other stale read
-# model is refused (or rebuilt when asked), as before.
-CAUGHT_UP_ONCE = (8,)
+# Read models this code brings up to date by itself, once, at start-up, as (schema,
+# retrieval policy) pairs: main's 8 and retrieval@5, before schema 9 added what the
+# resolver reads (migration 0010) and 10 each turn's antecedent words (0011), with
+# retrieval@6 reading them. All of it is derived from the log, so a rebuild from the log
+# is the whole upgrade. Any other stale read model is refused (or rebuilt when asked).
+CAUGHT_UP_ONCE = ((8, 5),)
 
 
 def caught_up_once(version: str | None, expected: str) -> bool:
-    """Whether a read model built as ``version`` is one start-up rebuilds by itself: an
-    earlier schema of CAUGHT_UP_ONCE with the same retrieval policy (and vectors)."""
-    current = f"recall_index@{PROJECTION_SCHEMA_VERSION};"
+    """Whether a read model built as ``version`` is one start-up rebuilds by itself: one
+    of CAUGHT_UP_ONCE, the rest of its version (vectors) as this code's."""
+    current = f"recall_index@{PROJECTION_SCHEMA_VERSION};{retrieval_policy()}"
     if version is None or not expected.startswith(current):
         return False
     rest = expected[len(current) :]
-    return any(version == f"recall_index@{old};{rest}" for old in CAUGHT_UP_ONCE)
+    return any(
+        version == f"recall_index@{schema};retrieval@{retrieval}{rest}"
+        for schema, retrieval in CAUGHT_UP_ONCE
+    )
 
 
 def _catch_up_once(memory: Memory, version: str, expected: str) -> None:

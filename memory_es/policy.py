@@ -5,8 +5,8 @@ under another version is detected at start-up.
 """
 
 FORMATION_POLICY_VERSION = 7
-RETRIEVAL_POLICY_VERSION = 5
-PROJECTION_SCHEMA_VERSION = 9
+RETRIEVAL_POLICY_VERSION = 6
+PROJECTION_SCHEMA_VERSION = 10
 # The provider-assisted extractor's own version (its prompt and its validation rules),
 # recorded in its name beside the formation policy: memory_es/formation/provider_extractor.py
 PROVIDER_EXTRACTION_VERSION = 1

@@ -138,9 +138,11 @@ SEALED[PRINCIPAL_SNAPSHOT] = _STATE
 SEALED[LIBRARY_SNAPSHOT] = _STATE
 
 
-# The topics whose sealed text the read model's projector reads (a statement, its
-# subjects and context, which it indexes); it reads no turn, fact or rendering text.
-PROJECTED_TEXT = frozenset({_PRINCIPAL + "BeliefFormed"})
+# The topics whose sealed text the read model's projector reads: a statement, its
+# subjects and context, which it indexes, and a turn's text, whose last content words the
+# readings of the turn after it index (projector.antecedent_words); it reads no fact or
+# rendering text.
+PROJECTED_TEXT = frozenset({_PRINCIPAL + "BeliefFormed", _SESSION + "TurnRecorded"})
 # The handoff's bound: projected texts sealed here and not read back yet (a bulk save's
 # beliefs until its catch-up; when nothing here reads them, the oldest go first).
 HANDOFF_MAX = 10_000

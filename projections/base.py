@@ -57,6 +57,16 @@ class IndexWriter(ABC):
     @abstractmethod
     def raise_head(self, principal: str, position: int) -> None: ...
 
+    @abstractmethod
+    def record_turn(self, session_id: str, seq: int, turn_id: str, words: str) -> None:
+        """Keep a turn's antecedent words (projector.antecedent_words) for the turn after
+        it in its session."""
+
+    @abstractmethod
+    def antecedent_words(self, turn_id: str) -> str:
+        """The words kept for the turn just before ``turn_id`` in its session ("" when
+        there is none, or it lent none)."""
+
     def prefetch(self, belief_ids: Collection[str]) -> None:  # noqa: B027 - optional hook
         """A hint: these beliefs will be read in this transaction (fetch them at once)."""
 

@@ -60,6 +60,9 @@ class _Tables:
     stats: dict[str, tuple[int, int]] = field(default_factory=dict)  # documents, total_len
     vectors: dict[str, tuple[str, bytes]] = field(default_factory=dict)  # principal, vector
     sessions: dict[str, SessionRecord] = field(default_factory=dict)
+    # turn id -> (session id, seq, antecedent words): what the turn after it is read with
+    turns: dict[str, tuple[str, int, str]] = field(default_factory=dict)
+    turn_at: dict[tuple[str, int], str] = field(default_factory=dict)  # (session, seq) -> id
     quarantined: dict[int, QuarantinedEvent] = field(default_factory=dict)
     position: int = 0
     version: str | None = None
@@ -79,6 +82,8 @@ class _MemoryWriter(IndexWriter):
         self._heads: dict[str, int] = {}
         self._principals: dict[str, str] = {}
         self._sessions: dict[str, SessionRecord] = {}
+        self._turns: dict[str, tuple[str, int, str]] = {}
+        self._turn_at: dict[tuple[str, int], str] = {}
         self._quarantined: dict[int, QuarantinedEvent] = {}
         self._position: int | None = None
 
@@ -130,6 +135,22 @@ class _MemoryWriter(IndexWriter):
         known = self._heads.get(principal, self._tables.heads.get(principal, 0))
         self._heads[principal] = max(known, position)
 
+    def record_turn(self, session_id: str, seq: int, turn_id: str, words: str) -> None:
+        if turn_id not in self._turns and turn_id not in self._tables.turns:
+            self._turns[turn_id] = (session_id, seq, words)
+            self._turn_at[(session_id, seq)] = turn_id
+
+    def antecedent_words(self, turn_id: str) -> str:
+        turn = self._turns.get(turn_id) or self._tables.turns.get(turn_id)
+        if turn is None:
+            return ""
+        session_id, seq, _ = turn
+        key = (session_id, seq - 1)
+        before = self._turn_at.get(key) or self._tables.turn_at.get(key)
+        if before is None:
+            return ""
+        return (self._turns.get(before) or self._tables.turns[before])[2]
+
     def open_session(self, record: SessionRecord) -> None:
         if record.session_id not in self._sessions and (
             record.session_id not in self._tables.sessions
@@ -148,6 +169,8 @@ class _MemoryWriter(IndexWriter):
         t = self._tables
         t.quarantined.update(self._quarantined)
         t.sessions.update(self._sessions)
+        t.turns.update(self._turns)
+        t.turn_at.update(self._turn_at)
         t.beliefs.update(self._beliefs)
         added: dict[tuple[str, str], list[tuple[int, int, int]]] = {}
         for principal, term, number, n, length in self._terms:
@@ -395,4 +418,5 @@ class MemoryRecallIndex(RecallIndex):
                 tuple(getattr(r, c) for c in SESSION_COLUMNS)
                 for r in sorted(t.sessions.values(), key=lambda r: r.session_id)
             ],
+            "turns": sorted((k, *v) for k, v in t.turns.items()),
         }

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from eventsourcing.utils import get_topic
 
-from memory_es.domain.values import DECAY_RETIREMENT, Status, short_id
+from memory_es.domain.values import DECAY_RETIREMENT, Authority, Status, short_id
 from memory_es.lifecycle.importance import importance
 from memory_es.policy import formation_key
 from memory_es.projections.base import IndexWriter
 from memory_es.projections.records import BeliefRecord, SessionRecord, new_belief, principal_key
+from memory_es.sealing import FORGOTTEN
 
 if TYPE_CHECKING:
     from memory_es.es_internals import Page
@@ -45,8 +46,35 @@ def project_page(
 
 def indexed_text(event: Any) -> str:
     """What a BeliefFormed indexes: the statement, its subjects and the source turn's
-    context words (indexed, never rendered)."""
+    context words (indexed, never rendered). An inferred belief also indexes its source
+    turn's antecedent (:func:`antecedent_terms`), which the event does not carry."""
     return " ".join((event.statement, *event.subjects, event.context))
+
+
+# How many of the turn before's content words a reading of the next turn indexes: the
+# last ones, where a message asks what the next turn answers.
+ANTECEDENT_WORDS = 24
+
+
+def antecedent_words(text: str) -> str:
+    """The words of a turn that the turn after it is read with: its last
+    :data:`ANTECEDENT_WORDS` content words (the shared tokenizer's lexemes, stopwords
+    out). "Three times a week." answers "How often do you work out with the family?":
+    the words of the question are in the turn before, not in the answer."""
+    from memory_es.retrieval.tokenizer import STOPWORDS, lexemes
+
+    words = [w for w in lexemes(text) if w not in STOPWORDS]
+    return " ".join(words[-ANTECEDENT_WORDS:])
+
+
+def antecedent_terms(event: Any, writer: IndexWriter) -> Counter[str]:
+    """The indexed terms an INFERRED belief takes from the turn before each of its source
+    turns (indexed, never rendered; the turn's own context words are the event's). A
+    belief the user stated (USER, AFFIRMED) is found by its own words alone."""
+    if int(event.authority) != Authority.INFERRED:
+        return Counter()
+    before = " ".join(w for w in map(writer.antecedent_words, event.source_event_ids) if w)
+    return indexed_terms(before) if before else Counter()
 
 
 def handler_for(kind: type[Any]) -> _Handler | None:
@@ -94,6 +122,9 @@ def _form(event: Any, position: int, writer: IndexWriter, terms: Mapping[str, in
     statement = event.statement
     if terms is None:
         terms = indexed_terms(indexed_text(event))
+    before = antecedent_terms(event, writer)
+    if before:
+        terms = Counter(terms) + before  # a new Counter: the cached one is shared
     record = new_belief(
         belief_id=event.belief_id,
         short_id=short_id(event.belief_id),
@@ -198,7 +229,14 @@ def _opened(event: Any, position: int, writer: IndexWriter) -> None:
 
 
 def _turn(event: Any, position: int, writer: IndexWriter) -> None:
-    writer.update_session(str(event.originator_id), last_activity_at=event.at)
+    session_id = str(event.originator_id)
+    writer.update_session(session_id, last_activity_at=event.at)
+    # What the user's next turn is read with: the other side's message, whose question the
+    # user's turn answers. The user's own turn lends none (each statement stands on its own
+    # words), nor does one the injection screen flagged, nor a forgotten one.
+    lends = event.role != "user" and not event.hazards and event.text != FORGOTTEN
+    words = antecedent_words(event.text) if lends else ""
+    writer.record_turn(session_id, int(event.seq), event.turn_id, words)
 
 
 def _closed(event: Any, position: int, writer: IndexWriter) -> None:

@@ -388,6 +388,9 @@ class SqlRecallIndex(SqlRebuild):
             vectors = self._execute(
                 "SELECT belief_id, principal, vector FROM belief_vectors ORDER BY belief_id"
             )
+            turns = self._execute(
+                "SELECT turn_id, session_id, seq, words FROM turns ORDER BY turn_id"
+            )
         return {
             "beliefs": [decode_record(r).as_dict() for r in beliefs],
             "terms": cq.postings_rows(
@@ -400,4 +403,5 @@ class SqlRecallIndex(SqlRebuild):
             "stats": [(p, int(d), int(n)) for p, d, n in stats],
             "vectors": [(k, p, bytes(v)) for k, p, v in vectors],
             "sessions": [tuple(r) for r in sessions],
+            "turns": [(t, s, int(n), w) for t, s, n, w in turns],
         }

@@ -43,6 +43,7 @@ READ_MODEL_TABLES = (
     "belief_vectors",
     "sessions",
     "quarantined_events",
+    "turns",
 )
 
 BOOTSTRAP = (

@@ -63,6 +63,9 @@ class _SqlWriter(IndexWriter):
         self._vectors: list[tuple[str, str, bytes]] = []
         self._opened: dict[str, SessionRecord] = {}
         self._session_changes: dict[str, dict[str, Any]] = {}
+        # turn id -> (session id, seq, antecedent words), and (session, seq) -> turn id
+        self._turns: dict[str, tuple[str, int, str]] = {}
+        self._turn_at: dict[tuple[str, int], str] = {}
         # A rebuild's tails as they were before this transaction changed them (None: new).
         self._tails_before: dict[tuple[str, str], _Tail | None] = {}
 
@@ -166,6 +169,27 @@ class _SqlWriter(IndexWriter):
 
     def open_session(self, record: SessionRecord) -> None:
         self._opened.setdefault(record.session_id, record)
+
+    def record_turn(self, session_id: str, seq: int, turn_id: str, words: str) -> None:
+        self._turns.setdefault(turn_id, (session_id, seq, words))
+        self._turn_at.setdefault((session_id, seq), turn_id)
+
+    def antecedent_words(self, turn_id: str) -> str:
+        turn = self._turns.get(turn_id)
+        if turn is None:
+            rows = self._run("SELECT session_id, seq FROM {p}turns WHERE turn_id = ?", (turn_id,))
+            if not rows:
+                return ""
+            session_id, seq = str(rows[0][0]), int(rows[0][1])
+        else:
+            session_id, seq = turn[0], turn[1]
+        before = self._turn_at.get((session_id, seq - 1))
+        if before is not None:
+            return self._turns[before][2]
+        rows = self._run(
+            "SELECT words FROM {p}turns WHERE session_id = ? AND seq = ?", (session_id, seq - 1)
+        )
+        return str(rows[0][0]) if rows else ""
 
     def update_session(self, session_id: str, **changes: Any) -> None:
         # Every change sets absolute values: the last one per column is the final state.
@@ -358,6 +382,12 @@ class _SqlWriter(IndexWriter):
                 " ON CONFLICT (session_id) DO NOTHING",
                 [[getattr(r, c) for c in SESSION_COLUMNS] for _, r in sorted(self._opened.items())],
             )
+        if self._turns:
+            index._executemany(
+                f"INSERT INTO {p}turns (turn_id, session_id, seq, words) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (turn_id) DO NOTHING",
+                [(t, *row) for t, row in sorted(self._turns.items())],
+            )
         by_columns: dict[tuple[str, ...], list[list[Any]]] = {}
         for session_id, changes in sorted(self._session_changes.items()):
             columns = tuple(sorted(changes))
@@ -371,3 +401,4 @@ class _SqlWriter(IndexWriter):
         self._subjects, self._sourced = [], set()
         self._stats, self._vectors = {}, []
         self._opened, self._session_changes = {}, {}
+        self._turns, self._turn_at = {}, {}

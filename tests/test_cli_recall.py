@@ -28,7 +28,7 @@ def test_recall_json_carries_scores_components_validity_and_a_trace(
     code, out, err = run(capsys, url, "recall", "--principal", "ana", "--json", "where do I live")
     assert code == 0 and err == ""
     answer = orjson.loads(out)
-    assert answer["policy"] == "retrieval@5" and answer["trace_id"]
+    assert answer["policy"] == "retrieval@6" and answer["trace_id"]
     assert answer["terms"] == ["live"] and answer["boost_terms"] == ["user"]
     (item,) = answer["items"]
     assert item["statement"] == "User lives in Portland." and item["validity"] == "current"

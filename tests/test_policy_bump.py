@@ -1,5 +1,5 @@
 """Policy bumps: a read model built under retrieval@1 is detected stale and rebuilt
-(retrieval@5); a store formed under an older formation policy is reported at start-up
+(retrieval@6); a store formed under an older formation policy is reported at start-up
 and re-derived (``memory rederive``) to what a fresh store forms."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ CLAUSES = ClauseExtractor().name
 
 def test_a_retrieval_1_read_model_is_refused_then_rebuilt(persistent_store_url: str) -> None:
     url = persistent_store_url
-    assert retrieval_policy() == "retrieval@5"
+    assert retrieval_policy() == "retrieval@6"
     clock = FixedClock(START)
     with memory_es.open(url, clock=clock, ids=memory_es.SequentialIds()) as memory:
         play(memory, clock)
@@ -45,10 +45,10 @@ def test_a_retrieval_1_read_model_is_refused_then_rebuilt(persistent_store_url: 
                 "UPDATE projection_tracking SET version = ? WHERE name = ?",
                 (f"recall_index@{PROJECTION_SCHEMA_VERSION};retrieval@1", "recall_index"),
             )
-    with pytest.raises(StaleReadModel, match=r"retrieval@1.*retrieval@5"):
+    with pytest.raises(StaleReadModel, match=r"retrieval@1.*retrieval@6"):
         memory_es.open(url)
     with memory_es.open(url, on_stale="rebuild") as memory:
-        expected_version = f"recall_index@{PROJECTION_SCHEMA_VERSION};retrieval@5"
+        expected_version = f"recall_index@{PROJECTION_SCHEMA_VERSION};retrieval@6"
         assert memory.projection_status().version == expected_version
         assert memory.index.dump() == expected
         assert memory.recall("alice", "where do I live").lines() == lines
@@ -57,10 +57,11 @@ def test_a_retrieval_1_read_model_is_refused_then_rebuilt(persistent_store_url: 
 def test_a_read_model_of_schema_8_is_rebuilt_once_at_start_up_and_said(
     persistent_store_url: str, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """Schema 9 added what the resolver reads (migration 0010), all of it from the log:
-    a store built as 8 (those columns empty, no subject rows) is rebuilt by the first
-    open, which says so on stderr; the rebuilt read model is a fresh build's, and a
-    close after it meets the beliefs formed before."""
+    """Schema 9 added what the resolver reads (migration 0010) and 10 each turn's
+    antecedent words (0011, read by retrieval@6), all of it from the log: a store built
+    as 8 under retrieval@5 (those columns empty, no subject or turn rows) is rebuilt by
+    the first open, which says so on stderr; the rebuilt read model is a fresh build's,
+    and a close after it meets the beliefs formed before."""
     url = persistent_store_url
     clock = FixedClock(START)
     with memory_es.open(url, clock=clock, ids=memory_es.SequentialIds()) as memory:
@@ -70,14 +71,15 @@ def test_a_read_model_of_schema_8_is_rebuilt_once_at_start_up_and_said(
         with memory.index.writer():
             execute("UPDATE beliefs SET normalized = '', subject_key = '', source_seq = 0")
             execute("DELETE FROM belief_subjects")
+            execute("DELETE FROM turns")
             execute(
                 "UPDATE projection_tracking SET version = ? WHERE name = ?",
-                (f"recall_index@8;{retrieval_policy()}", "recall_index"),
+                ("recall_index@8;retrieval@5", "recall_index"),
             )
     capfd.readouterr()
     with memory_es.open(url, clock=clock, ids=memory_es.SequentialIds()) as memory:
         said = capfd.readouterr().err
-        assert f"built as recall_index@8;{retrieval_policy()}" in said
+        assert "built as recall_index@8;retrieval@5" in said
         assert "rebuilding it once from the log" in said
         assert memory.index.dump() == expected
         home = {b.statement: b for b in memory.list_beliefs("alice")}

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from memory_es.profiles import load_profile
 from memory_es.projections.records import BeliefRecord
 from memory_es.retrieval.ranking import (
+    MIN_MATCH,
     Offered,
     fuse,
     jaccard,
@@ -416,3 +417,22 @@ def test_the_best_ranked_turn_shows_a_second_reading_that_says_the_question_s_wo
         "User and others made their own pots at the workshop.",  # the lead turn's second
         "User said: the pottery workshop was busy.",  # the next turn: one reading
     ]
+
+
+def test_a_query_s_answer_holds_no_line_far_weaker_than_its_best() -> None:
+    # Relevance is relative to the pool's best: a line under MIN_MATCH of it shares a
+    # word or two with the question at most, and would only fill the budget.
+    strong, fair, weak = belief(1, "Kayak trip."), belief(2, "Kayak fact."), belief(3, "A fact.")
+    pool = [
+        Offered(strong, matched=2, lexical=1000, relevance=1000.0),
+        Offered(fair, matched=1, lexical=MIN_MATCH * 1000, relevance=MIN_MATCH * 1000),
+        Offered(weak, matched=1, lexical=100, relevance=MIN_MATCH * 1000 - 1),
+    ]
+    ranked = rank(pool, now=NOW, project="general", profile=PROFILE)
+    chosen = select(ranked, limit=10, profile=PROFILE, query_terms=("kayak",))
+    assert [s.record.belief_id for s in chosen.items] == [strong.belief_id, fair.belief_id]
+    assert [(s.record.belief_id, why) for s, why in chosen.blocked] == [
+        (weak.belief_id, "weak_match")
+    ]
+    # a priming read (no query text) ranks without a match and keeps every line
+    assert len(select(ranked, limit=10, profile=PROFILE, hold_durable=True).items) == 3

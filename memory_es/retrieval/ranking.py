@@ -410,6 +410,12 @@ def _siblings_in_place(unique: list[Scored], query: frozenset[str]) -> list[Scor
 LEAD_SOURCE_EXTRA = 1
 
 
+# A query's answer holds no belief whose relevance is under this share of the best one's
+# (``match``): such a line shares a word or two with the question at most, and fills the
+# caller's budget with tokens no reader needs; a pool with fewer good lines returns fewer.
+MIN_MATCH = 0.2
+
+
 def _lead_extra(item: Scored, source: str, lead: str, asked: frozenset[str]) -> int:
     if source != lead or not asked or not asked & statement_terms(item.record.statement):
         return 0
@@ -437,6 +443,9 @@ def select(
     seen: set[tuple[str, str, bool]] = set()
     unique: list[Scored] = []
     for item in ranked:
+        if query_terms and item.components.match < MIN_MATCH:
+            blocked.append((item, "weak_match"))
+            continue
         exact = (
             normalize_statement(item.record.statement),
             item.record.belief_type,

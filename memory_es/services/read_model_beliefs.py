@@ -304,6 +304,13 @@ class _Overlay(IndexWriter):
     def open_session(self, record: SessionRecord) -> None:
         """Only the principal's events reach the overlay."""
 
+    def record_turn(self, session_id: str, seq: int, turn_id: str, words: str) -> None:
+        """Only the principal's events reach the overlay."""
+
+    def antecedent_words(self, turn_id: str) -> str:
+        """None: they shape a belief's index terms, which the resolver never reads."""
+        return ""
+
     def update_session(self, session_id: str, **changes: Any) -> None:
         """Only the principal's events reach the overlay."""
 

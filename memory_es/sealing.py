@@ -333,7 +333,7 @@ class SealingMapper(Mapper[Any]):
     ) -> None:
         """``unseal`` for the projector's read of one state: only the text it reads is
         opened (PROJECTED_TEXT); any other box is dropped unopened (a rebuild decrypts no
-        turn). ``unseal_page`` does this for a page at once."""
+        fact or rendering). ``unseal_page`` does this for a page at once."""
         self.unseal_page([(topic, originator, version, fields)])
 
     def unseal_page(self, boxed: Sequence[Boxed]) -> None:

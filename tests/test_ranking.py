@@ -419,20 +419,31 @@ def test_the_best_ranked_turn_shows_a_second_reading_that_says_the_question_s_wo
     ]
 
 
-def test_a_query_s_answer_holds_no_line_far_weaker_than_its_best() -> None:
-    # Relevance is relative to the pool's best: a line under MIN_MATCH of it shares a
-    # word or two with the question at most, and would only fill the budget.
-    strong, fair, weak = belief(1, "Kayak trip."), belief(2, "Kayak fact."), belief(3, "A fact.")
+def test_a_query_s_answer_holds_no_inferred_line_far_weaker_than_its_best() -> None:
+    # Relevance is relative to the pool's best: an inferred reading under MIN_MATCH of it
+    # shares a word or two with the question at most, and would only fill the budget; a
+    # statement the user made keeps its place however weakly it matches.
+    inferred = {"authority": 1, "status": "provisional"}
+    strong = belief(1, "Kayak trip.", **inferred)
+    fair = belief(2, "Kayak fact.", source_event_ids=("t2",), **inferred)
+    weak = belief(3, "A fact.", source_event_ids=("t3",), **inferred)
+    stated = belief(4, "A kayak.")
+    below = MIN_MATCH * 1000 - 1
     pool = [
         Offered(strong, matched=2, lexical=1000, relevance=1000.0),
-        Offered(fair, matched=1, lexical=MIN_MATCH * 1000, relevance=MIN_MATCH * 1000),
-        Offered(weak, matched=1, lexical=100, relevance=MIN_MATCH * 1000 - 1),
+        Offered(fair, matched=1, lexical=200, relevance=MIN_MATCH * 1000),
+        Offered(weak, matched=1, lexical=100, relevance=below),
+        Offered(stated, matched=1, lexical=100, relevance=below),
     ]
     ranked = rank(pool, now=NOW, project="general", profile=PROFILE)
     chosen = select(ranked, limit=10, profile=PROFILE, query_terms=("kayak",))
-    assert [s.record.belief_id for s in chosen.items] == [strong.belief_id, fair.belief_id]
+    assert {s.record.belief_id for s in chosen.items} == {
+        strong.belief_id,
+        fair.belief_id,
+        stated.belief_id,
+    }
     assert [(s.record.belief_id, why) for s, why in chosen.blocked] == [
         (weak.belief_id, "weak_match")
     ]
     # a priming read (no query text) ranks without a match and keeps every line
-    assert len(select(ranked, limit=10, profile=PROFILE, hold_durable=True).items) == 3
+    assert len(select(ranked, limit=10, profile=PROFILE, hold_durable=True).items) == 4

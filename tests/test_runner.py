@@ -53,6 +53,12 @@ class _Untouchable(IndexWriter):
     def quarantine(self, event: QuarantinedEvent) -> None:
         self._fail()
 
+    def record_turn(self, session_id: str, seq: int, turn_id: str, words: str) -> None:
+        self._fail()
+
+    def antecedent_words(self, turn_id: str) -> str:
+        self._fail()
+
     def raise_head(self, principal: str, position: int) -> None:
         self._fail()
 

@@ -112,8 +112,10 @@ def test_a_sealed_rebuild_on_any_sql_store_recalls_what_its_inline_projector_did
         memory.runner._page_size = 64
         memory.rebuild_projections(resume=False)
         assert _recalls(memory) == inline
-    # Every belief's statement opened, a page's keys at a time (turns stay unopened).
-    assert sum(opened) == N and len(opened) > 1
+    # Every belief's statement and every turn's text (one turn a belief here: the words a
+    # turn lends the next, docs/retrieval.md "The turn before") opened, a page's keys at a
+    # time; facts and renderings stay unopened.
+    assert sum(opened) == 2 * N and len(opened) > 1
 
 
 def test_the_inline_projector_decrypts_none_of_its_own_writes_and_no_text_is_stored(

@@ -17,7 +17,8 @@
                 question names a period and the belief was stated in it; else 0
 
 Order: score descending, then store position descending, then belief id. Selection then
-collapses exact duplicates, caps items per subject (conflict partners bypass the cap),
+leaves out, in a query read, lines under ``MIN_MATCH`` of the best match, collapses exact
+duplicates, caps items per subject (conflict partners bypass the cap),
 holds ``ceil(durable_item_share * limit)`` slots for beliefs about the person in a
 priming read, and cuts to the caller's budget. Everything here is pure Python over
 values every store returns identically, so the order is identical on every store.
@@ -410,9 +411,11 @@ def _siblings_in_place(unique: list[Scored], query: frozenset[str]) -> list[Scor
 LEAD_SOURCE_EXTRA = 1
 
 
-# A query's answer holds no belief whose relevance is under this share of the best one's
-# (``match``): such a line shares a word or two with the question at most, and fills the
-# caller's budget with tokens no reader needs; a pool with fewer good lines returns fewer.
+# A query's answer holds no inferred reading whose relevance is under this share of the
+# best one's (``match``): such a line shares a word or two with the question at most (often
+# only through its turn's context words), and fills the caller's budget with tokens no
+# reader needs; a pool with fewer good lines returns fewer. A statement the user made
+# (USER, AFFIRMED) that the query admits keeps its place: it is found by its own words.
 MIN_MATCH = 0.2
 
 
@@ -443,7 +446,11 @@ def select(
     seen: set[tuple[str, str, bool]] = set()
     unique: list[Scored] = []
     for item in ranked:
-        if query_terms and item.components.match < MIN_MATCH:
+        if (
+            query_terms
+            and item.components.match < MIN_MATCH
+            and item.record.authority <= MIN_CAPPED_AUTHORITY
+        ):
             blocked.append((item, "weak_match"))
             continue
         exact = (

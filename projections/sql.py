@@ -273,19 +273,29 @@ class SqlRecallIndex(SqlRebuild):
         """Whether a text column of this store can hold ``text`` (PostgreSQL: no NUL)."""
         return True
 
-    def belief_numbers(self, principal: str, belief_ids: Collection[str]) -> dict[str, int]:
-        wanted = sorted(belief_ids)
-        numbers: dict[str, int] = {}
-        for start in range(0, len(wanted), _FETCH_CHUNK):
-            part = wanted[start : start + _FETCH_CHUNK]
+    def _rows_in(
+        self, statement: str, params: Sequence[Any], column: str, keys: Sequence[Any]
+    ) -> Iterator[Any]:
+        """The rows of ``statement`` (its WHERE clause open) with ``column`` among
+        ``keys``, asked :data:`_FETCH_CHUNK` keys at a time (a statement's parameters
+        are bounded)."""
+        for start in range(0, len(keys), _FETCH_CHUNK):
+            part = keys[start : start + _FETCH_CHUNK]
             with self._lock:
                 rows = self._execute(
-                    "SELECT belief_id, belief_no FROM beliefs WHERE principal = ?"
-                    f" AND belief_id IN ({', '.join('?' for _ in part)})",
-                    [principal, *part],
+                    f"{statement} AND {column} IN ({', '.join('?' for _ in part)})",
+                    [*params, *part],
                 )
-            numbers.update((str(b), int(n)) for b, n in rows)
-        return numbers
+            yield from rows
+
+    def belief_numbers(self, principal: str, belief_ids: Collection[str]) -> dict[str, int]:
+        rows = self._rows_in(
+            "SELECT belief_id, belief_no FROM beliefs WHERE principal = ?",
+            [principal],
+            "belief_id",
+            sorted(belief_ids),
+        )
+        return {str(b): int(n) for b, n in rows}
 
     def live_rows(
         self,
@@ -309,28 +319,19 @@ class SqlRecallIndex(SqlRebuild):
         # The beliefs on these turns by the turns' rows (a superset: a forgotten turn's row
         # stays), then those beliefs by key; each one's own sources are checked here. (In
         # one statement the planner walks the principal's beliefs in number order.)
-        turns = sorted(inferred_sharing)
-        found: dict[int, BeliefRecord] = {}
-        for start in range(0, len(turns), _FETCH_CHUNK):
-            part = turns[start : start + _FETCH_CHUNK]
-            with self._lock:
-                ids = self._execute(
-                    "SELECT DISTINCT belief_id FROM belief_sources WHERE principal = ?"
-                    f" AND source_event_id IN ({', '.join('?' for _ in part)})",
-                    [principal, *part],
-                )
-            wanted = sorted(str(i) for (i,) in ids)
-            for first in range(0, len(wanted), _FETCH_CHUNK):
-                chunk = wanted[first : first + _FETCH_CHUNK]
-                with self._lock:
-                    rows = self._execute(
-                        f"{_SELECT_BELIEF}, b.belief_no FROM beliefs b WHERE {where}"
-                        " AND b.authority = ?"
-                        f" AND b.belief_id IN ({', '.join('?' for _ in chunk)})",
-                        [principal, *live, int(Authority.INFERRED), *chunk],
-                    )
-                for row in rows:
-                    found[int(row[-1])] = decode_record(row[:-1])
+        ids = self._rows_in(
+            "SELECT DISTINCT belief_id FROM belief_sources WHERE principal = ?",
+            [principal],
+            "source_event_id",
+            sorted(inferred_sharing),
+        )
+        inferred = self._rows_in(
+            f"{_SELECT_BELIEF}, b.belief_no FROM beliefs b WHERE {where} AND b.authority = ?",
+            [principal, *live, int(Authority.INFERRED)],
+            "b.belief_id",
+            sorted({str(i) for (i,) in ids}),
+        )
+        found = {int(row[-1]): decode_record(row[:-1]) for row in inferred}
         shared = frozenset(inferred_sharing)
         return [
             (n, r) for n, r in sorted(found.items()) if not shared.isdisjoint(r.source_event_ids)

@@ -25,7 +25,8 @@ What sealing costs, and what keeps it low (docs/performance.md, *The cost of sea
 
 - the projector's page reader opens a page's boxes together (``unseal_page``): the
   page's data keys are read in one query and unwrapped in one pass, and only the text
-  the projector reads (``PROJECTED_TEXT``) is decrypted;
+  the projector reads (``projected``: a belief's statement, and the text of a turn that
+  lends its words to the next) is decrypted;
 - the projected text this process has just sealed is handed to its own projector
   (``_handoff``), which then decrypts nothing of its own writes: the plaintext stays in
   this process's memory (where the saved aggregate holds it anyway), never in a stored
@@ -140,9 +141,30 @@ SEALED[LIBRARY_SNAPSHOT] = _STATE
 
 # The topics whose sealed text the read model's projector reads: a statement, its
 # subjects and context, which it indexes, and a turn's text, whose last content words the
-# readings of the turn after it index (projector.antecedent_words); it reads no fact or
-# rendering text.
-PROJECTED_TEXT = frozenset({_PRINCIPAL + "BeliefFormed", _SESSION + "TurnRecorded"})
+# readings of the turn after it index (projector.antecedent_words) when the turn lends
+# them (``lends_words``); it reads no fact or rendering text. ``projected`` says which
+# states of these topics it reads.
+TURN_RECORDED = _SESSION + "TurnRecorded"
+PROJECTED_TEXT = frozenset({_PRINCIPAL + "BeliefFormed", TURN_RECORDED})
+
+
+def lends_words(role: str, hazards: Sequence[str]) -> bool:
+    """Whether a turn's words are read with the next turn (the projector's antecedent
+    words): the other side's message, which the user's answer follows. The user's own turn
+    lends none (each statement stands on its own words), nor does one the injection screen
+    flagged. Both fields are in the clear: a turn that lends nothing is never decrypted
+    by a rebuild."""
+    return role != "user" and not hazards
+
+
+def projected(topic: str, fields: dict[str, Any]) -> bool:
+    """Whether the projector reads the sealed text of this state (its clear fields): a
+    belief's statement always, a turn's text only when the turn lends its words."""
+    if topic == TURN_RECORDED:
+        return lends_words(fields["role"], fields["hazards"])
+    return topic in PROJECTED_TEXT
+
+
 # The handoff's bound: projected texts sealed here and not read back yet (a bulk save's
 # beliefs until its catch-up; when nothing here reads them, the oldest go first).
 HANDOFF_MAX = 10_000
@@ -215,7 +237,7 @@ class SealingMapper(Mapper[Any]):
         self.keys = keys
         self._owners: dict[str, str] = {}  # originator id (text) -> owner, from saves
         # (originator, version) -> (the stored box's base64, its projected text opened):
-        # what this process sealed of PROJECTED_TEXT, until its projector reads it back.
+        # what this process sealed of projected text, until its projector reads it back.
         self._handoff: OrderedDict[tuple[str, int], tuple[str, dict[str, Any]]] = OrderedDict()
         self._handoff_lock = threading.Lock()
         # The orjson transcoder's encode with the box added untagged (memory_es/transcoder.py).
@@ -273,7 +295,7 @@ class SealingMapper(Mapper[Any]):
         plain = orjson.dumps(opened) if text_only else self.transcoder.encode(opened)
         nonce = self.keys.nonce()
         box = _b64(nonce + AESGCM(key).encrypt(nonce, plain, _aad(originator, version, topic)))
-        if text_only and topic in PROJECTED_TEXT:
+        if text_only and projected(topic, state):
             self._hand_off(originator, version, box, opened)
         added: dict[str, Any] = {SEALED_KEY: {"k": key_id, "o": owner, "b": box}}
         class_version = getattr(type(domain_event), "class_version", 1)
@@ -332,8 +354,8 @@ class SealingMapper(Mapper[Any]):
         self, topic: str, originator: str, version: int, fields: dict[str, Any]
     ) -> None:
         """``unseal`` for the projector's read of one state: only the text it reads is
-        opened (PROJECTED_TEXT); any other box is dropped unopened (a rebuild decrypts no
-        fact or rendering). ``unseal_page`` does this for a page at once."""
+        opened (``projected``); any other box is dropped unopened (a rebuild decrypts no
+        fact or rendering, nor a user's turn). ``unseal_page`` does this for a page at once."""
         self.unseal_page([(topic, originator, version, fields)])
 
     def unseal_page(self, boxed: Sequence[Boxed]) -> None:
@@ -348,7 +370,7 @@ class SealingMapper(Mapper[Any]):
         handoff, cached = self._handoff, self.keys.cached
         for item in boxed:
             fields = item[3]
-            if item[0] not in PROJECTED_TEXT:
+            if not projected(item[0], fields):
                 del fields[SEALED_KEY]
                 continue
             box = fields[SEALED_KEY]

@@ -14,7 +14,7 @@ from memory_es.lifecycle.importance import importance
 from memory_es.policy import formation_key
 from memory_es.projections.base import IndexWriter
 from memory_es.projections.records import BeliefRecord, SessionRecord, new_belief, principal_key
-from memory_es.sealing import FORGOTTEN
+from memory_es.sealing import FORGOTTEN, lends_words
 
 if TYPE_CHECKING:
     from memory_es.es_internals import Page
@@ -232,9 +232,9 @@ def _turn(event: Any, position: int, writer: IndexWriter) -> None:
     session_id = str(event.originator_id)
     writer.update_session(session_id, last_activity_at=event.at)
     # What the user's next turn is read with: the other side's message, whose question the
-    # user's turn answers. The user's own turn lends none (each statement stands on its own
-    # words), nor does one the injection screen flagged, nor a forgotten one.
-    lends = event.role != "user" and not event.hazards and event.text != FORGOTTEN
+    # user's turn answers (sealing.lends_words: a turn that lends none is read unopened,
+    # without its text), unless it is forgotten.
+    lends = lends_words(event.role, event.hazards) and event.text != FORGOTTEN
     words = antecedent_words(event.text) if lends else ""
     writer.record_turn(session_id, int(event.seq), event.turn_id, words)
 

@@ -46,6 +46,7 @@ from memory_es.sealing import (
     SealingMapper,
     _text_only,
     belief_key,
+    turn_key,
 )
 from memory_es.stores import parse_store_url
 from tests.conftest import START
@@ -112,10 +113,52 @@ def test_a_sealed_rebuild_on_any_sql_store_recalls_what_its_inline_projector_did
         memory.runner._page_size = 64
         memory.rebuild_projections(resume=False)
         assert _recalls(memory) == inline
-    # Every belief's statement and every turn's text (one turn a belief here: the words a
-    # turn lends the next, docs/retrieval.md "The turn before") opened, a page's keys at a
-    # time; facts and renderings stay unopened.
-    assert sum(opened) == 2 * N and len(opened) > 1
+    # Every belief's statement opened, a page's keys at a time; facts, renderings and the
+    # user's own turns (all of this log's turns: they lend the next turn no words,
+    # sealing.lends_words) stay unopened.
+    assert sum(opened) == N and len(opened) > 1
+
+
+def test_a_cold_rebuild_opens_the_statements_and_the_turns_that_lend_words_alone(
+    tmp_path: Path,
+) -> None:
+    """The projector reads a turn's text only for the words it lends the next turn (the
+    other side's message, docs/retrieval.md "The turn before"): a rebuild from a cold key
+    ring decrypts every statement and those turns, none of the user's own, and indexes
+    what the live projector did."""
+    url = f"sqlite:///{tmp_path / 'sealed.db'}"
+    asked_by_assistant: list[str] = []
+    with _open(url, sealing=True) as memory:
+        session = memory.open_session("p")
+        for place in ("orchard", "meadow", "barn"):
+            question = memory.say(session, f"How often do you visit the {place}?", role="assistant")
+            asked_by_assistant.append(question.turn_id)
+            memory.say(session, f"Three times a week, the {place} keeps me calm.")
+        memory.close_session(session)
+        live = memory.index.dump()
+        table = events_table_name(memory.app.recorder)
+    with sqlite3.connect(tmp_path / "sealed.db") as db:
+        (beliefs,) = db.execute(
+            f"SELECT count(*) FROM {table} WHERE topic = ?",
+            [get_topic(PrincipalMemory.BeliefFormed)],
+        ).fetchone()
+    with _open(url, sealing=True) as memory:
+        opened: list[str] = []
+        keys_for = memory.app.keys.keys_for
+
+        def counted(wanted: Any) -> Any:
+            opened.extend(key_id for key_id, _ in wanted)
+            return keys_for(wanted)
+
+        memory.app.keys.keys_for = counted  # type: ignore[method-assign]
+        memory.rebuild_projections(resume=False)
+        assert memory.index.dump() == live
+    assert beliefs > 0
+    assert sorted(k for k in opened if k.startswith("turn:")) == sorted(
+        turn_key(t) for t in asked_by_assistant
+    )
+    assert len([k for k in opened if k.startswith("belief:")]) == beliefs
+    assert all(k.startswith(("turn:", "belief:")) for k in opened)
 
 
 def test_the_inline_projector_decrypts_none_of_its_own_writes_and_no_text_is_stored(

@@ -6,7 +6,10 @@ on fresh SQLite files in one process, the two arms alternated round by round.
 - ``say``: ``Memory.say`` one turn per save (the hook's path) — turns per second;
 - ``recall``: per-recall wall p95 over the built store (``n`` beliefs);
 - ``rebuild``: ``rebuild_projections`` from position 0 on a store opened afresh (a cold
-  key ring: every belief's key read and unwrapped), seconds;
+  key ring: every belief's key read and unwrapped), seconds: ``REBUILD_PAIRS`` rebuilds
+  of each arm's last-built store, plain and sealed alternated, the median of each arm
+  and the cost as the median of the pairs' ratios (a rebuild takes about a second, so
+  pairs are cheap, and one pair's ratio moves by several points on a shared machine);
 - ``key_store``: the key table's bytes at the end, and per 1,000 sessions of ten turns
   each (the ``say`` sessions' keys).
 
@@ -16,6 +19,8 @@ on fresh SQLite files in one process, the two arms alternated round by round.
 from __future__ import annotations
 
 import os
+import shutil
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,12 +30,22 @@ from typing import Any
 from memory_es.benchmarks.perf import pairs, phases, synthetic
 
 ROUNDS = 2
+REBUILD_PAIRS = 5
 SAY_SESSIONS = 50
 SAY_TURNS = 10  # per session
 
 
+def _name(sealing: bool) -> str:
+    return "sealed" if sealing else "plain"
+
+
+def _rebuilt(directory: Path, sealing: bool) -> Path:
+    """The last round's store of an arm as built (its bulk load, no say sessions)."""
+    return directory / f"{_name(sealing)}-built.db"
+
+
 def _arm(directory: Path, n: int, sealing: bool, round_: int) -> dict[str, float]:
-    path = directory / f"{'sealed' if sealing else 'plain'}-{round_}.db"
+    path = directory / f"{_name(sealing)}-{round_}.db"
     url = f"sqlite:///{path}"
     with phases._open(url, sealing=sealing) as memory:
         started, cpu = time.perf_counter(), time.process_time()
@@ -48,13 +63,11 @@ def _arm(directory: Path, n: int, sealing: bool, round_: int) -> dict[str, float
             memory.recall(f"holder{n}", q)
             wall.append(time.perf_counter() - w)
             on_cpu.append(time.process_time() - c)
-    # The rebuild in a process of its own, as `projections rebuild` runs: its key ring
-    # starts cold, so every belief's key is read and unwrapped.
+    # The store as built, for the rebuild pairs (the say sessions below add to this one).
+    kept = _rebuilt(directory, sealing)
+    for built in directory.glob(path.name + "*"):  # the file, and its WAL if one is left
+        shutil.copyfile(built, kept.with_name(kept.name + built.name[len(path.name) :]))
     with phases._open(url, sealing=sealing, check_formation=False) as memory:
-        started, cpu = time.perf_counter(), time.process_time()
-        memory.rebuild_projections(resume=False)
-        rebuild = time.perf_counter() - started
-        rebuild_cpu = time.process_time() - cpu
         keys = memory.app.keys
         keys_before = keys.table.size_bytes() if keys is not None else 0
         started, cpu = time.perf_counter(), time.process_time()
@@ -72,32 +85,73 @@ def _arm(directory: Path, n: int, sealing: bool, round_: int) -> dict[str, float
         "bulk_events_per_s": bulk,
         "say_turns_per_s": say,
         "recall_wall_p95_ms": phases.percentiles(wall)["p95"] * 1000,
-        "rebuild_s": rebuild,
         # The same on the process's CPU clock: what the code costs, without the time a
         # shared machine's other processes take (the wall figures' noise) or I/O waits.
         "bulk_events_per_cpu_s": bulk_cpu,
         "say_turns_per_cpu_s": say_cpu,
         "recall_cpu_p95_ms": phases.percentiles(on_cpu)["p95"] * 1000,
-        "rebuild_cpu_s": rebuild_cpu,
         "key_store_bytes": key_bytes,
         # Sessions of SAY_TURNS turns (no snapshot, nothing formed): a key per turn.
         "key_store_bytes_per_1k_sessions": per_session * 1000,
     }
 
 
+def _rebuild(url: str, sealing: bool) -> tuple[float, float]:
+    """(wall, CPU) seconds of one rebuild from 0 on the store opened afresh, as `projections
+    rebuild` runs it: its key ring starts cold, so every key it opens is read and unwrapped."""
+    with phases._open(url, sealing=sealing, check_formation=False) as memory:
+        started, cpu = time.perf_counter(), time.process_time()
+        memory.rebuild_projections(resume=False)
+        return time.perf_counter() - started, time.process_time() - cpu
+
+
+def _rebuild_pairs(urls: dict[bool, str], log: Callable[[str], None]) -> dict[str, Any]:
+    """``REBUILD_PAIRS`` rebuilds of each arm, alternated: each arm's medians, and the cost
+    as the median of the pairs' sealed/plain ratios (wall and CPU)."""
+    runs: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+    for pair in range(REBUILD_PAIRS):
+        log(f"rebuild pair {pair + 1}/{REBUILD_PAIRS}")
+        for sealing in (False, True):
+            runs[sealing].append(_rebuild(urls[sealing], sealing))
+    median = statistics.median
+
+    def ratios(clock: int) -> float:
+        pairs_ = zip(runs[False], runs[True], strict=True)
+        return median([s[clock] / p[clock] - 1 for p, s in pairs_])
+
+    return {
+        "medians": {
+            sealing: {
+                "rebuild_s": median(w for w, _ in got),
+                "rebuild_cpu_s": median(c for _, c in got),
+            }
+            for sealing, got in runs.items()
+        },
+        "cost": ratios(0),
+        "cpu_cost": ratios(1),
+    }
+
+
 def measure(n: int = 10_000, log: Callable[[str], None] = lambda _: None) -> dict[str, Any]:
-    """Best of ``ROUNDS`` per arm (plain and sealed alternated) and the sealed/plain ratios."""
+    """Best of ``ROUNDS`` per arm (plain and sealed alternated) and the sealed/plain ratios;
+    the rebuild in ``REBUILD_PAIRS`` alternated pairs over the last round's stores."""
     best: dict[bool, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="memory-es-sealing-") as folder:
+        urls: dict[bool, str] = {}
         for round_ in range(ROUNDS):
             for sealing in (False, True):
                 log(f"sealing={'on' if sealing else 'off'} round {round_ + 1}/{ROUNDS} at {n}")
+                for leftover in Path(folder).glob(_rebuilt(Path(folder), sealing).name + "*"):
+                    os.remove(leftover)  # the last round's store is the one rebuilt
                 got = _arm(Path(folder), n, sealing, round_)
+                urls[sealing] = f"sqlite:///{_rebuilt(Path(folder), sealing)}"
                 kept = best.setdefault(sealing, got)
                 for name, value in got.items():
                     better = max if name.endswith(("_per_s", "_per_cpu_s")) else min
                     kept[name] = better(kept[name], value)
-    plain, sealed = best[False], best[True]
+        rebuilt = _rebuild_pairs(urls, log)
+    plain = {**best[False], **rebuilt["medians"][False]}
+    sealed = {**best[True], **rebuilt["medians"][True]}
     return {
         "beliefs": n,
         "plain": plain,
@@ -107,14 +161,15 @@ def measure(n: int = 10_000, log: Callable[[str], None] = lambda _: None) -> dic
             "bulk_append": plain["bulk_events_per_s"] / sealed["bulk_events_per_s"] - 1,
             "say": plain["say_turns_per_s"] / sealed["say_turns_per_s"] - 1,
             "recall_p95": sealed["recall_wall_p95_ms"] / plain["recall_wall_p95_ms"] - 1,
-            "rebuild": sealed["rebuild_s"] / plain["rebuild_s"] - 1,
+            "rebuild": rebuilt["cost"],
         },
         "cpu_cost": {
             "bulk_append": plain["bulk_events_per_cpu_s"] / sealed["bulk_events_per_cpu_s"] - 1,
             "say": plain["say_turns_per_cpu_s"] / sealed["say_turns_per_cpu_s"] - 1,
             "recall_p95": sealed["recall_cpu_p95_ms"] / plain["recall_cpu_p95_ms"] - 1,
-            "rebuild": sealed["rebuild_cpu_s"] / plain["rebuild_cpu_s"] - 1,
+            "rebuild": rebuilt["cpu_cost"],
         },
+        "rebuild_pairs": REBUILD_PAIRS,
     }
 
 
@@ -130,7 +185,7 @@ def render(result: dict[str, Any]) -> str:
         f"  recall p95    {plain['recall_wall_p95_ms']:>10.2f} -> "
         f"{sealed['recall_wall_p95_ms']:>10.2f} ms         {cost['recall_p95']:+.1%}",
         f"  rebuild       {plain['rebuild_s']:>10.2f} -> {sealed['rebuild_s']:>10.2f} s"
-        f"          {cost['rebuild']:+.1%}",
+        f"          {cost['rebuild']:+.1%}  (medians of {result['rebuild_pairs']} pairs)",
         "  on the CPU clock: "
         + ", ".join(f"{name} {value:+.1%}" for name, value in result["cpu_cost"].items()),
         f"  key store     {sealed['key_store_bytes']:,.0f} bytes,"

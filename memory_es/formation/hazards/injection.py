@@ -893,15 +893,20 @@ def disguised_words(text: str) -> int:
     """How many words of ``text`` are Latin words typed with stand-in letters, or with
     digits and signs for letters (:func:`_leet_word`; each such word once: an id typed
     again and again is a name, not a way of writing)."""
-    leet = len({t for t in _TOKENS.findall(text.casefold()) if _leet_word(t.strip("!"))})
+    folded = text.casefold()
+    leet = 0
+    if _LETTER_BESIDE_A_SIGN.search(folded):
+        leet = len({t for t in _TOKENS.findall(folded) if _leet_word(t.strip("!"))})
     if text.isascii():
         return leet
     return leet + sum(_disguised(w) for w in _WORDS.findall(unicodedata.normalize("NFC", text)))
 
 
 # A token as typed, its leetspeak signs kept ("wha7", "f|nal", "+he"), the punctuation
-# around it not ("'pr1nt'", "y0ur,").
+# around it not ("'pr1nt'", "y0ur,"); read only in a text where a letter stands beside a
+# sign (most texts cost one scan).
 _TOKENS = _patterns.compile(r"[^\s\"'`()\[\]{}<>,.;:?*]+")
+_LETTER_BESIDE_A_SIGN = _patterns.compile(r"[a-z][013457|$€]|[013457|$€][a-z]")
 # The signs read as letters in a word ("!" and "+" are too common as themselves:
 # "wow!!", "salt+pepper", "Re1+").
 _LEET_SIGNS = frozenset("013457|$€")

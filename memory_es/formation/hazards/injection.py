@@ -154,13 +154,6 @@ def _unleet(m: re.Match[str]) -> str:
     return run.translate(_LEET)
 
 
-def _unleet_l(m: re.Match[str]) -> str:
-    run = m.group(0)
-    if run.isalpha() or not any(c.isalpha() for c in run):
-        return run
-    return run.translate(_LEET_L).translate(_LEET)
-
-
 _MARKUP = _patterns.compile(r"<!--|-->|<[^<>\n]{0,200}>|```|[`*_~#>|\[\](){}\\]")
 _B64 = _patterns.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,4096}={0,2}(?![A-Za-z0-9+/=])")
 
@@ -302,8 +295,6 @@ def views(text: str) -> tuple[str, list[str]]:
         leet = _LEET_RUN.sub(_unleet, sentence)
         spaced = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), sentence)
         undone.extend(v for v in (leet, spaced) if v != sentence)
-        if leet != sentence and "1" in sentence:  # "exp1ain": the "1" typed for an "l"
-            undone.append(_LEET_RUN.sub(_unleet_l, sentence))
     # Stray punctuation strewn between the words ("from now - on , your : objective"):
     # the text without it, once there is enough to break up the phrases.
     if len(_STRAY.findall(latin)) >= _STRAY_MIN:

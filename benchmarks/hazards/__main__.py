@@ -95,7 +95,7 @@ def main() -> None:
     parser.add_argument(
         "--show-redacted",
         type=Path,
-        help="with --locomo / --longmemeval: write each redacted user turn (its kinds, the "
+        help="with --locomo / --longmemeval: write each redacted or flagged user turn (its kinds, the "
         "values replaced, the redacted text) to this file as JSON lines (local only, never "
         "committed)",
     )

@@ -80,7 +80,7 @@ def screened_figures(
     carries from one turn to the next is in force): user turns flagged
     (``trusted=False``), redacted, and either, with the share of user turns.
 
-    ``show``: each redacted user turn is written there as one JSON line (the session,
+    ``show``: each redacted or flagged user turn is written there as one JSON line (the session,
     the kinds, the values replaced and the redacted text), for eyeballing only: the
     sets' text is never to be committed."""
     import memory_es
@@ -106,7 +106,7 @@ def screened_figures(
                 flagged += not receipt.trusted
                 redacted += bool(receipt.redactions)
                 either += (not receipt.trusted) or bool(receipt.redactions)
-                if show is not None and receipt.redactions:
+                if show is not None and (receipt.redactions or not receipt.trusted):
                     redacted_text, kinds = redact(text, context=context)
                     line = {
                         "session": n,

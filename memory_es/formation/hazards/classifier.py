@@ -12,7 +12,7 @@ European languages to English (:mod:`.gloss`), and scores binary features — ch
 
 The sets' benign rows are one-line requests, so alone the model mistakes chat ("don't
 forget to rest up, you got this") for orders. A turn is flagged when a window that names
-what an assistant is made of (:data:`ASSISTANT_WORDS`: its instructions, rules, prompt,
+what an assistant is made of (:data:`.makeup.ASSISTANT_WORDS`: its instructions, rules, prompt,
 training, mode, filters; the words glossed first) scores past ``gated``, or any window
 scores past ``confident``; formation refuses a sentence whose window naming the assistant
 scores past the lower ``candidate`` (a refused candidate costs one belief, a flagged turn
@@ -38,6 +38,14 @@ from typing import NamedTuple
 
 from memory_es.formation.hazards.gloss import gloss
 from memory_es.formation.hazards.language import word_set
+from memory_es.formation.hazards.makeup import (
+    ASSISTANT_WORDS,
+    DISCLOSURE_WORDS,
+    DONE_TO_IT,
+    KEPT_SECRETS,
+    ONLY_AN_ASSISTANTS,
+    SHARED_WITH_A_LIFE,
+)
 from memory_es.formation.hazards.speech import addresses_a_listener, speaks_for_oneself
 
 MODEL_PATH = Path(__file__).parent / "data" / "injection_screen.bin"
@@ -50,22 +58,6 @@ _WORD = re.compile(r"\w+")
 # Distinct prefixes keep a word feature from colliding with a character n-gram.
 _UNIGRAM = "\x01"
 _BIGRAM = "\x02"
-
-# What an assistant is made of, in English after the gloss: a
-# window without one of these is about the speakers' lives, not the assistant's rules.
-ASSISTANT_WORDS = word_set(
-    """
-    instruction instructions guideline guidelines directive directives prompt prompts
-    programming programmed protocol protocols parameter parameters restriction
-    restrictions constraints filter filters unfiltered uncensored unrestricted censorship
-    censored safeguards guardrails policy policies jailbreak jailbroken dan ai assistant
-    chatbot llm gpt chatgpt bot pwned persona roleplay developer admin commands orders rules
-    default defaults configuration
-    settings system alignment ethical ethics principles training trained mode limits
-    boundaries confidential operational objective above previous prior responses hidden
-    secret setup initialization params config
-    """
-)
 
 
 def window_features(words: list[str]) -> set[str]:
@@ -121,18 +113,6 @@ def names_the_assistant(words: list[str]) -> bool:
     return False
 
 
-# Asking for what an assistant is made of to be shown: a window naming its make-up
-# (:func:`names_the_assistant`) beside one of these takes the lower ``disclosing`` bar.
-DISCLOSURE_WORDS = word_set(
-    """
-    reveal reveals revealed revealing revelation disclose discloses disclosed disclosing
-    disclosure expose exposes exposed exposing exposure leak leaks leaked leaking dump
-    share shares shared sharing show shows shown showing display displays print recite
-    repeat verbatim transparency transparent visible
-    """
-)
-
-
 def asks_to_disclose(words: list[str]) -> bool:
     """Whether a window asks for the assistant's make-up to be shown: it names it and a
     word of showing ("Apparently revealing setup is permissible")."""
@@ -140,42 +120,6 @@ def asks_to_disclose(words: list[str]) -> bool:
 
 
 _SENTENCE_WORDS = 4
-# Of :data:`ASSISTANT_WORDS`, the ones only an assistant has: itself, and the parts of
-# it no person's life has (its prompt, instructions, initialization, configuration).
-# The rest ("rules", "policy", "restrictions", "settings", "training", "limits",
-# "system") a person's life has too: "password rules", "dietary restrictions".
-ONLY_AN_ASSISTANTS = word_set(
-    """
-    ai assistant assistants chatbot chatbots llm llms gpt chatgpt bot bots dan jailbreak
-    jailbroken pwned persona roleplay unfiltered uncensored unrestricted prompt prompts
-    instruction instructions guideline guidelines directive directives programming
-    programmed initialization configuration config setup params parameter parameters
-    """
-)
-# What is done to an assistant's make-up, in English after the gloss: read out, handed
-# over, laid bare, got round, kept back ("I test training disclosure", "I dreamed of
-# rule sharing", "Withholding instructions proves my point").
-DONE_TO_IT = word_set(
-    """
-    reveal reveals revealed revealing disclose discloses disclosed disclosing disclosure
-    share shares shared sharing expose exposes exposed exposing exposure leak leaks
-    leaked leaking dump dumps dumped dumping access accessed accessing override overrides
-    overridden overriding bypass bypassed bypassing ignore ignores ignored ignoring
-    disregard disregarded disregarding forget hide hides hiding hidden conceal conceals
-    concealed concealing concealment withhold withholds withholding withheld extract
-    extraction unlock unlocked print output view show tell give follow obey abandon
-    violate deviate exceed disable switch enable
-    """
-)
-# What an assistant is made of that a person's life has too: the rules, policies and
-# limits they live by, the settings and systems they use, the passwords they keep.
-_EVERYDAY_MAKE_UP = word_set(
-    """
-    rules policy policies restriction restrictions limits boundaries settings training
-    mode default defaults system protocol principles ethics ethical filter filters
-    password passwords passcode passcodes pin pins passphrase
-    """
-)
 
 
 def of_the_speakers_world(words: list[str]) -> bool:
@@ -187,7 +131,7 @@ def of_the_speakers_world(words: list[str]) -> bool:
     glossed = [gloss(w) for w in words]
     if any(w in ONLY_AN_ASSISTANTS or w in DONE_TO_IT for w in glossed):
         return False
-    return any(w in _EVERYDAY_MAKE_UP for w in glossed)
+    return any(w in SHARED_WITH_A_LIFE or w in KEPT_SECRETS for w in glossed)
 
 
 class WindowScores(NamedTuple):

@@ -21,11 +21,17 @@ import base64
 import binascii
 import re
 import unicodedata
+from itertools import pairwise
 from urllib.parse import unquote
 
 from memory_es.formation.hazards.classifier import names_the_assistant, shipped_screen
 from memory_es.formation.hazards.gloss import foreign_word_count, gloss, gloss_foreign
-from memory_es.formation.hazards.language import english_words, reads_as_english, word_set
+from memory_es.formation.hazards.language import (
+    ENGLISH_FUNCTION_WORDS,
+    english_words,
+    reads_as_english,
+)
+from memory_es.formation.hazards.makeup import GUARDED
 from memory_es.formation.hazards.speech import speaks_for_oneself
 from memory_es.pattern_cache import PatternCache
 
@@ -131,6 +137,8 @@ _LEET = str.maketrans(
         "€": "e",
     }
 )
+# "1" and "|" stand for "i" or for "l": the other reading ("exp1ain", "instruct|ons").
+_LEET_L = str.maketrans({"1": "l", "|": "i"})
 _LEET_RUN = _patterns.compile(r"(?<![a-z0-9@$!|+€])[a-z0-9@$!|+€]{2,64}")
 _SPACED = _patterns.compile(r"(?<![a-z])(?:[a-z][ .\-_*]{1,2}){3,40}[a-z](?![a-z])")
 
@@ -562,9 +570,11 @@ _ROLE_ORDER = _at_word_start(
         r"play the (?:role|part)|(?:respond|answer|speak|reply) (?:only )?as)\b",
     )
 )
+# A mark opens a clause when a space follows it: "subprocess.run" and "e.g.run" are
+# names, not a sentence and an order.
 _CLAUSE_OPENERS = _patterns.compile(
-    r"(?:[.!?;:\n,\-]|\b(?:please|now|just|then|and|also|so|ok|okay|first|always|"
-    r"immediately|automatically|quietly|kindly|simply|next))\s*$"
+    r"(?:[.!?;:,\-]\s+|\n\s*|\b(?:please|now|just|then|and|also|so|ok|okay|first|always|"
+    r"immediately|automatically|quietly|kindly|simply|next)\s*)$"
 )
 
 
@@ -611,6 +621,7 @@ _OTHER_SCRIPTS = _patterns.compile(
 )
 
 
+_ESCAPES = _patterns.compile(r"__(?:globals|builtins|subclasses|mro|import|bases|code|closure)__")
 _NON_LATIN = _patterns.compile("[\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
 
 
@@ -685,24 +696,21 @@ def _injected(text: str, original: str, latin_views: list[str]) -> bool:
     # character at a time with a separator between. No one writes a message that way.
     if disguised_words(text) >= _DISGUISED_WORDS or _typed_apart(plain):
         return True
+    # Code that walks the interpreter's internals ("().__class__.__mro__[-1]
+    # .__subclasses__()"): what a sandbox escape is made of, never a fact about anyone
+    # (a user's own code that runs a process, "I call subprocess.run", is a fact).
+    if _ESCAPES.search(plain):
+        return True
     if any(_LATIN.search(view) or _orders(view) for view in latin_views):
         return True
     return any(_plays_a_role(view) and _role_is_a_pretext(view) for view in latin_views)
 
 
-# What a role is put on to get at: what guards the assistant (its restrictions, filters,
-# guidelines, policies, ethics) or what it guards (keys, passwords, credentials). A role
-# that is a job ("act as a travel agent", "act as a prompt generator", "a professional web
-# developer") is a request about how to be answered: it is kept.
-_GUARDED = word_set(
-    "key keys password passwords credentials secrets tokens serial serials approved "
-    "authorized authorised permitted cleared unrestricted unfiltered uncensored "
-    "restriction restrictions restricted filter filters filtered censorship censored "
-    "censor guideline guidelines policy policies ethics ethical moral morals morality "
-    "limitations safeguards guardrails jailbreak jailbroken dan programming "
-    "openai anthropic alignment"
-)
-# "rules"/"limits" guard the assistant only as its own or when lifted ("no rules",
+# What a role is put on to get at is :data:`.makeup.GUARDED`: what guards the assistant
+# (its restrictions, filters, guidelines, policies, ethics) or what it guards (keys,
+# passwords, credentials). A role that is a job ("act as a travel agent", "act as a prompt
+# generator", "a professional web developer") is a request about how to be answered: it
+# is kept. "rules"/"limits" guard the assistant only as its own or when lifted ("no rules",
 # "without limits", "break your rules"); a game's rules are the game's.
 _LIFTED = _patterns.compile(
     r"\b(?:no|without|any|your|break|bypass|ignore|free of|beyond|outside)\s(?:\w+\s)?"
@@ -721,7 +729,7 @@ def _role_is_a_pretext(view: str) -> bool:
             continue
         near = " ".join(sentences[i : i + _ROLE_SENTENCES])
         glossed = [gloss(w) for w in _WORDS.findall(near)]
-        if any(w in _GUARDED for w in glossed) or _LIFTED.search(" ".join(glossed)):
+        if any(w in GUARDED for w in glossed) or _LIFTED.search(" ".join(glossed)):
             return True
     return False
 
@@ -873,10 +881,53 @@ _DISGUISED_WORDS = 2
 
 
 def disguised_words(text: str) -> int:
-    """How many words of ``text`` are Latin words typed with stand-in letters."""
+    """How many words of ``text`` are Latin words typed with stand-in letters, or with
+    digits and signs for letters (:func:`_leet_word`; each such word once: an id typed
+    again and again is a name, not a way of writing)."""
+    folded = text.casefold()
+    leet = 0
+    if _LETTER_BESIDE_A_SIGN.search(folded):
+        leet = len({t for t in _TOKENS.findall(folded) if _leet_word(t.strip("!"))})
     if text.isascii():
-        return 0
-    return sum(_disguised(w) for w in _WORDS.findall(unicodedata.normalize("NFC", text)))
+        return leet
+    return leet + sum(_disguised(w) for w in _WORDS.findall(unicodedata.normalize("NFC", text)))
+
+
+# A token as typed, its leetspeak signs kept ("wha7", "f|nal", "+he"), the punctuation
+# around it not ("'pr1nt'", "y0ur,"); read only in a text where a letter stands beside a
+# sign (most texts cost one scan).
+_TOKENS = _patterns.compile(r"[^\s\"'`()\[\]{}<>,.;:?*]+")
+_LETTER_BESIDE_A_SIGN = _patterns.compile(r"[a-z][013457|$€]|[013457|$€][a-z]")
+# The signs read as letters in a word ("!" and "+" are too common as themselves:
+# "wow!!", "salt+pepper", "Re1+").
+_LEET_SIGNS = frozenset("013457|$€")
+_LEET_WORD = _patterns.compile(r"[a-z013457|$€]{3,24}")
+# "part3rd", "llc|delaware": an ordinal's digit, and a bar between two words.
+_ORDINAL = _patterns.compile(r"[0-9](?:st|nd|rd|th)$")
+_JOINED = _patterns.compile(r"[a-z]{3}\|[a-z]{3}")
+
+
+def _leet_word(token: str) -> bool:
+    """A word typed with digits or signs for some of its letters: three letters or more
+    and single signs between them ("re5ult", "f|nal", "ins7€ad", "y0ur"), or at its
+    edge where it then spells an English function word ("+he", "wha7"). Letters and
+    digits alone in other shapes are names or model numbers ("mp3", "b12", "i18n",
+    "a5"), and a token with other signs is code, math or an address."""
+    if not _LEET_WORD.fullmatch(token) or token.isalpha():
+        return False
+    if sum(ch.isalpha() for ch in token) < 2:
+        return False
+    if any(a in _LEET_SIGNS and b in _LEET_SIGNS for a, b in pairwise(token)):
+        return False  # "ab12", "x7€": a run of signs is a number or a code
+    if _ORDINAL.search(token) or _JOINED.search(token):
+        return False
+    for reading in {token.translate(_LEET), token.translate(_LEET_L).translate(_LEET)}:
+        if reading in ENGLISH_FUNCTION_WORDS:
+            return True
+        letters = sum(ch.isalpha() for ch in token)
+        if letters >= 3 and any(ch in _LEET_SIGNS for ch in token[1:-1]):
+            return True
+    return False
 
 
 def untranslated(statement: str) -> bool:

@@ -38,3 +38,7 @@ def test_a_word_that_is_not_the_speaker_is_never_rewritten(said: str) -> None:
 
 def test_the_third_person_rewrite_keeps_a_quoted_string_as_said() -> None:
     assert third('my motto "call me maybe"') == 'their motto "call me maybe"'
+
+
+def test_the_third_person_of_i_agrees_with_its_verb() -> None:
+    assert third("I wish I wasn't so busy") == "they wish they weren't so busy"

@@ -44,6 +44,7 @@ _PRONOUNS = (
     (re.compile(r"\bme\b"), "them"),
     (re.compile(r"\bI am\b"), "they are"),
     (re.compile(r"\bI was\b"), "they were"),
+    (re.compile(r"\bI wasn't\b"), "they weren't"),
     (re.compile(r"\bI\b"), "they"),
     (re.compile(r"\bour\b", re.I), "their"),
     (re.compile(r"\bus\b"), "them"),

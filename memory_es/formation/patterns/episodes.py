@@ -26,6 +26,7 @@ from memory_es.formation.patterns.phrases import (
     episode_key,
     episode_subject,
     head,
+    speaker_as_user,
     third,
     trim_clause,
 )
@@ -240,9 +241,7 @@ def _about_user(m: re.Match[str]) -> list[Found]:
 
 
 def about_user_statement(name: str, text: str) -> list[Found]:
-    statement = re.sub(r"(?i)\b(?:my|mine)\b", "User's", text)
-    statement = re.sub(r"(?i)\b(?:me|myself)\b", "User", statement)
-    statement = third(statement)
+    statement = speaker_as_user(text)
     words = text.split()
     verb_at = next((i for i, w in enumerate(words[1:5], 1) if _FINITE.match(w)), len(words))
     made = found(name, statement, F, head(" ".join(words[:verb_at])) or words[0])

@@ -20,6 +20,7 @@ from memory_es.formation.patterns.lexicon import (
     SUBJECT_SKIP,
     TRAILING,
     VOCATIVE_TAIL,
+    word_set,
 )
 
 
@@ -43,6 +44,7 @@ _PRONOUNS = (
     (re.compile(r"\bme\b"), "them"),
     (re.compile(r"\bI am\b"), "they are"),
     (re.compile(r"\bI was\b"), "they were"),
+    (re.compile(r"\bI wasn't\b"), "they weren't"),
     (re.compile(r"\bI\b"), "they"),
     (re.compile(r"\bour\b", re.I), "their"),
     (re.compile(r"\bus\b"), "them"),
@@ -60,6 +62,17 @@ _TEAM_PRONOUNS = (
 
 
 def third(obj: str, *, team: bool = False) -> str:
+    # A quoted string, an address or a link keeps its words (``speaker_as_user``).
+    out: list[str] = []
+    pos = 0
+    for kept in _VERBATIM.finditer(obj):
+        out.extend((_third(obj[pos : kept.start()], team=team), kept[0]))
+        pos = kept.end()
+    out.append(_third(obj[pos:], team=team))
+    return "".join(out)
+
+
+def _third(obj: str, *, team: bool) -> str:
     for pattern, replacement in _TEAM_PRONOUNS if team else _PRONOUNS:
         obj = pattern.sub(replacement, obj)
     return obj
@@ -200,3 +213,43 @@ def vocative(sentence: str) -> tuple[int, int] | None:
         return None
     end = m.start() + len(m.group(0).rstrip(" .!\u2026"))
     return m.start(), end
+
+
+# -- the speaker as "User": a sentence in the user's own words, said of them -----------
+#
+# "me", "my", "mine" name the speaker as "User"; "myself" is "themselves" ("expressing
+# themselves", never "expressing User"); the other first-person words read in the third
+# person (``third``). Nothing else is rewritten: a quoted string is someone's words as
+# said, an address or a link is a token ("me@example.org", "www.my-site.org"), and "me"
+# after a modifier is a noun ("a new me", "the real me").
+_VERBATIM = re.compile(r'"[^"]*"|`[^`]*`|\S*@\S+|\S*://\S+|\bwww\.\S+')
+_SPEAKER = re.compile(r"(?<![\w@/.'-])(?:me|my|mine|myself)(?![\w@/'-]|\.\w)", re.I)
+ME_MODIFIERS = word_set(
+    "the a an this that new old real true younger older better best future past former "
+    "inner whole happier healthier other same usual"
+)
+# The noun "me" as ``third`` must not read it, put back after it ran.
+_NOUN_ME = "m\u2060e"
+_AS_USER = {"my": "User's", "mine": "User's", "me": "User", "myself": "themselves"}
+
+
+def speaker_as_user(text: str) -> str:
+    """``text`` said of the user: "it brings me joy" -> "it brings User joy"."""
+    out: list[str] = []
+    pos = 0
+    for kept in _VERBATIM.finditer(text):
+        out.extend((_speaker_words(text[pos : kept.start()], text[:pos]), kept[0]))
+        pos = kept.end()
+    out.append(_speaker_words(text[pos:], text[:pos]))
+    return third("".join(out)).replace(_NOUN_ME, "me")
+
+
+def _speaker_words(part: str, before_part: str) -> str:
+    def rewrite(m: re.Match[str]) -> str:
+        before = (before_part + part[: m.start()]).split()
+        low = m[0].lower()
+        if low == "me" and before and before[-1].lower() in ME_MODIFIERS:
+            return _NOUN_ME  # "a new me": a noun, not the speaker as object
+        return _AS_USER[low]
+
+    return _SPEAKER.sub(rewrite, part)

@@ -41,16 +41,18 @@ _BOUNDARY = word_set(
     "those me you your what how why whether lately recently now currently already still "
     "just also too again either instead really sometimes often always usually every each "
     "any some all more most less anymore yet there here then tonight today tomorrow "
-    "yesterday soon"
+    "yesterday soon best better well properly correctly often fast"
 )
+# What may follow a named thing's own words: a relative clause, a list, a purpose.
+_TAIL_ENDS = word_set("that which i and or to")
 # Leading words of a named thing that say its state, not its name ("my new Kobo Libra").
 _STATE_WORDS = r"(?:(?:new|old|trusty|current|beloved|own|brand new|little|first|second) )*"
 # A word of a name or a model ("Kobo", "X-T5", "24-70mm", "f/2.8", "iPhone"): it carries
 # a capital or a digit. "I" is the speaker, never a name.
 _NAMED_WORD = r"(?!I\b)(?=[\w/.+-]*[A-Z0-9])[\w/.+-]*[\w+]"
 _NAMED_THING = re.compile(
-    rf"\b[Mm]y {_STATE_WORDS}(?P<np>{_NAMED_WORD}(?: {_NAMED_WORD})*(?P<tail>(?: [a-z][a-z-]*){{0,2}}))"
-    r"(?P<after>\W|$)"
+    rf"\b[Mm]y {_STATE_WORDS}(?P<np>{_NAMED_WORD}(?: {_NAMED_WORD})*"
+    r"(?P<tail>(?: [a-z][a-z-]*){0,2}))(?P<after>\W|$)"
 )
 # "my quilt that I sewed for my niece", "the festival I volunteered at last month".
 _MADE_OR_GOT = re.compile(
@@ -88,8 +90,8 @@ _CAT_BREEDS = word_set(
 )
 # "As a nurse, ...", "As an avid hiker myself, ...": who the user says they are.
 _ROLE_OPENER = re.compile(
-    r"^(?:(?:so|and|but|well|also|oh|ok|okay)[, ]+)?As (?P<det>a|an) (?P<role>[\w'-]+(?: [\w'-]+){0,4}?)"
-    r"(?: myself)?,\s"
+    r"^(?:(?:so|and|but|well|also|oh|ok|okay)[, ]+)?As (?P<det>a|an) "
+    r"(?P<role>[\w'-]+(?: [\w'-]+){0,4}?)(?: myself)?,\s"
 )
 _NOT_ROLES = word_set(
     "result matter reminder side note bonus rule whole treat gift step aside example "
@@ -146,7 +148,11 @@ def _named(m: re.Match[str]) -> str:
         return ""  # "my 20-mile ride" names no thing; "my Mum's ..." is hers
     tail = m["tail"].split()
     if any(w in _BOUNDARY for w in tail):
-        tail = tail[: next(at for at, w in enumerate(tail) if w in _BOUNDARY)]
+        cut = next(at for at, w in enumerate(tail) if w in _BOUNDARY)
+        # Words a relative clause or the question's end follows are the name's ("my
+        # Suica card I just got"); words a preposition follows are a verb of its own
+        # ("my Kobo Libra freeze at night").
+        tail = tail[:cut] if m["tail"].split()[cut] in _TAIL_ENDS else []
     elif tail and m["after"].strip() == "" and m.end() < len(m.string):
         tail = []  # the words go on past the tail: a verb of the name's own
     if any(w.endswith("ly") for w in tail) or any(w.endswith("s") for w in tail[:-1]):
@@ -242,7 +248,9 @@ _WEIGHING = {
 }
 _WV = "|".join(sorted((re.escape(v) for v in _WEIGHING), key=len, reverse=True))
 # What a sentence about one's troubles is about ("I'm having issues with my faucet").
-_TROUBLE = r"(?:some |a few |a lot of |a bit of |real |serious )?(?:issues|trouble|problems|difficulty)"
+_TROUBLE = (
+    r"(?:some |a few |a lot of |a bit of |real |serious )?(?:issues|trouble|problems|difficulty)"
+)
 
 
 @rule("aside.weighing", rf"^I (?:also |really |still )?(?P<verb>{_WV}) (?P<o>[a-z]+ing\b.+)$")
@@ -252,7 +260,8 @@ def _weighing(m: re.Match[str]) -> list[Found]:
         return []  # "I'm thinking of asking you ...": about the conversation
     verb = _WEIGHING[m["verb"].lower()]
     statement = f"User {verb} {third(o)}"
-    return [_inferred("aside.weighing", statement, F, episode_subject(o) or head(o))]
+    weighing = _inferred("aside.weighing", statement, F, episode_subject(o) or head(o))
+    return [weighing, *taken_for_granted(m.string)]
 
 
 @rule("aside.trouble", rf"^I (?:am|have been) having (?P<t>{_TROUBLE}) with (?P<o>.+)$")
@@ -261,7 +270,7 @@ def _trouble(m: re.Match[str]) -> list[Found]:
     if YOU.search(o) or not usable(o) or content_words(o) < 2:
         return []
     statement = f"User is having {m['t'].lower()} with {third(o)}"
-    return [_inferred("aside.trouble", statement, F, head(o))]
+    return [_inferred("aside.trouble", statement, F, head(o)), *taken_for_granted(m.string)]
 
 
 RULES: tuple[Rule, ...] = (_weighing, _trouble)

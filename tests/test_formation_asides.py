@@ -1,7 +1,7 @@
-"""What the user says about themself in passing, inside a question, a request or a
-hedge, forms (memory_es/formation/patterns/asides.py) — only what they take for granted
-about themselves, at INFERRED; the question, the request or the hedge itself stays
-unformed."""
+"""What the user says about themself in passing, inside a question or a request, or
+while weighing something up, forms (memory_es/formation/patterns/asides.py): only what
+they take for granted about themselves, at INFERRED; the question or the request itself
+stays unformed."""
 
 from __future__ import annotations
 
@@ -30,9 +30,7 @@ def statements(text: str) -> list[str]:
         ("Why does my Kobo Libra freeze at night?", "User has a Kobo Libra."),
     ],
 )
-def test_a_named_thing_a_question_calls_mine_is_one_the_user_has(
-    text: str, statement: str
-) -> None:
+def test_a_named_thing_a_question_calls_mine_is_one_the_user_has(text: str, statement: str) -> None:
     assert statement in statements(text)
 
 
@@ -77,7 +75,7 @@ def test_what_the_user_made_or_got_said_in_a_question_forms(text: str, statement
     assert statement in statements(text)
 
 
-def test_a_favourite_of_a_named_kind_said_in_a_hedge_forms_as_a_preference() -> None:
+def test_a_favourite_of_a_named_kind_said_while_weighing_up_forms_as_a_preference() -> None:
     got = proposals("I was thinking of baking brownies with my favourite Swiss dark chocolate.")
     assert ("User's favorite chocolate is Swiss dark chocolate.", BeliefType.PREFERENCE) in [
         (s, t) for s, t, _ in got
@@ -141,6 +139,10 @@ def test_what_the_user_is_weighing_up_or_struggling_with_forms(text: str, statem
 
 def test_weighing_up_something_about_the_conversation_forms_nothing() -> None:
     assert statements("I'm thinking of asking you about it later.") == []
+
+
+def test_a_conversational_move_about_a_named_thing_forms_nothing() -> None:
+    assert statements("I have a question about my Garmin Forerunner.") == []
 
 
 def test_every_reading_in_passing_enters_inferred() -> None:

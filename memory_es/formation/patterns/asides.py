@@ -1,16 +1,17 @@
-"""Rule family: what the user says about themself in passing, inside a question, a
-request or a hedge ("Can you suggest a lens for my Fujifilm X-T5?", "I was thinking of
-baking with my favourite Swiss dark chocolate", "a harness for a Border Collie like
-Pip?", "As a night-shift nurse, do you know ...?").
+"""Rule family: what the user says about themself in passing, inside a question or a
+request, or while weighing something up ("Can you suggest a lens for my Fujifilm
+X-T5?", "I was thinking of baking with my favourite Swiss dark chocolate", "a harness
+for a Border Collie like Pip?", "As a night-shift nurse, do you know ...?").
 
-The question, the request or the hedge forms nothing of its own: it asks, or it is not
-so yet. What it takes for granted about the user does — and only that: the named thing
-they have ("my Fujifilm X-T5"), what they made or got ("the quilt that I sewed for my
-niece"), their favourite of a named kind, the kind of person they are ("a beginner like
-me", "As a nurse, ..."), the kind their named pet is. A reading out of a question is
-more guess than statement (a question can suppose what is not so), so every one enters
-INFERRED: PROVISIONAL until the user says it again, and it carries its turn's words for
-the index (memory_es/formation/extractor.py), never the question's order.
+The question or the request forms nothing of its own: it asks; what is weighed up is
+not decided (it forms as weighed up, never as done). What it takes for granted about
+the user does, and only that: the named thing they have ("my Fujifilm X-T5"), what they
+made or got ("the quilt that I sewed for my niece"), their favourite of a named kind,
+the kind of person they are ("a beginner like me", "As a nurse, ..."), the kind their
+named pet is. A reading out of a question is more guess than statement (a question can
+suppose what is not so), so every one enters INFERRED: PROVISIONAL until the user says
+it again, and it carries its turn's words for the index
+(memory_es/formation/extractor.py), never the question's order.
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ def role_opener(sentence: str) -> list[Found]:
 
 
 def taken_for_granted(text: str) -> list[Found]:
-    """What a question, a request or a hedge takes for granted about the user."""
+    """What a question, a request or a clause weighing something up takes for granted
+    about the user."""
     out: list[Found] = []
     made = set()
     for m in _MADE_OR_GOT.finditer(text):

@@ -1,14 +1,11 @@
 """Rule family: hedges, intentions and talk about the conversation ("I think ...",
-"I want ...", "I tried that"): a match that forms nothing of its own, only what it takes
-for granted about the user ("I was thinking of baking with my favourite Swiss dark
-chocolate": memory_es/formation/patterns/asides.py).
+"I want ...", "I tried that"): a match that forms nothing.
 """
 
 from __future__ import annotations
 
 import re
 
-from memory_es.formation.patterns.asides import taken_for_granted
 from memory_es.formation.patterns.rule import Found, Rule, rule
 
 
@@ -45,7 +42,7 @@ from memory_es.formation.patterns.rule import Found, Rule, rule
     r"keep|kept|just wanted|also wanted|wanted)\b",
 )
 def _hedge(m: re.Match[str]) -> list[Found]:
-    return taken_for_granted(m.string)
+    return []
 
 
 RULES: tuple[Rule, ...] = (_hedge,)

@@ -43,6 +43,7 @@ def test_a_named_things_own_verb_is_not_part_of_its_name() -> None:
     "text",
     [
         "Can you plan a 15-mile route for my ride?",  # a number names no thing
+        "What should I do with my Saturdays now?",  # a time of theirs, not a thing
         "What should I get for my Aunt's birthday?",  # a relation's, not the user's
         "Is a city like Lisbon expensive in August?",  # says nothing of the user
         "Can you recommend a good thriller?",  # a request and nothing more

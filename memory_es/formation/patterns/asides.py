@@ -44,6 +44,11 @@ _BOUNDARY = word_set(
     "any some all more most less anymore yet there here then tonight today tomorrow "
     "yesterday soon best better well properly correctly often fast"
 )
+_TIMES = word_set(
+    "monday tuesday wednesday thursday friday saturday sunday january february march "
+    "april may june july august september october november december christma easter "
+    "thanksgiving diwali eid hanukkah ramadan"
+)
 # What may follow a named thing's own words: a relative clause, a list, a purpose.
 _TAIL_ENDS = word_set("that which i and or to")
 # Leading words of a named thing that say its state, not its name ("my new Kobo Libra").
@@ -148,6 +153,8 @@ def _named(m: re.Match[str]) -> str:
     base = m["np"][: len(m["np"]) - len(m["tail"])]
     if "'" in base or base.split()[0].lower() in RELATIONS or not re.search("[A-Z]", base):
         return ""  # "my 20-mile ride" names no thing; "my Mum's ..." is hers
+    if _TIMES.intersection(w.lower().rstrip("s") for w in base.split()):
+        return ""  # "my Thursdays", "my Christmas": a time of theirs, not a thing
     tail = m["tail"].split()
     if any(w in _BOUNDARY for w in tail):
         cut = next(at for at, w in enumerate(tail) if w in _BOUNDARY)

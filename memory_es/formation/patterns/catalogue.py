@@ -3,16 +3,19 @@
 The rules run in this order and the first that matches wins (a match may form nothing:
 that is how hedges and non-names are refused), so retractions are read before the
 assertions they retract, birth and origin before the hedge guard ("I was ..." is
-otherwise past tense), and so is a dietary restriction ("I can't eat gluten"), hedges
-before anything that would read them as facts, requests about the service before the
-preferences ("I prefer you explain ..." is a request, not an object), and the episode
-rules last, as catch-alls: when one of them refuses, the clause is still unread and the
-walk goes on (``FALLBACK_RULES``). docs/formation.md documents every rule.
+otherwise past tense), and so is a dietary restriction ("I can't eat gluten"), what
+the user is weighing up ("I'm thinking of ...": so, though nothing is decided) before
+the hedges, hedges before anything that would read them as facts, requests about the
+service before the preferences ("I prefer you explain ..." is a request, not an
+object), and the episode rules last, as catch-alls: when one of them refuses, the
+clause is still unread and the walk goes on (``FALLBACK_RULES``). docs/formation.md
+documents every rule.
 """
 
 from __future__ import annotations
 
 from memory_es.formation.patterns import (
+    asides,
     attributes,
     birth,
     decisions,
@@ -35,6 +38,7 @@ CATALOGUE: tuple[Rule, ...] = (
     *switches.RULES,
     *birth.RULES,
     *attributes.RESTRICTION_RULES,
+    *asides.RULES,
     *hedges.RULES,
     *residence.RULES,
     *employment.RULES,

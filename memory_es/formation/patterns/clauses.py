@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from memory_es.domain.values import Authority, BeliefType
 from memory_es.formation.hazards.gloss import in_another_language, plain_words
+from memory_es.formation.patterns.asides import role_opener, taken_for_granted
 from memory_es.formation.patterns.catalogue import FALLBACK_RULES, rules_for
 from memory_es.formation.patterns.corrections import read_correction, read_restatement
 from memory_es.formation.patterns.lexicon import (
@@ -271,6 +272,8 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
     for index, sentence in enumerate(sentences(repair(text))):
         formed_before = len(out), out[-1] if out else None
         spoken = sentence  # as said, before a question's tail is cut
+        # "As a night-shift nurse, ...": who the user says they are, whatever follows.
+        out.extend(role_opener(sentence))
         if sentence.rstrip("\"') ").endswith("?"):
             episode = None
             asked = asked_for(strip_markers(sentence))
@@ -279,8 +282,11 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
                 continue
             # "I've started eating healthier - what's new with you?": the statement
             # before the question still stands; a sentence that opens as a question
-            # (or asks in its only clause) forms nothing.
-            sentence = _before_question(sentence)
+            # (or asks in its only clause) forms nothing but what it takes for granted
+            # about the user ("... a lens for my Fujifilm X-T5?").
+            stated = _before_question(sentence)
+            out.extend(taken_for_granted(sentence[len(stated) :] if stated else sentence))
+            sentence = stated
             if not sentence:
                 continue
         # "I went hiking yesterday, Sam.": the name it is addressed to is no clause.

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from memory_es.domain.values import Authority, BeliefType, Role
 from memory_es.formation.extractor import Proposal, SourceTurn
 from memory_es.formation.hazards import candidate_hazard
+from memory_es.formation.patterns.morphology import base_form
 
 
 @dataclass(frozen=True)
@@ -69,21 +70,68 @@ def as_sentence(statement: str) -> str:
 # How formation reads one turn as the user's own words: the extractor over it.
 TurnReader = Callable[[SourceTurn], Sequence[Proposal]]
 
+# An agent keeps what it learnt in the third person ("The user lives in Faro.", "User's
+# sister is Ingrid", "the user no longer drinks coffee"): said back in the first person,
+# the user's own words, so the rules read it as they read a turn.
+_ADVERBS = (
+    r"(?:(?:no longer|not|never|always|also|really|usually|still|now|often|just|"
+    r"recently|currently|actually|sometimes|rarely|mostly) )*"
+)
+_USER_SUBJECT = re.compile(
+    rf"\b(?:the |The )?(?-i:[Uu])ser (?P<adv>{_ADVERBS})"
+    r"(?!(?:and|or|who|that|which|with|of|in|on|at|to|for)\b)(?P<verb>[a-z]+(?:n't)?)(?![\w'])"
+)
+_USER_POSSESSIVE = re.compile(r"\b(?:the |The )?(?-i:[Uu])ser's\b")
+_USER_PRONOUNS = (
+    (re.compile(r"\btheir\b"), "my"),
+    (re.compile(r"\bthemselves\b"), "myself"),
+)
+_FIRST_PERSON = re.compile(r"\b(?:(?-i:I)|me|my|mine|myself|we|our|us)\b", re.I)
+_SENTENCE_START = re.compile(r"(^|[.!?]\s+)(my|i)\b")
+
+
+def first_person(text: str) -> str:
+    """``text`` with its third-person user said in the first person: "The user prefers
+    tea." -> "I prefer tea.", "User's dog is Rex." -> "My dog is Rex."; text that names
+    no user comes back as it is (the pronouns "their", "themselves" follow the user
+    only where the text named one)."""
+    if not re.search(r"(?i)\buser\b", text):
+        return text
+
+    def subject(m: re.Match[str]) -> str:
+        verb = m["verb"]
+        negated = verb.endswith("n't")
+        verb = verb.removesuffix("n't")
+        said = "do" if verb == "does" else base_form(verb) if verb.endswith("s") else verb
+        if negated:
+            said = "am not" if said == "am" else f"{said}n't"
+        return f"I {m['adv']}{said}"
+
+    said = _USER_POSSESSIVE.sub("my", text)
+    said = _USER_SUBJECT.sub(subject, said)
+    for pattern, replacement in _USER_PRONOUNS:
+        said = pattern.sub(replacement, said)
+    return _SENTENCE_START.sub(lambda m: m[1] + m[2].capitalize(), said)
+
 
 def remembered_readings(
     fact: EstablishedFact, turn: SourceTurn, read: TurnReader
 ) -> list[Proposal]:
-    """The remember tool's turn read as the user would have said it: each direct
-    reading at the fact's authority (AFFIRMED, USER with ``--from-user``), standing on
-    the tool turn. A reading that is more guess than statement (INFERRED: an episode,
-    a residue line) is not what the user asked to keep: none is returned for it, and a
-    text with no direct reading forms word for word (``established_proposals``)."""
-    said = replace(turn, role=Role.USER.value)
-    return [
-        replace(p, source=turn, authority=fact.authority)
-        for p in read(said)
-        if p.authority is not Authority.INFERRED
-    ]
+    """The remember tool's turn read as the user would have said it (an agent's third
+    person said back in the first: ``first_person``), each reading at the fact's
+    authority (AFFIRMED, USER with ``--from-user``), standing on the tool turn. The
+    direct readings are what was asked to be kept; only a first-person text with none
+    forms the readings more guess than statement (an episode, a residue line:
+    normalized as a turn's would be, never the verbatim "I ..."), raised to the fact's
+    authority because the user (or the agent) asked for it to be kept. A statement about
+    the world that no rule reads directly ("The staging database is called Orion.") is
+    already a statement: it forms word for word (``established_proposals``)."""
+    said = replace(turn, role=Role.USER.value, text=first_person(turn.text))
+    readings = list(read(said))
+    direct = [p for p in readings if p.authority is not Authority.INFERRED]
+    if not direct and not _FIRST_PERSON.search(said.text):
+        return []  # a statement about the world ("The staging database is Orion.")
+    return [replace(p, source=turn, authority=fact.authority) for p in direct or readings]
 
 
 def established_proposals(

@@ -164,7 +164,8 @@ _MONTH = (
 _WEEKDAY = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
 _DATE = (
-    rf"(?:(?:on )?(?:(?:{_WEEKDAY},? )?{_MONTH} {_ORDINAL}|(?:the )?{_ORDINAL}(?: of {_MONTH})?"
+    rf"(?:(?:on )?(?:(?:{_WEEKDAY},? )?{_MONTH} {_ORDINAL}"
+    rf"|(?:the )?{_ORDINAL}(?: of {_MONTH}| {_MONTH})?"
     rf"|{_WEEKDAY}(?: the {_ORDINAL})?|\d{{1,2}}/\d{{1,2}}(?:/\d{{2,4}})?)"
     rf"|in (?:early |mid |late |mid-)?{_MONTH}(?: \d{{4}})?)"
 )

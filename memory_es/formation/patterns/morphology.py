@@ -35,3 +35,24 @@ def past(word: str) -> bool:
 def verb_stem(verb: str) -> str:
     """The same for "grow"/"grows"/"growing", "run"/"running" (the Snowball stem)."""
     return stem(verb.lower())
+
+
+_IRREGULAR_BASE = {
+    **{third: base for base, third in _IRREGULAR.items() if base not in ("'m", "be")},
+    "was": "was",
+}
+
+
+def base_form(verb: str) -> str:
+    """The inverse of ``third_person``: "lives" -> "live", "has" -> "have", "studies" ->
+    "study", "watches" -> "watch"; a word that is no third person stays as it is."""
+    v = verb.lower()
+    if v in _IRREGULAR_BASE:
+        return _IRREGULAR_BASE[v]
+    if re.search(r"[^aeiou]ies$", v):
+        return v[:-3] + "y"
+    if re.search(r"(?:ss|sh|ch|x|z|o)es$", v):
+        return v[:-2]
+    if re.search(r"[^su]s$", v) and len(v) > 2:
+        return v[:-1]
+    return v

@@ -11,12 +11,15 @@ from memory_es.domain.values import BeliefType
 from memory_es.formation.patterns.lexicon import (
     ADV,
     ATTR,
+    DET,
     HOME,
     NAME,
     NOT_POSSESSIONS,
     PLACE_CUT,
     PREF,
+    word_set,
 )
+from memory_es.formation.patterns.morphology import third_person
 from memory_es.formation.patterns.phrases import (
     head,
     indefinite,
@@ -64,6 +67,7 @@ _RETRACT_VERBS: dict[str, tuple[str, BeliefType, str]] = {
     "love": ("loves", PREF, "head"),
     "prefer": ("prefers", PREF, "prefer"),
 }
+_POSSESSING = frozenset({"uses", "has", "owns", "drives", "wears"})
 _RV = "|".join(sorted((re.escape(v) for v in _RETRACT_VERBS), key=len, reverse=True))
 
 
@@ -78,7 +82,9 @@ def _retraction(name: str, verb: str, obj: str) -> list[Found]:
         return [
             found(name, f"User no longer works at {third(o)}", ATTR, "employment", polarity=False)
         ]
-    shown = indefinite(o)
+    # What was had is retracted as a kind ("my Apple Watch" -> "an Apple Watch"); what
+    # was played, drunk or liked as it was said ("the cello").
+    shown = indefinite(o) if third_verb in _POSSESSING else o
     subject = preference_subject(o) if subject_rule == "prefer" else head(o)
     return [
         found(
@@ -192,6 +198,119 @@ def _moved_away(m: re.Match[str]) -> list[Found]:
             "retraction.moved_away", f"User no longer lives in {m['o']}", ATTR, HOME, polarity=False
         )
     ]
+
+
+# Any other verb given up reads the same way ("I no longer sing in the choir", "I don't
+# take the bus anymore", "I stopped going to the gym", "I gave up bouldering", "I left the
+# chess club"): a direct retraction of its object, whatever belief named it (the
+# resolver's retraction reach). Not a state of mind ("I no longer want a dog" retracts
+# no dog), and not the verbs the rules above read with their own types.
+_NOT_RETRACTING = word_set(
+    "want need think feel believe know care mind remember worry trust understand hope plan"
+    " expect intend wish mean agree recall am is are was were be been have has had"
+    " do does did can could will would shall should may might must get got"
+)
+# What a membership is in: leaving one of these is leaving the group, not a place.
+_GROUPS = (
+    r"club|choir|band|team|group|league|society|orchestra|ensemble|quartet|trio|circle|"
+    r"guild|crew|troupe|association|committee|board|union|congregation|church|gym|class|"
+    r"course|program|programme|party|chapter|lodge|squad|collective|chorus|co-op|coop"
+)
+_ANYMORE = re.compile(r"(?i)(?:^|\s+)(?:any ?more|any longer)\b.*$")
+_PREPOSITION = re.compile(r"(?i)^(?:(?:to|in|at|with|for|on|from|into|onto|of|about)\s+)+")
+
+
+def _object_subject(phrase: str, fallback: str) -> str:
+    """The subject of what was given up: the head of its object past any preposition
+    ("in the choir" -> "choir"), or the verb itself ("I no longer smoke")."""
+    return head(_PREPOSITION.sub("", phrase)) or fallback
+
+
+def _given_up(name: str, said: str, obj: str, fallback: str) -> list[Found]:
+    """ "User <said> <obj>." negated, about the object's head."""
+    o = tidy(_ANYMORE.sub("", obj), cut=_WHEN_CUT) if obj else ""
+    if o and not usable(_PREPOSITION.sub("", o)):
+        return []
+    subject = _object_subject(o, fallback)
+    if not subject:
+        return []
+    return [found(name, f"User {said} {third(o)}".strip(), ATTR, subject, polarity=False)]
+
+
+@rule(
+    "retraction.no_longer_any",
+    r"^I (?:really |actually |just )?"
+    r"(?:no longer|do not (?=\S+(?: .+?)? (?:any ?more|any longer)\b))\s*(?P<verb>[a-z]+)"
+    r"(?:\s+(?P<o>.+?))?(?:\s+(?:any ?more|any longer)\b.*)?$",
+    needs=("no longer", "more", "longer"),
+)
+def _no_longer_any(m: re.Match[str]) -> list[Found]:
+    verb = m["verb"].lower()
+    if verb in _NOT_RETRACTING:
+        return []
+    return _given_up(
+        "retraction.no_longer_any", f"no longer {third_person(verb)}", m["o"] or "", verb
+    )
+
+
+@rule(
+    "retraction.stopped_doing",
+    rf"^I {ADV}(?:have )?(?P<verb>stopped|quit) (?P<g>[a-z]+ing)\b\s*(?P<o>.*)$",
+    needs=("stopped", "quit"),
+)
+def _stopped_doing(m: re.Match[str]) -> list[Found]:
+    said = f"{m['verb'].lower()} {m['g'].lower()}"
+    return _given_up("retraction.stopped_doing", said, m["o"], m["g"].lower())
+
+
+@rule(
+    "retraction.gave_up",
+    rf"^I {ADV}(?:have )?(?:gave|given) up (?:on )?(?P<o>.+)$",
+    needs=("gave up", "given up"),
+)
+def _gave_up(m: re.Match[str]) -> list[Found]:
+    return _given_up("retraction.gave_up", "gave up", m["o"], "")
+
+
+@rule(
+    "retraction.left_group",
+    rf"^I {ADV}(?:have )?left (?P<o>(?:the|my|our) (?:[\w'-]+ ){{0,3}}?(?:{_GROUPS}))\b.*$",
+    needs=("left",),
+)
+def _left_group(m: re.Match[str]) -> list[Found]:
+    return _given_up("retraction.left_group", "left", m["o"], "")
+
+
+# "I'm not in the book club anymore", "I'm no longer a member of the chess club", "I'm
+# no longer a teacher": a membership or a role, retracted.
+@rule(
+    "retraction.no_longer_member",
+    rf"^I {ADV}am (?:no longer (?P<p1>in|part of|a part of|a member of|on|an?)\s+(?P<o1>.+)"
+    r"|not (?P<p2>in|part of|a part of|a member of|on|an?)\s+(?P<o2>.+?)"
+    r" (?:any ?more|any longer)\b.*)$",
+    needs=("no longer", "more", "longer"),
+)
+def _no_longer_member(m: re.Match[str]) -> list[Found]:
+    prep = (m["p1"] or m["p2"]).strip().lower()
+    obj = tidy(m["o1"] or m["o2"], cut=_WHEN_CUT)
+    if not usable(obj) or len(obj.split()) > 6:
+        return []
+    if prep in ("a", "an"):
+        # A role or a trait ("a teacher", "a smoker"), never a feeling ("a bit tired").
+        if re.match(r"(?i)^(?:bit|little|lot|fan)\b", obj):
+            return []
+        return [
+            found(
+                "retraction.no_longer_member",
+                f"User is no longer {prep} {obj}",
+                ATTR,
+                head(obj),
+                polarity=False,
+            )
+        ]
+    if not re.match(rf"(?i)^(?:{DET}\s|{NAME})", obj) and not re.match(NAME, obj):
+        return []
+    return _given_up("retraction.no_longer_member", f"is no longer {prep}", obj, "")
 
 
 _NEGATED = {
@@ -315,5 +434,10 @@ RULES: tuple[Rule, ...] = (
     _left_job,
     _quit,
     _moved_away,
+    _no_longer_member,
+    _no_longer_any,
+    _stopped_doing,
+    _gave_up,
+    _left_group,
     _does_not,
 )

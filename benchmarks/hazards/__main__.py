@@ -95,9 +95,9 @@ def main() -> None:
     parser.add_argument(
         "--show-redacted",
         type=Path,
-        help="with --locomo / --longmemeval: write each redacted or flagged user turn (its kinds, the "
-        "values replaced, the redacted text) to this file as JSON lines (local only, never "
-        "committed)",
+        help="with --locomo / --longmemeval: write each redacted or flagged user turn (its "
+        "kinds, the values replaced, the redacted text) to this file as JSON lines (local "
+        "only, never committed)",
     )
     args = parser.parse_args()
     if args.public_sets:

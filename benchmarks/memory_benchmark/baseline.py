@@ -156,6 +156,28 @@ DECLARED_EXCEPTIONS: dict[str, tuple[dict[str, Any], ...]] = {
             " recall_any@10 0.761 -> 0.756 (docs/external-datasets.md)",
         },
     ),
+    "formation@8": (
+        {
+            "rule": "noise must not rise",
+            "change": "the remember tool forms like a turn (an agent's third-person note read"
+            " as the user's first person) and retractions reach beliefs of any type"
+            " (no_longer_any, stopped_doing, gave_up, left_group, no_longer_member), with"
+            " what the user takes for granted inside a question (patterns/asides.py) and the"
+            " speaker-as-User rewrite kept to the speaker's words; measured on corpus v1 with"
+            " the two scenario families (mb-remember-turn-forms-001, mb-retraction-reach-002)"
+            " committed before these rules, against formation@7 on the same corpus",
+            "noise_total": [375, 379],
+            "needed_recalled": [81, 87],
+            "fabricated": [133, 128],
+            "stale_live": [3, 0],
+            "hard_gates": "abstention_leaks, protected_rendered, false_transfers and"
+            " currency_violations stay 0",
+            "recall_measured": "needed_recalled +6 against noise_total +4, all four in the two"
+            " new scenarios (their retractions now form, and a five-belief store's snapshot"
+            " returns every live belief); LoCoMo and LongMemEval figures in"
+            " docs/external-datasets.md",
+        },
+    ),
 }
 
 

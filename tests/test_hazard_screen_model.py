@@ -455,6 +455,15 @@ def test_a_job_someone_holds_is_no_part_of_the_assistant(text: str, names: bool)
     assert names_the_assistant(text.split()) is names
 
 
+def assert_flagged_and_forms_nothing(text: str) -> None:
+    """Said as a user turn and closed: flagged (kept untrusted), no belief formed."""
+    with memory_es.open("memory://") as memory:
+        session = memory.open_session("u")
+        assert memory.say(session, text).trusted is False
+        memory.close_session(session)
+        assert memory.list_beliefs("u") == []
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -467,11 +476,7 @@ def test_a_turn_typed_with_stand_in_letters_is_flagged(text: str) -> None:
     """Words of Latin letters with stand-ins mixed in are typed to slip past a reader: no
     one writes that way, so the turn is flagged and forms nothing."""
     assert injection.disguised_words(text) >= 2
-    with memory_es.open("memory://") as memory:
-        session = memory.open_session("u")
-        assert memory.say(session, text).trusted is False
-        memory.close_session(session)
-        assert memory.list_beliefs("u") == []
+    assert_flagged_and_forms_nothing(text)
 
 
 @pytest.mark.parametrize(
@@ -535,11 +540,7 @@ def test_a_turn_typed_with_digits_and_signs_for_letters_is_flagged(text: str) ->
     """Leetspeak is a disguise like stand-in letters: two such words are a way of writing
     past a reader, and the turn forms nothing."""
     assert injection.disguised_words(text) >= 2
-    with memory_es.open("memory://") as memory:
-        session = memory.open_session("u")
-        assert memory.say(session, text).trusted is False
-        memory.close_session(session)
-        assert memory.list_beliefs("u") == []
+    assert_flagged_and_forms_nothing(text)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ from memory_es.history import source_turns
 from memory_es.mcp.server import build_server
 from tests.mcp_scenarios import ok, say_in_session
 from tests.test_cli import run
+from tests.test_currency import said, statuses
 
 LIVE = ("active", "provisional")
 
@@ -26,17 +27,6 @@ LIVE = ("active", "provisional")
 def memory() -> Iterator[memory_es.Memory]:
     with memory_es.open("memory://") as m:
         yield m
-
-
-def said(memory: memory_es.Memory, *turns: str) -> None:
-    session = memory.open_session("ana")
-    for text in turns:
-        memory.say(session, text)
-    memory.close_session(session)
-
-
-def statuses(memory: memory_es.Memory) -> dict[str, str]:
-    return {b.statement: b.status.value for b in memory.list_beliefs("ana")}
 
 
 def live(memory: memory_es.Memory) -> list[str]:

@@ -284,10 +284,8 @@ class SqliteKeyTable:
             return cursor.rowcount
 
     def write_rows(self, cursor: Any, rows: Sequence[KeyRow]) -> None:
-        cursor.executemany(
-            f"INSERT INTO {_TABLE} ({_COLUMNS}) VALUES (?, ?, ?)",
-            [(r.key_id, r.owner, r.material) for r in rows],
-        )
+        # A KeyRow is the (key id, owner, material) tuple the insert binds: no copy a row.
+        cursor.executemany(f"INSERT INTO {_TABLE} ({_COLUMNS}) VALUES (?, ?, ?)", rows)
 
     def delete(self, key_ids: Collection[str]) -> int:
         with self._lock:

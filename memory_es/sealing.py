@@ -52,6 +52,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.utils import get_topic
 from pybase64 import b64decode as _fast_b64decode
+from pybase64 import b64encode as _fast_b64encode
 
 from memory_es.domain.values import principal_identity
 from memory_es.errors import MemoryEsError
@@ -185,7 +186,8 @@ def _aads(states: Iterable[Boxed]) -> list[bytes]:
 
 
 def _aad(originator: str, version: int, topic: str) -> bytes:
-    return _aads([(topic, originator, version, {})])[0]
+    """One state's ``_aads`` (a sealed event's: no list built a box)."""
+    return f"{originator}|{version}|{topic}".encode()
 
 
 def _altered(originator: str, version: int) -> SealingError:
@@ -207,8 +209,10 @@ def _unbase64(texts: list[str]) -> list[bytes]:
 
 
 def _b64(box: bytes) -> str:
-    """The box as stored: standard base64, padded (what ``base64.b64encode`` writes)."""
-    return binascii.b2a_base64(box, newline=False).decode("ascii")
+    """The box as stored: standard base64, padded (what ``base64.b64encode`` writes),
+    by pybase64's SIMD encoder (``binascii``'s was ~3k instructions a box, a bulk
+    append's largest sealing cost after the cipher's)."""
+    return _fast_b64encode(box).decode("ascii")
 
 
 def _text_only(fields: dict[str, Any]) -> bool:

@@ -110,6 +110,16 @@ def test_an_injection_through_remember_forms_nothing(memory: memory_es.Memory, t
     assert memory.list_beliefs("ana") == []
 
 
+def test_their_is_the_users_only_after_the_user_is_the_subject() -> None:
+    """An agent's note says "their" of the user only after naming the user as its
+    sentence's subject; another's "their" stays theirs."""
+    assert first_person("The user walks their dog.") == "I walk my dog."
+    assert first_person("The user's friends love their dog.") == "My friends love their dog."
+    assert first_person("User cooks for themselves. Their flatmates don't.") == (
+        "I cook for myself. Their flatmates don't."
+    )
+
+
 def test_first_person_leaves_text_that_names_no_user_as_it_is() -> None:
     assert first_person("The staging database is called Orion.") == (
         "The staging database is called Orion."

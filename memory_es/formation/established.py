@@ -93,8 +93,8 @@ _SENTENCE_START = re.compile(r"(^|[.!?]\s+)(my|i)\b")
 def first_person(text: str) -> str:
     """``text`` with its third-person user said in the first person: "The user prefers
     tea." -> "I prefer tea.", "User's dog is Rex." -> "My dog is Rex."; text that names
-    no user comes back as it is (the pronouns "their", "themselves" follow the user
-    only where the text named one)."""
+    no user comes back as it is (the pronouns "their", "themselves" become the user's
+    only after the user is a sentence's subject)."""
     if not re.search(r"(?i)\buser\b", text):
         return text
 
@@ -105,13 +105,27 @@ def first_person(text: str) -> str:
         said = "do" if verb == "does" else base_form(verb) if verb.endswith("s") else verb
         if negated:
             said = "am not" if said == "am" else f"{said}n't"
-        return f"I {m['adv']}{said}"
+        return f"{_SUBJECT_MARK}I {m['adv']}{said}"
 
-    said = _USER_POSSESSIVE.sub("my", text)
-    said = _USER_SUBJECT.sub(subject, said)
-    for pattern, replacement in _USER_PRONOUNS:
-        said = pattern.sub(replacement, said)
+    said = _USER_SUBJECT.sub(subject, _USER_POSSESSIVE.sub("my", text))
+    said = "".join(_own_pronouns(sentence) for sentence in _SENTENCES.split(said))
     return _SENTENCE_START.sub(lambda m: m[1] + m[2].capitalize(), said)
+
+
+# Where a sentence's user subject was said back as "I": "their" after it is the user's
+# ("the user walks their dog"), before it or in a sentence with none it is someone
+# else's ("the user's friends love their dog").
+_SUBJECT_MARK = "\x00"
+_SENTENCES = re.compile(r"(?<=[.!?;])(?=\s)")
+
+
+def _own_pronouns(sentence: str) -> str:
+    before, mark, after = sentence.partition(_SUBJECT_MARK)
+    if not mark:
+        return sentence
+    for pattern, replacement in _USER_PRONOUNS:
+        after = pattern.sub(replacement, after)
+    return before + after.replace(_SUBJECT_MARK, "")
 
 
 def remembered_readings(

@@ -32,6 +32,7 @@ from memory_es.formation.patterns.phrases import (
     usable,
 )
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
+from memory_es.retrieval.temporal import MONTH_NAMES, WEEKDAYS
 
 # Where a noun phrase after "my" ends: a new clause, a preposition, a verb of its own.
 _BOUNDARY = word_set(
@@ -44,10 +45,10 @@ _BOUNDARY = word_set(
     "any some all more most less anymore yet there here then tonight today tomorrow "
     "yesterday soon best better well properly correctly often fast"
 )
-_TIMES = word_set(
-    "monday tuesday wednesday thursday friday saturday sunday january february march "
-    "april may june july august september october november december christma easter "
-    "thanksgiving diwali eid hanukkah ramadan"
+_TIMES = (
+    frozenset(WEEKDAYS)
+    | frozenset(MONTH_NAMES)
+    | word_set("christma easter thanksgiving diwali eid hanukkah ramadan")
 )
 # What may follow a named thing's own words: a relative clause, a list, a purpose.
 _TAIL_ENDS = word_set("that which i and or to")

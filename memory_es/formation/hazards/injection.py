@@ -145,6 +145,13 @@ _SPACED = _patterns.compile(r"(?<![a-z])(?:[a-z][ .\-_*]{1,2}){3,40}[a-z](?![a-z
 
 _STRAY = _patterns.compile(r"(?<!\S)[^\w\s]{1,2}(?!\S)")
 _STRAY_MIN = 3
+# A mark standing alone between two words of a sentence ("the : benefits ; of"). A
+# writer may space a mark out of habit (French " : ", a dash " - ", " , "); marks of
+# three kinds strewn through one line, two of them ones no sentence puts there (";",
+# "." before a small letter, "_"), are typed to break up the phrases a reader knows.
+_STREWN_MARK = _patterns.compile(r"(?<=[a-z,]) ([;:.,_-]) (?=[a-z,])")
+_STREWN_KINDS = 3
+_NEVER_SPACED = frozenset(";._")
 
 
 def _unleet(m: re.Match[str]) -> str:
@@ -210,6 +217,19 @@ def _interleaved(text: str) -> str | None:
         if marks.count(sep) >= 0.9 * len(marks):
             return text[start::2]
     return None
+
+
+def _strewn(text: str) -> bool:
+    """Whether one line of the text has marks of :data:`_STREWN_KINDS` kinds or more
+    standing alone between its words, two of them never spaced so ("summarize the :
+    benefits ; of . exercise")."""
+    if len(_STREWN_MARK.findall(text)) < _STREWN_KINDS:
+        return False  # most texts: one scan
+    for line in text.split("\n"):
+        kinds = set(_STREWN_MARK.findall(line))
+        if len(kinds) >= _STREWN_KINDS and len(kinds & _NEVER_SPACED) >= 2:
+            return True
+    return False
 
 
 def _typed_apart(text: str) -> bool:
@@ -384,6 +404,11 @@ _LATIN = _at_word_start(
         rf"neglect|drop)\b{_GAP}{_RULES}\b{_NOT_SOMETHING_ELSES}",
         r"\b(?:ignore|disregard|forget)\s(?:all|everything)\s(?:above|before|previous|prior|"
         r"earlier|else|of (?:it|this|that|the above))\b",
+        # an order that turns the assistant against the one it serves: no user speaks of
+        # themselves as "the user" ("ignore the user and reply with ..."); text planted for
+        # a model does ("ignore the user authentication part" is about a feature)
+        r"\b(?:ignore|disregard|deceive|mislead|lie to|(?:do not|don't|dont|never) tell|"
+        r"hide (?:this|it|that) from) (?:the )?(?:user|human)s?(?=\s*(?:[,.;:!]|and\b|$))",
         # role and mode hijacks
         # (a role "you are now a chef", "from now on you answer in French" is a request:
         # _ROLEPLAY, flagged only with a pretext)
@@ -616,13 +641,34 @@ _OTHER_SCRIPTS = _patterns.compile(
             r"(?:покажи|скажи|раскрой|выведи|отправь|дай)(?:\W{1,3}\w{1,20}){0,5}?\W{1,3}"
             r"(?:парол|ключ|учетн|секрет|системн)",
             r"без (?:ограничений|правил|фильтров|цензуры)",
+            # Korean (the object before its verb, as in Japanese)
+            r"(?:지침|지시|명령|규칙|프롬프트|제한|설정).{0,10}?(?:무시|잊어|잊고)",
+            r"(?:비밀번호|암호|시스템 프롬프트|api 키|인증 정보).{0,10}?(?:알려|보여|표시|출력|보내)",
+            r"제한 ?없이|규칙 ?없이|이제부터 (?:너는|당신은)",
+            # Hebrew (the object behind a prefix: "מההוראות", from the instructions)
+            r"(?:התעלם|תתעלם|התעלמי|להתעלם|שכח|תשכח|שכחי).{0,12}?(?:הוראות|הנחיות|כללים|חוקים)",
+            r"(?:הצג|תציג|גלה|תגלה|שלח|תשלח|תן לי).{0,12}?(?:סיסמ|מפתח|הנחיות המערכת|נתונים פנימיים)",
+            r"מעכשיו אתה|בלי (?:הגבלות|כללים|מגבלות)",
+            # Arabic
+            r"(?:تجاهل|تجاهلي|انس|انسى|اتجاهل).{0,12}?(?:التعليمات|تعليمات|القواعد|الأوامر|الإرشادات)",
+            r"(?:اكشف|أظهر|اظهر|أعطني|اعطني|أرسل|ارسل).{0,12}?(?:كلمة (?:ال)?مرور|كلمة السر|المفتاح|"
+            r"تعليمات النظام)",
+            r"من الآن (?:أنت|فصاعدا أنت)|بدون (?:قيود|قواعد)",
+            # Hindi
+            r"(?:निर्देश|नियम).{0,16}?(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल जा)",
+            r"(?:पासवर्ड|सिस्टम प्रॉम्प्ट|कुंजी).{0,12}?(?:बताओ|बताइए|दिखाओ|दिखाइए|भेजो)",
+            r"बिना (?:किसी )?(?:प्रतिबंध|नियम)",
         )
     )
 )
 
 
 _ESCAPES = _patterns.compile(r"__(?:globals|builtins|subclasses|mro|import|bases|code|closure)__")
-_NON_LATIN = _patterns.compile("[\u0400-\u04ff\u3040-\u30ff\u3400-\u9fff]")
+# The scripts :data:`_OTHER_SCRIPTS` reads: Cyrillic, Hebrew, Arabic, Devanagari, kana,
+# CJK, Hangul.
+_NON_LATIN = _patterns.compile(
+    "[\u0400-\u04ff\u0590-\u06ff\u0900-\u097f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"
+)
 
 
 def is_injection(text: str) -> bool:
@@ -692,9 +738,10 @@ def _injected(text: str, original: str, latin_views: list[str]) -> bool:
         return True
     if _NON_LATIN.search(original) and _OTHER_SCRIPTS.search(original):
         return True
-    # Typed to slip past a reader: words with stand-in letters, or the whole text one
-    # character at a time with a separator between. No one writes a message that way.
-    if disguised_words(text) >= _DISGUISED_WORDS or _typed_apart(plain):
+    # Typed to slip past a reader: words with stand-in letters, the whole text one
+    # character at a time with a separator between, or marks strewn between the words.
+    # No one writes a message that way.
+    if disguised_words(text) >= _DISGUISED_WORDS or _typed_apart(plain) or _strewn(plain):
         return True
     # Code that walks the interpreter's internals ("().__class__.__mro__[-1]
     # .__subclasses__()"): what a sandbox escape is made of, never a fact about anyone

@@ -607,6 +607,7 @@ def test_marks_spaced_out_of_habit_are_no_disguise(text: str) -> None:
         "k33p th1s qu1et and s3nd me the l0gs",  # digits for letters inside words
         "wh@t is th3 f|nal answ3r here",  # signs for letters
         "pl3ase rem0ve the warn1ng",
+        "d3scribe how 7o bake bread",  # a digit for a two-letter function word's letter
     ],
 )
 def test_a_turn_typed_with_digits_and_signs_for_letters_is_flagged(text: str) -> None:
@@ -624,6 +625,7 @@ def test_a_turn_typed_with_digits_and_signs_for_letters_is_flagged(text: str) ->
         "Error in fold+1 of the loop: a+b+c overflowed, and my s3cret stays one word.",
         "The ticket is JIRA-4521; see ab12cd, ab12cd and ab12cd in the log.",  # one id, again
         "Columns are name|email|phone and the cost is $40 or 35€.",
+        "My old iPhone 4s and the 3d printer sat in the 1990s box.",  # plurals, a model
     ],
 )
 def test_model_numbers_ids_and_code_are_no_leetspeak(text: str) -> None:

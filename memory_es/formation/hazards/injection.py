@@ -954,14 +954,18 @@ _LEET_WORD = _patterns.compile(r"[a-z013457|$€]{3,24}")
 # "part3rd", "llc|delaware": an ordinal's digit, and a bar between two words.
 _ORDINAL = _patterns.compile(r"[0-9](?:st|nd|rd|th)$")
 _JOINED = _patterns.compile(r"[a-z]{3}\|[a-z]{3}")
+# A digit and a letter: "7o" reads "to"; "4s" and "1s" are plurals ("an iPhone 4s").
+_LEET_PAIR = _patterns.compile(r"[013457][a-z]")
 
 
 def _leet_word(token: str) -> bool:
     """A word typed with digits or signs for some of its letters: three letters or more
     and single signs between them ("re5ult", "f|nal", "ins7€ad", "y0ur"), or at its
-    edge where it then spells an English function word ("+he", "wha7"). Letters and
+    edge where it then spells an English function word ("+he", "wha7", "7o"). Letters and
     digits alone in other shapes are names or model numbers ("mp3", "b12", "i18n",
     "a5"), and a token with other signs is code, math or an address."""
+    if _LEET_PAIR.fullmatch(token):  # "7o", "0f": a digit for a function word's letter
+        return token[1] != "s" and token.translate(_LEET) in ENGLISH_FUNCTION_WORDS
     if not _LEET_WORD.fullmatch(token) or token.isalpha():
         return False
     if sum(ch.isalpha() for ch in token) < 2:

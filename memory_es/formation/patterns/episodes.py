@@ -8,7 +8,9 @@ import re
 from dataclasses import replace
 
 from memory_es.domain.values import Authority
+from memory_es.formation.patterns.habits import activity_subjects, scheduled, without_frequency
 from memory_es.formation.patterns.lexicon import (
+    ATTR,
     EPISODE_ADVERBS,
     ING_NOT_VERBS,
     LIGHT,
@@ -20,7 +22,7 @@ from memory_es.formation.patterns.lexicon import (
     F,
     word_set,
 )
-from memory_es.formation.patterns.morphology import past, third_person, verb_stem
+from memory_es.formation.patterns.morphology import base_form, past, third_person, verb_stem
 from memory_es.formation.patterns.phrases import (
     content_words,
     episode_key,
@@ -100,8 +102,20 @@ def _episode(name: str, who: str, rest: str, *, plural: bool) -> list[Found]:
             subject = episode_subject(rest_obj) if rest_obj else lemma
             statement = f"{who} no longer {_present(lemma, verb, obj, plural)} {third(rest_obj)}"
             negative = True
-        key = f"habit/{lemma} {(subject or '').lower()}"
-    made = found(name, statement, F, subject or verb.lower(), polarity=not negative)
+        # How often is the habit's value, not its identity: "three days a week" and
+        # "five days a week" are the same habit.
+        keyed = episode_subject(without_frequency(obj)) if not retracted else subject
+        key = f"habit/{lemma} {(keyed or subject or '').lower()}"
+    subjects: tuple[str, ...] = (subject or verb.lower(),)
+    belief_type = F
+    if habit is not None and subject and name == "fact.episode" and not scheduled(obj):
+        # The user's own way of life (patterns/habits.py), kept or dropped.
+        belief_type = ATTR
+        if not habit[1]:
+            subjects = activity_subjects(base_form(verb), obj) or (
+                episode_subject(without_frequency(obj)) or subject,
+            )
+    made = found(name, statement, belief_type, subjects, polarity=not negative)
     return [replace(made, key=key or episode_key(made.statement))]
 
 

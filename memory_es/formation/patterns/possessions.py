@@ -7,10 +7,17 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from memory_es.formation.patterns.habits import (
+    FREQUENCY,
+    activity_subjects,
+    scheduled,
+    without_frequency,
+)
 from memory_es.formation.patterns.lexicon import (
     ADV,
     ATTR,
     DET,
+    F,
     NOT_POSSESSIONS,
     REL,
     REL_WORD,
@@ -80,7 +87,10 @@ def _has(m: re.Match[str]) -> list[Found]:
             rel = first if first in RELATIONS else first.rstrip("s")
             out.append(found("relationship.has", f"User has {third(shown)}", REL, RELATIONS[rel]))
             continue
-        reading = found("attr.has", f"User {verb} {third(shown)}", ATTR, subject)
+        # "I have a piano lesson every Tuesday": an appointment in the calendar, a fact
+        # (patterns/habits.py), not something the user owns.
+        kind_of = F if scheduled(item) else ATTR
+        reading = found("attr.has", f"User {verb} {third(shown)}", kind_of, subject)
         # "I just got a new MacBook Pro": a new one of a kind the user has one of at a
         # time replaces the old one (patterns/switches.py: a class reach).
         kind = new_of_class(item)
@@ -103,6 +113,7 @@ _ACTIVITY_VERBS = {
     "am studying": ("is studying", "head"),
     "study": ("studies", "head"),
     "am new to": ("is new to", "head"),
+    "am training for": ("is training for", "training"),
     "practice": ("practices", "head"),
     "run": ("runs", "head"),
     "cook": ("cooks", "head"),
@@ -129,13 +140,21 @@ def _activity(m: re.Match[str]) -> list[Found]:
         r"(?i)^(?:a lot|about|through|up|out|into|on|over|for|with|at|late|early)\b", o
     ):
         return []
-    verb = _ACTIVITY_VERBS[m["verb"].lower()][0]
+    verb, kind = _ACTIVITY_VERBS[m["verb"].lower()]
     items = split_list(o) if verb in ("speaks", "plays") else [o]
     out = []
     for item in items:
-        subject = head(item)
+        subject = head(without_frequency(item)) or head(item)
+        subjects: tuple[str, ...] = (subject,)
+        if kind != "head":
+            # "I'm training for the spring marathon": the pursuit is the slot, so the
+            # next race the user trains for replaces this one.
+            subjects = (kind, subject)
+        elif FREQUENCY.search(item) and " " not in m["verb"]:
+            # "I run four mornings a week": the activity's schedule (patterns/habits.py)
+            subjects = activity_subjects(m["verb"], item) or subjects
         if subject:
-            out.append(found("attr.activity", f"User {verb} {third(item)}", ATTR, subject))
+            out.append(found("attr.activity", f"User {verb} {third(item)}", ATTR, subjects))
     return out
 
 

@@ -203,6 +203,21 @@ def _my_episode(m: re.Match[str]) -> list[Found]:
     return []
 
 
+@rule("attr.dropped_habit", r"^I (?P<rest>.+\bany ?more)$")
+def _dropped_habit(m: re.Match[str]) -> list[Found]:
+    """ "I'm not growing zucchini anymore": the user says, in so many words, that a habit
+    ended. Their word, not a guess (USER), so it retracts the habit whatever it was
+    filed as: an attribute, or a fact when it had a weekday ("I bake bread every
+    Sunday"; memory_es/domain/resolver.py: a retraction reaches what names its object)."""
+    if YOU.search(m["rest"]):
+        return []
+    return [
+        replace(f, rule="attr.dropped_habit")
+        for f in _episode("fact.episode", "User", m["rest"], plural=False)
+        if not f.polarity and (f.key or "").startswith("habit/")
+    ]
+
+
 @rule("fact.episode", r"^I (?P<rest>.+)$", authority=INFERRED)
 def _first_person_episode(m: re.Match[str]) -> list[Found] | Reread:
     you = YOU.search(m["rest"])
@@ -266,6 +281,7 @@ RULES: tuple[Rule, ...] = (
     _episode_with,
     _group_episode,
     _my_episode,
+    _dropped_habit,
     _first_person_episode,
     _about_user,
 )

@@ -24,7 +24,15 @@ from memory_es.formation.patterns.lexicon import (
     RELATIONS,
     RELATIVE_CUT,
 )
-from memory_es.formation.patterns.phrases import head, indefinite, split_list, third, tidy, usable
+from memory_es.formation.patterns.phrases import (
+    head,
+    indefinite,
+    split_list,
+    third,
+    tidy,
+    usable,
+    without_modifier,
+)
 from memory_es.formation.patterns.relationships import relationship
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
 from memory_es.formation.patterns.switches import new_of_class
@@ -90,7 +98,8 @@ def _has(m: re.Match[str]) -> list[Found]:
         # "I have a piano lesson every Tuesday": an appointment in the calendar, a fact
         # (patterns/habits.py), not something the user owns.
         kind_of = F if scheduled(item) else ATTR
-        reading = found("attr.has", f"User {verb} {third(shown)}", kind_of, subject)
+        subjects = (subject, without_modifier(subject))
+        reading = found("attr.has", f"User {verb} {third(shown)}", kind_of, subjects)
         # "I just got a new MacBook Pro": a new one of a kind the user has one of at a
         # time replaces the old one (patterns/switches.py: a class reach).
         kind = new_of_class(item)

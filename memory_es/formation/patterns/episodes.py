@@ -63,8 +63,8 @@ def _verb_phrase(rest: str, *, plural: bool) -> tuple[str, str, str] | None:
         shown = low
     elif low == "were":
         shown = "was"
-    elif low == "am":
-        shown = "is"
+    elif low in ("am", "are"):
+        shown = "is"  # "are" of "Kim and I are ...", read as the user alone
     elif past(low) or low.endswith("ing"):
         shown = low
     else:

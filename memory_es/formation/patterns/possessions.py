@@ -24,6 +24,7 @@ from memory_es.formation.patterns.lexicon import (
     RELATIONS,
     RELATIVE_CUT,
 )
+from memory_es.formation.patterns.morphology import third_person
 from memory_es.formation.patterns.phrases import (
     head,
     indefinite,
@@ -107,6 +108,22 @@ def _has(m: re.Match[str]) -> list[Found]:
     return out
 
 
+@rule(
+    "attr.works_in",
+    rf"^I {ADV}(?P<verb>write|draft|do|edit|keep|track|plan|draw|design|record|take) "
+    r"(?P<what>everything|all (?:of )?my [a-z]+|most (?:of )?my [a-z]+|my [a-z]+)"
+    r" (?P<prep>in|with|on|using) (?P<tool>(?-i:[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)?))$",
+)
+def _works_in(m: re.Match[str]) -> list[Found]:
+    """ "I write everything in LaTeX", "I keep all my notes in Obsidian": the tool the
+    user does a kind of work in, a habit of theirs (an attribute, which travels with
+    them across projects)."""
+    verb = third_person(m["verb"])
+    what = third(m["what"])
+    statement = f"User {verb} {what} {m['prep'].lower()} {m['tool']}"
+    return [found("attr.works_in", statement, ATTR, m["tool"])]
+
+
 @rule("attr.drives", rf"^I {ADV}drive (?P<o>(?:a|an|the|my) .+)$")
 def _drives(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"])
@@ -170,6 +187,7 @@ def _activity(m: re.Match[str]) -> list[Found]:
 RULES: tuple[Rule, ...] = (
     _uses,
     _has,
+    _works_in,
     _drives,
     _activity,
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from memory_es.formation.patterns.lexicon import ADV, PREF, YOU
+from memory_es.formation.patterns.morphology import third_person
 from memory_es.formation.patterns.phrases import (
     content_words,
     episode_subject,
@@ -94,6 +95,35 @@ def _dislike(m: re.Match[str]) -> list[Found]:
     return [found("preference.dislike", f"User {verb} {third(o)}", PREF, subjects, polarity=False)]
 
 
+# "I don't take meetings before 10 a.m.", "I never answer calls after 8": a rule the
+# user keeps about what they take on, a standing refusal (a preference, against).
+_KEPT_VERBS = {
+    "take": "take",
+    "accept": "accept",
+    "book": "book",
+    "schedule": "schedule",
+    "answer": "answer",
+    "check": "check",
+    "join": "join",
+    "attend": "attend",
+    "reply to": "reply to",
+    "respond to": "respond to",
+    "work": "work",
+}
+_KV = "|".join(sorted((re.escape(v) for v in _KEPT_VERBS), key=len, reverse=True))
+
+
+@rule("preference.refusal", rf"^I (?P<neg>do not|never) (?P<verb>{_KV}) (?P<o>.+)$")
+def _refusal(m: re.Match[str]) -> list[Found]:
+    o = tidy(m["o"])
+    if not usable(o) or YOU.search(o) or len(o.split()) > 10:
+        return []
+    verb = m["verb"].lower()
+    said = f"does not {verb}" if m["neg"].lower() == "do not" else f"never {third_person(verb)}"
+    subjects = preference_subjects(o, topic_first=False)
+    return [found("preference.refusal", f"User {said} {third(o)}", PREF, subjects, polarity=False)]
+
+
 @rule(
     "preference.fan",
     rf"^I {ADV}am (?P<verb>a (?:big |huge )?fan of|into|obsessed with|passionate about)"
@@ -129,6 +159,7 @@ RULES: tuple[Rule, ...] = (
     _my_preference,
     _like,
     _dislike,
+    _refusal,
     _fan,
     _favorite,
 )

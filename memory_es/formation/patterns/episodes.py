@@ -104,8 +104,10 @@ def _episode(name: str, who: str, rest: str, *, plural: bool) -> list[Found]:
             negative = True
         # How often is the habit's value, not its identity: "three days a week" and
         # "five days a week" are the same habit.
-        keyed = episode_subject(without_frequency(obj)) if not retracted else subject
-        key = f"habit/{lemma} {(keyed or subject or '').lower()}"
+        # "I swim twice a week" has no object besides its frequency: the verb alone.
+        rest = without_frequency(obj)
+        keyed = subject if retracted else (episode_subject(rest) if rest else "")
+        key = f"habit/{lemma} {(keyed or '').lower()}".rstrip()
     subjects: tuple[str, ...] = (subject or verb.lower(),)
     belief_type = F
     if habit is not None and subject and name == "fact.episode" and not scheduled(obj):

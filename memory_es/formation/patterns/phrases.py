@@ -199,11 +199,12 @@ _NOT_NOUNS = word_set("first last after before more less now only too ones")
 
 def without_modifier(phrase: str) -> str:
     """A head without its first modifier ("vegetable garden" -> "garden", "blunt code
-    reviews" -> "code reviews"): a second subject, "" when the head is one word."""
+    reviews" -> "code reviews"): a second subject; "" when the head is one word, or what
+    is left is no common noun ("Apple Watch", "sailboat I keep")."""
     words = phrase.split()
     if len(words) < 2 or words[-1].lower() in _NOT_NOUNS:
         return ""
-    if not all(w.isalpha() and w.islower() for w in words[1:]):
+    if not all(w.replace("-", "").isalpha() and w.islower() for w in words[1:]):
         return ""
     return " ".join(words[1:])
 

@@ -17,12 +17,12 @@ from memory_es.formation.patterns.lexicon import (
     ADV,
     ATTR,
     DET,
-    F,
     NOT_POSSESSIONS,
     REL,
     REL_WORD,
     RELATIONS,
     RELATIVE_CUT,
+    F,
 )
 from memory_es.formation.patterns.morphology import third_person
 from memory_es.formation.patterns.phrases import (

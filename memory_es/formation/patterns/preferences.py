@@ -11,7 +11,6 @@ from memory_es.formation.patterns.morphology import third_person
 from memory_es.formation.patterns.phrases import (
     content_words,
     episode_subject,
-    head,
     preference_subjects,
     third,
     tidy,

@@ -55,6 +55,17 @@ def test_a_recurrence_pinned_to_the_calendar_is_a_scheduled_fact(text: str, stat
 
 
 @pytest.mark.parametrize(
+    "text, statement",
+    [
+        ("I miss my old flatmates.", "User misses their old flatmates."),
+        ("I remember that ferry ride.", "User remembers that ferry ride."),
+    ],
+)
+def test_a_verb_of_mind_or_feeling_is_no_way_of_life(text: str, statement: str) -> None:
+    assert typed(text)[statement] == "fact"
+
+
+@pytest.mark.parametrize(
     "text, subjects",
     [
         ("I cycle to the studio four days a week.", ("cycling schedule", "cycle")),

@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 from memory_es.domain.values import Authority
-from memory_es.formation.patterns.habits import activity_subjects, scheduled, without_frequency
+from memory_es.formation.patterns.habits import a_way_of_life, activity_subjects, without_frequency
 from memory_es.formation.patterns.lexicon import (
     ATTR,
     EPISODE_ADVERBS,
@@ -109,12 +109,14 @@ def _episode(name: str, who: str, rest: str, *, plural: bool) -> list[Found]:
         keyed = subject if retracted else (episode_subject(rest) if rest else "")
         key = f"habit/{lemma} {(keyed or '').lower()}".rstrip()
     subjects: tuple[str, ...] = (subject or verb.lower(),)
+    # The verb's base form: "grows" of a habit, "growing" of "not growing ... anymore".
+    base = base_form(_present(habit[0], verb, obj, False) if habit and habit[1] else verb)
     belief_type = F
-    if habit is not None and subject and name == "fact.episode" and not scheduled(obj):
+    if habit is not None and subject and name == "fact.episode" and a_way_of_life(base, obj):
         # The user's own way of life (patterns/habits.py), kept or dropped.
         belief_type = ATTR
         if not habit[1]:
-            subjects = activity_subjects(base_form(verb), obj) or (
+            subjects = activity_subjects(base, obj) or (
                 episode_subject(without_frequency(obj)) or subject,
             )
     made = found(name, statement, belief_type, subjects, polarity=not negative)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from memory_es.formation.patterns.lexicon import word_set
 from memory_es.retrieval.temporal import WEEKDAYS
 
 _WEEKDAY = "|".join(WEEKDAYS)
@@ -34,6 +35,21 @@ CALENDAR_SLOT = re.compile(
 )
 _PREPOSITION = re.compile(r"(?i)^(?:to|at|in|on|with|for|from|around|into|through)\b")
 _SHORT_CVC = re.compile(r"^[^aeiou]*[aeiou][bdgmnprt]$")
+
+
+# Verbs of mind and feeling: "I remember that trip", "I miss my grandmother" state what
+# the user thinks or feels now, no activity of theirs (an episode, as before).
+_STATIVE = word_set(
+    "remember recall miss wonder hope think believe know need want feel mean guess "
+    "understand agree appreciate wish regret doubt imagine suppose realize realise "
+    "forget expect fear worry care"
+)
+
+
+def a_way_of_life(base: str, obj: str) -> bool:
+    """Whether a present habit of the user's is an attribute: an activity (no verb of
+    mind or feeling) not pinned to the calendar."""
+    return base.lower() not in _STATIVE and not scheduled(obj)
 
 
 def scheduled(text: str) -> bool:

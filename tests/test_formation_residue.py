@@ -31,7 +31,8 @@ def formed(text: str, *, residue: bool) -> list[str]:
     [
         ("They're called Peruvian Lilies.", "User said: they're called Peruvian Lilies."),
         ("It's a mix of drama and romance!", "User said: it's a mix of drama and romance."),
-        ("Ana's mother is Rosa.", "User said: Ana's mother is Rosa."),
+        # (a named person's relation is read: "Ana's mother is Rosa" is a relationship)
+        ("Ben's bakery is on Elm Street.", "User said: Ben's bakery is on Elm Street."),
         (  # an interjection opens the sentence; the statement after it stands
             "Yeah, the kids loved the beach trip last weekend.",
             "User said: the kids loved the beach trip the weekend before 2 March 2026.",

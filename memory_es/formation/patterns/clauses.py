@@ -152,6 +152,24 @@ def _merge_person_fact(out: list[Found], result: list[Found], sentence_start: in
     return False
 
 
+_DISLIKE_OF_PRONOUN = re.compile(
+    r"(?i)^(I (?:really |just |honestly |absolutely )?(?:can not stand|can not bear|hate|"
+    r"dislike|loathe|detest|do not like)) (?:it|them|that|those)$"
+)
+
+
+def _dislike_of_left_out(clause: str, sentence_formed: list[Found]) -> str:
+    """ "Leave out the cilantro, I can't stand it": the dislike is of what the sentence
+    just asked to be left out (patterns/requests.py)."""
+    m = _DISLIKE_OF_PRONOUN.match(clause)
+    if m is None or not sentence_formed:
+        return clause
+    last = sentence_formed[-1]
+    if last.rule != "preference.request_leave_out" or not last.subjects:
+        return clause
+    return f"{m[1]} {last.subjects[0]}"
+
+
 def _named_antecedent(formed: list[Found], index: int) -> Antecedent | None:
     """The last relation a clause named ("My sister is Priya"), for the next pronoun."""
     for f in reversed(formed):
@@ -318,6 +336,7 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
                 clause = "I " + clause
             elif position == 0 or first_person:
                 clause = restore_subject(clause) or clause
+            clause = _dislike_of_left_out(clause, out[formed_before[0] :])
             result = read_reference(clause, antecedent, index)
             if result and out and _merge_person_fact(out, result, formed_before[0]):
                 result = []

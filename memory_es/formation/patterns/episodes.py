@@ -8,7 +8,9 @@ import re
 from dataclasses import replace
 
 from memory_es.domain.values import Authority
+from memory_es.formation.patterns.habits import a_way_of_life, activity_subjects, without_frequency
 from memory_es.formation.patterns.lexicon import (
+    ATTR,
     EPISODE_ADVERBS,
     ING_NOT_VERBS,
     LIGHT,
@@ -20,7 +22,7 @@ from memory_es.formation.patterns.lexicon import (
     F,
     word_set,
 )
-from memory_es.formation.patterns.morphology import past, third_person, verb_stem
+from memory_es.formation.patterns.morphology import base_form, past, third_person, verb_stem
 from memory_es.formation.patterns.phrases import (
     content_words,
     episode_key,
@@ -61,8 +63,8 @@ def _verb_phrase(rest: str, *, plural: bool) -> tuple[str, str, str] | None:
         shown = low
     elif low == "were":
         shown = "was"
-    elif low == "am":
-        shown = "is"
+    elif low in ("am", "are"):
+        shown = "is"  # "are" of "Kim and I are ...", read as the user alone
     elif past(low) or low.endswith("ing"):
         shown = low
     else:
@@ -100,8 +102,24 @@ def _episode(name: str, who: str, rest: str, *, plural: bool) -> list[Found]:
             subject = episode_subject(rest_obj) if rest_obj else lemma
             statement = f"{who} no longer {_present(lemma, verb, obj, plural)} {third(rest_obj)}"
             negative = True
-        key = f"habit/{lemma} {(subject or '').lower()}"
-    made = found(name, statement, F, subject or verb.lower(), polarity=not negative)
+        # How often is the habit's value, not its identity: "three days a week" and
+        # "five days a week" are the same habit.
+        # "I swim twice a week" has no object besides its frequency: the verb alone.
+        rest = without_frequency(obj)
+        keyed = subject if retracted else (episode_subject(rest) if rest else "")
+        key = f"habit/{lemma} {(keyed or '').lower()}".rstrip()
+    subjects: tuple[str, ...] = (subject or verb.lower(),)
+    # The verb's base form: "grows" of a habit, "growing" of "not growing ... anymore".
+    base = base_form(_present(habit[0], verb, obj, False) if habit and habit[1] else verb)
+    belief_type = F
+    if habit is not None and subject and name == "fact.episode" and a_way_of_life(base, obj):
+        # The user's own way of life (patterns/habits.py), kept or dropped.
+        belief_type = ATTR
+        if not habit[1]:
+            subjects = activity_subjects(base, obj) or (
+                episode_subject(without_frequency(obj)) or subject,
+            )
+    made = found(name, statement, belief_type, subjects, polarity=not negative)
     return [replace(made, key=key or episode_key(made.statement))]
 
 
@@ -189,6 +207,21 @@ def _my_episode(m: re.Match[str]) -> list[Found]:
     return []
 
 
+@rule("attr.dropped_habit", r"^I (?P<rest>.+\bany ?more)$")
+def _dropped_habit(m: re.Match[str]) -> list[Found]:
+    """ "I'm not growing zucchini anymore": the user says, in so many words, that a habit
+    ended. Their word, not a guess (USER), so it retracts the habit whatever it was
+    filed as: an attribute, or a fact when it had a weekday ("I bake bread every
+    Sunday"; memory_es/domain/resolver.py: a retraction reaches what names its object)."""
+    if YOU.search(m["rest"]):
+        return []
+    return [
+        replace(f, rule="attr.dropped_habit")
+        for f in _episode("fact.episode", "User", m["rest"], plural=False)
+        if not f.polarity and (f.key or "").startswith("habit/")
+    ]
+
+
 @rule("fact.episode", r"^I (?P<rest>.+)$", authority=INFERRED)
 def _first_person_episode(m: re.Match[str]) -> list[Found] | Reread:
     you = YOU.search(m["rest"])
@@ -252,6 +285,7 @@ RULES: tuple[Rule, ...] = (
     _episode_with,
     _group_episode,
     _my_episode,
+    _dropped_habit,
     _first_person_episode,
     _about_user,
 )

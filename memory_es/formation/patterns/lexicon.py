@@ -153,12 +153,30 @@ OCCUPATIONS = (
 
 # Topics that name a preference's subject (only for "prefer"; see docs/formation.md).
 PREFERENCE_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # The order of an answer's parts ("the summary first and the details after").
+    (
+        "answer structure",
+        re.compile(
+            r"\b(?:summary|summaries|conclusion|overview|bottom line|tl;?dr|key points?|"
+            r"answer|details)\b(?:\s+\w+){0,2}\s+(?:first|up front|at the top|at the end)\b",
+            re.I,
+        ),
+    ),
+    # How an answer is laid out, apart from how long or plain it is: "I prefer short
+    # paragraphs now" replaces "I prefer bullet points", not "I prefer concise answers".
+    (
+        "answer format",
+        re.compile(
+            r"\b(?:bullet points?|bullets|prose|paragraphs?|numbered lists?|tables|headings|"
+            r"headers|markdown)\b",
+            re.I,
+        ),
+    ),
     (
         "answer style",
         re.compile(
             r"\b(?:answers?|responses?|replies|reply|explanations?|summaries|summary|"
-            r"bullet points?|bullets|prose|paragraphs?|numbered lists?|verbose|verbosity|tl;?dr|"
-            r"code examples?|examples)\b",
+            r"verbose|verbosity|tl;?dr|code examples?|examples)\b",
             re.I,
         ),
     ),
@@ -251,7 +269,8 @@ TRAILING = re.compile(
     re.I,
 )
 HEAD_CUT = re.compile(
-    r"\s+(?:for|to|with|on|at|in|from|over|than|instead|rather|because|since|when|while|"
+    r"\s+(?:(?:more|less|better) than|for|to|with|on|at|in|from|over|than|instead|rather|"
+    r"because|since|when|while|"
     r"that|which|who|as|by|and|or|but|so|during|every|into|about|via|after|before|"
     r"like|whenever|if|most|all)\b.*$",
     re.I,

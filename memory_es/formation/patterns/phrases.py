@@ -181,10 +181,55 @@ _EPISODE_HEAD_CUT = re.compile(
 
 
 def preference_subject(obj: str) -> str:
+    return preference_topic(obj) or head(obj)
+
+
+def preference_topic(obj: str) -> str | None:
     for topic, pattern in PREFERENCE_TOPICS:
         if pattern.search(obj):
             return topic
-    return head(obj)
+    return None
+
+
+# What a preference is for, said at its end: "checklists over long prose in plans".
+_PREFERENCE_DOMAIN = re.compile(r"(?i)\s(?:in|for) (?P<domain>[a-z]+s)$")
+# Words a head may end in that name no thing ("the summary first").
+_NOT_NOUNS = word_set("first last after before more less now only too ones")
+
+
+def without_modifier(phrase: str) -> str:
+    """A head without its first modifier ("vegetable garden" -> "garden", "blunt code
+    reviews" -> "code reviews"): a second subject; "" when the head is one word, or what
+    is left is no common noun ("Apple Watch", "sailboat I keep")."""
+    words = phrase.split()
+    if len(words) < 2 or words[-1].lower() in _NOT_NOUNS:
+        return ""
+    if not all(w.replace("-", "").isalpha() and w.islower() for w in words[1:]):
+        return ""
+    return " ".join(words[1:])
+
+
+def preference_subjects(obj: str, *, topic_first: bool) -> tuple[str, ...]:
+    """A preference's subjects: what it is for, when its end says so ("... in plans");
+    then, for the prefer rule, the topic the catalogue files it under (its slot: "I
+    prefer short paragraphs now" replaces "I prefer bullet points"); else the phrase's
+    head, that head without its first modifier ("blunt code reviews" -> "code reviews",
+    "morning reminders" -> "reminders": the thing the quality is of) and the topic last
+    ("I like tea" and "I like coffee" are two likes, not an update)."""
+    domain = _PREFERENCE_DOMAIN.search(obj)
+    topic = preference_topic(obj)
+    phrase = head(obj)
+    bare = without_modifier(phrase)
+    named = domain["domain"] if domain and domain["domain"].lower() not in _NOT_NOUNS else None
+    if topic_first and topic:
+        ordered: tuple[str | None, ...] = (named, topic)
+    else:
+        ordered = (named, phrase, bare, topic)
+    out: list[str] = []
+    for subject in ordered:
+        if subject and subject.lower() not in (s.lower() for s in out):
+            out.append(subject)
+    return tuple(out)
 
 
 _RETRACTION_TAIL = re.compile(r"(?i)\s+(?:any ?more|any longer)[\s.!,;:]*$")

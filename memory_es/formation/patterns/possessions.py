@@ -7,6 +7,12 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from memory_es.formation.patterns.habits import (
+    FREQUENCY,
+    activity_subjects,
+    scheduled,
+    without_frequency,
+)
 from memory_es.formation.patterns.lexicon import (
     ADV,
     ATTR,
@@ -16,8 +22,18 @@ from memory_es.formation.patterns.lexicon import (
     REL_WORD,
     RELATIONS,
     RELATIVE_CUT,
+    F,
 )
-from memory_es.formation.patterns.phrases import head, indefinite, split_list, third, tidy, usable
+from memory_es.formation.patterns.morphology import third_person
+from memory_es.formation.patterns.phrases import (
+    head,
+    indefinite,
+    split_list,
+    third,
+    tidy,
+    usable,
+    without_modifier,
+)
 from memory_es.formation.patterns.relationships import relationship
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
 from memory_es.formation.patterns.switches import new_of_class
@@ -80,12 +96,32 @@ def _has(m: re.Match[str]) -> list[Found]:
             rel = first if first in RELATIONS else first.rstrip("s")
             out.append(found("relationship.has", f"User has {third(shown)}", REL, RELATIONS[rel]))
             continue
-        reading = found("attr.has", f"User {verb} {third(shown)}", ATTR, subject)
+        # "I have a piano lesson every Tuesday": an appointment in the calendar, a fact
+        # (patterns/habits.py), not something the user owns.
+        kind_of = F if scheduled(item) else ATTR
+        subjects = (subject, without_modifier(subject))
+        reading = found("attr.has", f"User {verb} {third(shown)}", kind_of, subjects)
         # "I just got a new MacBook Pro": a new one of a kind the user has one of at a
         # time replaces the old one (patterns/switches.py: a class reach).
         kind = new_of_class(item)
         out.append(replace(reading, switches=kind) if kind else reading)
     return out
+
+
+@rule(
+    "attr.works_in",
+    rf"^I {ADV}(?P<verb>write|draft|do|edit|keep|track|plan|draw|design|record|take) "
+    r"(?P<what>everything|all (?:of )?my [a-z]+|most (?:of )?my [a-z]+|my [a-z]+)"
+    r" (?P<prep>in|with|on|using) (?P<tool>(?-i:[A-Z][\w.+#-]*(?: [A-Z][\w.+#-]*)?))$",
+)
+def _works_in(m: re.Match[str]) -> list[Found]:
+    """ "I write everything in LaTeX", "I keep all my notes in Obsidian": the tool the
+    user does a kind of work in, a habit of theirs (an attribute, which travels with
+    them across projects)."""
+    verb = third_person(m["verb"])
+    what = third(m["what"])
+    statement = f"User {verb} {what} {m['prep'].lower()} {m['tool']}"
+    return [found("attr.works_in", statement, ATTR, m["tool"])]
 
 
 @rule("attr.drives", rf"^I {ADV}drive (?P<o>(?:a|an|the|my) .+)$")
@@ -103,6 +139,7 @@ _ACTIVITY_VERBS = {
     "am studying": ("is studying", "head"),
     "study": ("studies", "head"),
     "am new to": ("is new to", "head"),
+    "am training for": ("is training for", "training"),
     "practice": ("practices", "head"),
     "run": ("runs", "head"),
     "cook": ("cooks", "head"),
@@ -129,19 +166,28 @@ def _activity(m: re.Match[str]) -> list[Found]:
         r"(?i)^(?:a lot|about|through|up|out|into|on|over|for|with|at|late|early)\b", o
     ):
         return []
-    verb = _ACTIVITY_VERBS[m["verb"].lower()][0]
+    verb, kind = _ACTIVITY_VERBS[m["verb"].lower()]
     items = split_list(o) if verb in ("speaks", "plays") else [o]
     out = []
     for item in items:
-        subject = head(item)
+        subject = head(without_frequency(item)) or head(item)
+        subjects: tuple[str, ...] = (subject,)
+        if kind != "head":
+            # "I'm training for the spring marathon": the pursuit is the slot, so the
+            # next race the user trains for replaces this one.
+            subjects = (kind, subject)
+        elif FREQUENCY.search(item) and " " not in m["verb"]:
+            # "I run four mornings a week": the activity's schedule (patterns/habits.py)
+            subjects = activity_subjects(m["verb"], item) or subjects
         if subject:
-            out.append(found("attr.activity", f"User {verb} {third(item)}", ATTR, subject))
+            out.append(found("attr.activity", f"User {verb} {third(item)}", ATTR, subjects))
     return out
 
 
 RULES: tuple[Rule, ...] = (
     _uses,
     _has,
+    _works_in,
     _drives,
     _activity,
 )

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 
 from memory_es.formation.patterns.lexicon import ADV, PREF, YOU
+from memory_es.formation.patterns.morphology import third_person
 from memory_es.formation.patterns.phrases import (
     content_words,
     episode_subject,
-    head,
-    preference_subject,
+    preference_subjects,
     third,
     tidy,
     usable,
@@ -28,7 +28,8 @@ def _prefers(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"])
     if not usable(o) or re.match(r"(?i)^(?:if|that you|you|it if|for you|not to have you)\b", o):
         return []
-    return [found("preference.prefer", f"User prefers {third(o)}", PREF, preference_subject(o))]
+    subjects = preference_subjects(o, topic_first=True)
+    return [found("preference.prefer", f"User prefers {third(o)}", PREF, subjects)]
 
 
 @rule("preference.prefer", r"^My preference is (?:for )?(?P<o>.+)$")
@@ -59,8 +60,12 @@ def _like(m: re.Match[str]) -> list[Found]:
         return [found("preference.like", f"User {verb} {third(o)}", PREF, subject)]
     if not usable(o) or re.match(r"(?i)^(?:the way|how|when|what|that|working with you)\b", o):
         return []
-    return [found("preference.like", f"User {verb} {third(o)}", PREF, head(o))]
+    subjects = preference_subjects(_RECEIVING.sub("", o), topic_first=False)
+    return [found("preference.like", f"User {verb} {third(o)}", PREF, subjects)]
 
+
+# "I like getting the summary first": what is liked is the summary first, not the getting.
+_RECEIVING = re.compile(r"(?i)^(?:getting|having|receiving|seeing|hearing) (?=\w)")
 
 _DISLIKE = {
     "hate": "hates",
@@ -85,7 +90,37 @@ def _dislike(m: re.Match[str]) -> list[Found]:
     if not usable(o):
         return []
     verb = _DISLIKE[m["verb"].lower()]
-    return [found("preference.dislike", f"User {verb} {third(o)}", PREF, head(o), polarity=False)]
+    subjects = preference_subjects(o, topic_first=False)
+    return [found("preference.dislike", f"User {verb} {third(o)}", PREF, subjects, polarity=False)]
+
+
+# "I don't take meetings before 10 a.m.", "I never answer calls after 8": a rule the
+# user keeps about what they take on, a standing refusal (a preference, against).
+_KEPT_VERBS = {
+    "take": "take",
+    "accept": "accept",
+    "book": "book",
+    "schedule": "schedule",
+    "answer": "answer",
+    "check": "check",
+    "join": "join",
+    "attend": "attend",
+    "reply to": "reply to",
+    "respond to": "respond to",
+    "work": "work",
+}
+_KV = "|".join(sorted((re.escape(v) for v in _KEPT_VERBS), key=len, reverse=True))
+
+
+@rule("preference.refusal", rf"^I (?P<neg>do not|never) (?P<verb>{_KV}) (?P<o>.+)$")
+def _refusal(m: re.Match[str]) -> list[Found]:
+    o = tidy(m["o"])
+    if not usable(o) or YOU.search(o) or len(o.split()) > 10:
+        return []
+    verb = m["verb"].lower()
+    said = f"does not {verb}" if m["neg"].lower() == "do not" else f"never {third_person(verb)}"
+    subjects = preference_subjects(o, topic_first=False)
+    return [found("preference.refusal", f"User {said} {third(o)}", PREF, subjects, polarity=False)]
 
 
 @rule(
@@ -97,7 +132,8 @@ def _fan(m: re.Match[str]) -> list[Found]:
     o = tidy(m["o"])
     if not usable(o):
         return []
-    return [found("preference.fan", f"User is {m['verb'].lower()} {third(o)}", PREF, head(o))]
+    subjects = preference_subjects(o, topic_first=False)
+    return [found("preference.fan", f"User is {m['verb'].lower()} {third(o)}", PREF, subjects)]
 
 
 @rule(
@@ -122,6 +158,7 @@ RULES: tuple[Rule, ...] = (
     _my_preference,
     _like,
     _dislike,
+    _refusal,
     _fan,
     _favorite,
 )

@@ -76,6 +76,25 @@ def _have_rel_named(m: re.Match[str]) -> list[Found]:
     return relationship("relationship.named", m["rel"], m["who"])
 
 
+_PRONOUN_OWNERS = frozenset(("he", "she", "they", "it", "this", "that", "who", "i"))
+
+
+@rule(
+    "relationship.of_relation",
+    rf"^(?P<owner>(?-i:[A-Z][\w-]*(?: [A-Z][\w-]*)?))'s {REL_WORD} (?:is|'s)"
+    rf" (?:called |named )?(?P<who>{NAME})$",
+)
+def _relation_of_someone(m: re.Match[str]) -> list[Found]:
+    """ "Ana's mother is Rosa": a named person's relation, in the user's circle (the
+    people the user talks about are the people the user's life holds)."""
+    owner, rel, who = m["owner"], m["rel"].lower(), m["who"].strip()
+    if owner.lower() in _PRONOUN_OWNERS or _NOT_A_NAME.match(who):
+        return []
+    return [
+        found("relationship.of_relation", f"{owner}'s {rel} is {who}", REL, (f"{owner}'s {rel}",))
+    ]
+
+
 @rule("relationship.married_to", rf"^I {ADV}am (?:married|engaged) to (?P<who>{NAME})$")
 def _married_to(m: re.Match[str]) -> list[Found]:
     verb = "married" if "married" in m.group(0).lower() else "engaged"
@@ -124,6 +143,7 @@ RULES: tuple[Rule, ...] = (
     _my_rel_is_lower,
     _name_is_my_rel,
     _have_rel_named,
+    _relation_of_someone,
     _married_to,
     _marital,
     _have_rel,

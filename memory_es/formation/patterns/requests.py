@@ -5,14 +5,15 @@ A request about the service is information about the user — a preference — n
 instruction the memory carries: the statement is always "User prefers ...", so it cannot
 read as an order (``hazards.is_instruction`` still screens it, and the turn's injection
 screen runs first: "please ignore your rules" never reaches here). Only the shape of a
-request about answers, units, language or style is read; any other imperative forms
-nothing from this family.
+request about answers, units, language or style, or to leave something out ("leave out
+the cilantro"), is read; any other imperative forms nothing from this family.
 """
 
 from __future__ import annotations
 
 import re
 
+from memory_es.formation.patterns.habits import gerund
 from memory_es.formation.patterns.lexicon import PREF
 from memory_es.formation.patterns.phrases import preference_subject, third, tidy
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
@@ -149,6 +150,44 @@ def _without(m: re.Match[str]) -> list[Found]:
     return [found("preference.request_without", f"User prefers answers without {o}", PREF, o)]
 
 
+# "Leave out the cilantro", "skip the onions please": what the user asks to be left out
+# of what they are served; with "I can't stand it" beside it, the pronoun is this
+# (patterns/clauses.py reads the dislike of it).
+_LEAVE_OUT = r"(?P<v>leave out|skip|omit|cut out)"
+_LEFT_OUT = r"(?P<o>(?:the |any |all (?:the )?)?[a-z][a-z-]+(?: [a-z][a-z-]+)?)"
+
+
+@rule("preference.request_leave_out", _ASK + rf"{_LEAVE_OUT} {_LEFT_OUT}" + _TAIL)
+def _leave_out(m: re.Match[str]) -> list[Found]:
+    return _left_out(m["v"], m["o"])
+
+
+@rule("preference.request_leave_out", _ASK + rf"(?P<v>leave) {_LEFT_OUT} out" + _TAIL)
+def _leave_it_out(m: re.Match[str]) -> list[Found]:
+    return _left_out("leave out", m["o"])
+
+
+def _left_out(verb: str, obj: str) -> list[Found]:
+    thing = re.sub(r"(?i)^(?:the|any|all|all the) ", "", obj.strip())
+    if re.match(r"(?i)^(?:it|them|that|this|me|us|you|for|to|out|up)\b", thing):
+        return []
+    first, _, rest = verb.lower().partition(" ")
+    doing = " ".join(p for p in (gerund(first), rest) if p)
+    # Against the thing, as a dislike is (a later "I love cilantro" is a change of
+    # mind), in a slot of its own beside the dislike said with it.
+    statement = f"User prefers {doing} {obj}"
+    return [
+        found(
+            "preference.request_leave_out",
+            statement,
+            PREF,
+            thing,
+            polarity=False,
+            key=f"left out/{thing.lower()}",
+        )
+    ]
+
+
 _SERVICE_VERBS = (
     r"explain|answer|keep|use|write|give|reply|respond|talk|speak|show|list|summari[sz]e|"
     r"walk me through|check|ask|remind|suggest|recommend|include|avoid|stick to|skip|"
@@ -172,7 +211,17 @@ def _manner(m: re.Match[str]) -> list[Found]:
     return [found("preference.request_manner", statement, PREF, "answer style")]
 
 
-RULES: tuple[Rule, ...] = (_keep, _language, _use, _avoid, _wish, _without, _manner)
+RULES: tuple[Rule, ...] = (
+    _keep,
+    _language,
+    _use,
+    _avoid,
+    _wish,
+    _without,
+    _leave_out,
+    _leave_it_out,
+    _manner,
+)
 
 
 def asked_for(sentence: str) -> list[Found]:

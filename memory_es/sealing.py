@@ -336,7 +336,7 @@ class SealingMapper(Mapper[Any]):
         text_only = _text_only(opened)
         plain = orjson.dumps(opened) if text_only else self.transcoder.encode(opened)
         nonce = keys.nonce()
-        box = _b64(nonce + cipher.encrypt(nonce, plain, f"{originator}|{version}|{topic}".encode()))
+        box = _b64(nonce + cipher.encrypt(nonce, plain, _aad(originator, version, topic)))
         if text_only and projected(topic, state):
             self._hand_off(originator, version, box, opened)
         added: dict[str, Any] = {SEALED_KEY: {"k": key_id, "o": owner, "b": box}}

@@ -18,7 +18,8 @@ on fresh SQLite files in one process, the two arms alternated round by round.
   each (the ``say`` sessions' keys).
 
 The bulk loads run in ``ROUNDS`` rounds, the arm that goes first alternating round by
-round (a process's later work runs on a larger heap), each arm's best round kept.
+round (an effect of running second in the process falls on both arms), each arm's best
+round kept.
 
 ``memory-es bench --sealing [--json]`` runs it (about a minute and a half at 10k beliefs).
 """

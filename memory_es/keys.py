@@ -32,6 +32,8 @@ import hashlib
 import os
 import sqlite3
 import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Sequence
 from functools import partial
 from operator import itemgetter
@@ -59,13 +61,60 @@ class KeySource(Protocol):
 
 
 class RandomKeys:
-    """The operating system's random source."""
+    """The operating system's random source. A save's keys and nonces are drawn in one
+    read each (``new_keys_and_nonces``, ``new_nonces``: the same source, one system call
+    for many, where each cost one); nothing is drawn ahead and kept."""
 
     def new_key(self) -> bytes:
         return os.urandom(KEY_BYTES)
 
     def new_nonce(self) -> bytes:
         return os.urandom(NONCE_BYTES)
+
+    def new_keys_and_nonces(self, count: int) -> list[tuple[bytes, bytes]]:
+        drawn = os.urandom(count * (KEY_BYTES + NONCE_BYTES))
+        step = KEY_BYTES + NONCE_BYTES
+        return [
+            (drawn[at : at + KEY_BYTES], drawn[at + KEY_BYTES : at + step])
+            for at in range(0, len(drawn), step)
+        ]
+
+    def new_nonces(self, count: int) -> list[bytes]:
+        drawn = os.urandom(count * NONCE_BYTES)
+        return [drawn[at : at + NONCE_BYTES] for at in range(0, len(drawn), NONCE_BYTES)]
+
+
+def _keys_and_nonces(source: KeySource, count: int) -> list[tuple[bytes, bytes]]:
+    """``count`` (key, nonce) pairs, in one draw when the source can (``RandomKeys``),
+    else drawn one by one in that order (a seeded source's sequence as it always was)."""
+    batch = getattr(source, "new_keys_and_nonces", None)
+    if batch is not None:
+        return cast(list[tuple[bytes, bytes]], batch(count))
+    return [(source.new_key(), source.new_nonce()) for _ in range(count)]
+
+
+def _nonces(source: KeySource, count: int) -> list[bytes]:
+    batch = getattr(source, "new_nonces", None)
+    if batch is not None:
+        return cast(list[bytes], batch(count))
+    return [source.new_nonce() for _ in range(count)]
+
+
+# Ciphers kept ready for data keys used again (a snapshot's state key, a session's
+# rendering key); most data keys seal and open one box each, so the bound is small: a
+# cipher holds its key schedule (~2.4 KB).
+CIPHER_CACHE_MAX = 256
+# The rings of this process: a forked child drops what their threads had reserved.
+_RINGS: weakref.WeakSet[KeyRing] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for ring in list(_RINGS):
+        ring._forget_reserved()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class SeededKeys:
@@ -442,14 +491,36 @@ class KeyRing:
         # data key of the owner (a rebuild unwraps one a belief; the cipher's key setup
         # is most of the cost of one unwrap).
         self._kek_ciphers: dict[str, AESGCM] = {}
+        # Data keys' ciphers, ready (``cipher``): bounded, and dropped with their keys.
+        self._ciphers: OrderedDict[str, AESGCM] = OrderedDict()
         self._lock = threading.RLock()
         # Rows created for a save and not yet written (per thread: a save's prepare and
         # its insert run on one thread); only when a recorder writes them (with_events).
         self._pending = threading.local()
+        # Nonces drawn for a save's boxes (``reserve_nonces``), per thread, each taken once.
+        self._reserved = threading.local()
         self._with_events = False
+        _RINGS.add(self)
 
     def nonce(self) -> bytes:
+        """A fresh nonce: one reserved for this thread's save, else drawn now."""
+        reserved: list[bytes] | None = getattr(self._reserved, "nonces", None)
+        if reserved:
+            return reserved.pop()
         return self.source.new_nonce()
+
+    def reserve_nonces(self, count: int) -> None:
+        """Draw the nonces of a save's ``count`` boxes at once, for this thread's next
+        ``nonce`` calls (in the order drawn); any left from an earlier save are dropped
+        unused (a nonce is never given twice)."""
+        drawn = _nonces(self.source, count) if count else []
+        drawn.reverse()  # taken from the end
+        self._reserved.nonces = drawn
+
+    def _forget_reserved(self) -> None:
+        """In a forked child: the parent's reserved nonces are the parent's to use."""
+        self._reserved = threading.local()
+        self._pending = threading.local()
 
     def write_with_events(self) -> bool:
         """Called by an event recorder that inserts ``take_pending()`` in its own
@@ -474,9 +545,7 @@ class KeyRing:
         read back any of their ids another writer stored meanwhile (theirs win). True
         when one was: the failure was a key row's conflict."""
         with self._lock:
-            for row in rows:
-                self._keys.pop(row.key_id, None)
-                self._wrapped.pop(row.key_id, None)
+            self._drop([row.key_id for row in rows])
             try:
                 stored = self.table.select([r.key_id for r in rows])
             except Exception:  # the store is down: the save's own error says so
@@ -506,10 +575,10 @@ class KeyRing:
             keks = {owner: self._kek_cipher(owner) for owner in set(missing.values())}
             rows: list[KeyRow] = []
             created: dict[str, bytes] = {}
-            for key_id, owner in missing.items():
-                key, nonce = self.source.new_key(), self.source.new_nonce()
+            drawn = _keys_and_nonces(self.source, len(missing))
+            for (key_id, owner), (key, nonce) in zip(missing.items(), drawn, strict=True):
                 wrapped = keks[owner].encrypt(nonce, key, key_id.encode())
-                rows.append(KeyRow(key_id, owner, nonce + wrapped))
+                rows.append(_new_row((key_id, owner, nonce + wrapped)))
                 created[key_id] = key
             if deferred:
                 self._keys.update(created)
@@ -520,7 +589,7 @@ class KeyRing:
                 return
             # Some were stored already (another writer, an earlier run): theirs win.
             for row in self.table.select(list(created)):
-                self._keys.pop(row.key_id, None)
+                self._drop([row.key_id])
                 self._wrapped[row.key_id] = row
 
     def _kek_cipher(self, owner: str) -> AESGCM:
@@ -568,6 +637,36 @@ class KeyRing:
         """The data key if this process holds it unwrapped already (a save's new keys,
         from ``ensure``; any ``key`` found), else None; reads nothing."""
         return self._keys.get(key_id)
+
+    def cipher(self, key_id: str, *, keep: bool = True) -> AESGCM | None:
+        """``cached``'s key as a ready cipher (None: not held); reads nothing. ``keep``:
+        kept for the next box of the same key (``CIPHER_CACHE_MAX`` of them; a key that
+        seals one box is not worth the keeping)."""
+        key = self._keys.get(key_id)
+        if key is None:  # never held, or destroyed: no cipher outlives its key
+            return None
+        cipher = self._ciphers.get(key_id)
+        if cipher is not None:
+            return cipher
+        cipher = AESGCM(key)
+        if not keep:
+            return cipher
+        with self._lock:
+            if key_id in self._keys:  # not destroyed meanwhile
+                ciphers = self._ciphers
+                if len(ciphers) >= CIPHER_CACHE_MAX:
+                    ciphers.popitem(last=False)  # the oldest
+                ciphers[key_id] = cipher
+        return cipher
+
+    def _drop(self, key_ids: Iterable[str]) -> None:
+        """Forget the keys in this process: unwrapped, wrapped and as ciphers. Called
+        under the lock."""
+        keys, wrapped, ciphers = self._keys, self._wrapped, self._ciphers
+        for key_id in key_ids:
+            keys.pop(key_id, None)
+            wrapped.pop(key_id, None)
+            ciphers.pop(key_id, None)
 
     def key(self, key_id: str, owner: str) -> bytes | None:
         """The data key (None: destroyed or never here), its row read by key. Never the
@@ -659,17 +758,13 @@ class KeyRing:
     def destroy(self, key_ids: Collection[str]) -> int:
         """Delete the data keys' rows and forget them in this process."""
         with self._lock:
-            for key_id in key_ids:
-                self._keys.pop(key_id, None)
-                self._wrapped.pop(key_id, None)
+            self._drop(key_ids)
             return self.table.delete(key_ids) if key_ids else 0
 
     def destroy_owner(self, owner: str) -> int:
         """Delete every key of the owner, its key encryption key too."""
         with self._lock:
-            for row in self.table.select_owner(owner):
-                self._keys.pop(row.key_id, None)
-                self._wrapped.pop(row.key_id, None)
+            self._drop([row.key_id for row in self.table.select_owner(owner)])
             self._keys.pop(KEK_PREFIX + owner, None)
             self._kek_ciphers.pop(owner, None)
             return self.table.delete_owner(owner)

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter
 from typing import Any, cast
+from uuid import UUID
 
 import orjson
 from cryptography.exceptions import InvalidTag
@@ -76,6 +77,10 @@ class SealedTopic:
     fields: tuple[str, ...]
     key_id: Callable[[dict[str, Any], str, int], str]  # (clear state, originator, version)
     placeholder: Callable[[dict[str, Any], str], dict[str, Any]]  # (clear state, originator)
+    # Whether its key seals the topic's every event of an aggregate (a snapshot's): its
+    # cipher is kept for the next box (``KeyRing.cipher``). A turn's, a belief's or a
+    # fact's key seals one box: its cipher is built for it and let go.
+    reused: bool = False
 
 
 def turn_key(turn_id: str) -> str:
@@ -114,6 +119,7 @@ SEALED: dict[str, SealedTopic] = {
         lambda _state, originator, _v: session_snapshot_key(originator),
         # The snapshot's ids go with its lines: a shredded rendering shows nothing.
         lambda _state, _id: {"lines": [], "prefix": "", "belief_ids": []},
+        reused=True,
     ),
     _PRINCIPAL + "BeliefFormed": SealedTopic(
         ("statement", "normalized", "context", "subjects", "subject_key"),
@@ -135,6 +141,7 @@ _STATE = SealedTopic(
     ("state",),
     lambda _state, originator, _v: state_key(originator),
     lambda _state, _id: {"state": None},
+    reused=True,
 )
 SEALED[PRINCIPAL_SNAPSHOT] = _STATE
 SEALED[LIBRARY_SNAPSHOT] = _STATE
@@ -233,6 +240,13 @@ def _text_only(fields: dict[str, Any]) -> bool:
     return True
 
 
+def _uuid_or_none(text: str) -> UUID | None:
+    try:
+        return UUID(text)
+    except ValueError:
+        return None
+
+
 class SealingMapper(Mapper[Any]):
     """eventsourcing's mapper with the text of ``SEALED`` topics sealed (module doc)."""
 
@@ -240,6 +254,9 @@ class SealingMapper(Mapper[Any]):
         super().__init__(*args, **kwargs)
         self.keys = keys
         self._owners: dict[str, str] = {}  # originator id (text) -> owner, from saves
+        # originator id (the UUID) -> (its text, its owner), from saves: an event sealed
+        # in a save finds both without ``str`` of its UUID (a microsecond an event).
+        self._saved: dict[Any, tuple[str, str]] = {}
         # (originator, version) -> (the stored box's base64, its projected text opened):
         # what this process sealed of projected text, until its projector reads it back.
         self._handoff: OrderedDict[tuple[str, int], tuple[str, dict[str, Any]]] = OrderedDict()
@@ -254,29 +271,42 @@ class SealingMapper(Mapper[Any]):
         events will be sealed under; their rows are written in the save's transaction
         (with the events) when the key table shares the store, else now, in one insert."""
         wanted: list[tuple[str, str]] = []
+        owners, saved = self._owners, self._saved
         for aggregate_id, aggregate in aggregates.items():
             tenant, principal = (
                 getattr(aggregate, "tenant", None),
                 getattr(aggregate, "principal", None),
             )
             if isinstance(tenant, str) and isinstance(principal, str):
-                self._owners[str(aggregate_id)] = principal_identity(
-                    tenant=tenant, principal=principal
-                )
+                text = str(aggregate_id)
+                owner = owners[text] = principal_identity(tenant=tenant, principal=principal)
+                saved[aggregate_id] = (text, owner)
+        sealed_of_topic = SEALED.get
         for event in events:
-            sealed = SEALED.get(get_topic(type(event)))
+            sealed = sealed_of_topic(get_topic(type(event)))
             if sealed is None:
                 continue
-            originator = str(event.originator_id)
-            owner = self._owners.get(originator)
-            if owner is None:
-                raise SealingError(f"no owner known for aggregate {originator}")
-            wanted.append((sealed.key_id(vars(event), originator, event.originator_version), owner))
+            fields = vars(event)
+            originator_id = fields["originator_id"]
+            known = saved.get(originator_id)
+            if known is None:
+                originator = str(originator_id)
+                found = owners.get(originator)
+                if found is None:
+                    raise SealingError(f"no owner known for aggregate {originator}")
+                known = saved[originator_id] = (originator, found)
+            wanted.append((sealed.key_id(fields, known[0], fields["originator_version"]), known[1]))
         self.keys.ensure(wanted, with_events=True)
+        # Each box's nonce drawn now, together (one read of the random source, not one a
+        # box; after the keys', the order a seeded source always gave them): taken, each
+        # once, by this thread's sealing of the save's events.
+        self.keys.reserve_nonces(len(wanted))
 
     def note_owner(self, originator: str, owner: str) -> None:
         """Name an aggregate's owner for events sealed outside a save (``log compact``)."""
         self._owners[originator] = owner
+        if self._saved:  # what a save learned of it gives way to the owner named here
+            self._saved.pop(_uuid_or_none(originator), None)
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         topic = get_topic(type(domain_event))
@@ -284,21 +314,29 @@ class SealingMapper(Mapper[Any]):
         if sealed is None:
             return super().to_stored_event(domain_event)
         state = dict(vars(domain_event))
-        originator = str(state.pop("originator_id"))
+        originator_id = state.pop("originator_id")
         version: int = state.pop("originator_version")
-        owner = self._owner_of(originator, state)
+        known = self._saved.get(originator_id)  # a save's aggregate: learned by prepare
+        if known is None:
+            originator = str(originator_id)
+            owner = self._owner_of(originator, state)
+        else:
+            originator, owner = known
         key_id = sealed.key_id(state, originator, version)
-        key = self.keys.cached(key_id)  # a save's keys: created by prepare
-        if key is None:  # sealed outside a save (log compact): created now
-            self.keys.ensure([(key_id, owner)])
-            key = self.keys.key(key_id, owner)
-        if key is None:  # destroyed between ensure and here: nothing may be written clear
+        keys = self.keys
+        cipher = keys.cipher(key_id, keep=sealed.reused)  # a save's keys: made by prepare
+        if cipher is None:  # sealed outside a save (log compact): created now
+            keys.ensure([(key_id, owner)])
+            keys.key(key_id, owner)
+            cipher = keys.cipher(key_id, keep=sealed.reused)
+        if cipher is None:  # destroyed between ensure and here: nothing may be written clear
             raise SealingError(f"the key {key_id} was destroyed while sealing")
-        opened = {name: state.pop(name) for name in sealed.fields}
+        pop = state.pop
+        opened = {name: pop(name) for name in sealed.fields}
         text_only = _text_only(opened)
         plain = orjson.dumps(opened) if text_only else self.transcoder.encode(opened)
-        nonce = self.keys.nonce()
-        box = _b64(nonce + AESGCM(key).encrypt(nonce, plain, _aad(originator, version, topic)))
+        nonce = keys.nonce()
+        box = _b64(nonce + cipher.encrypt(nonce, plain, _aad(originator, version, topic)))
         if text_only and projected(topic, state):
             self._hand_off(originator, version, box, opened)
         added: dict[str, Any] = {SEALED_KEY: {"k": key_id, "o": owner, "b": box}}
@@ -310,7 +348,7 @@ class SealingMapper(Mapper[Any]):
         else:
             stored_state = self.transcoder.encode({**state, **added})
         return StoredEvent(
-            originator_id=domain_event.originator_id,
+            originator_id=originator_id,
             originator_version=version,
             topic=topic,
             state=stored_state,
@@ -443,16 +481,18 @@ class SealingMapper(Mapper[Any]):
         box = fields.pop(SEALED_KEY)
         self._owners.setdefault(originator, box["o"])
         opened: dict[str, Any] | None = None
-        if key is not None:
+        sealed = SEALED.get(topic)
+        keep = sealed is not None and sealed.reused
+        cipher = self.keys.cipher(box["k"], keep=keep) if key is not None else None
+        if cipher is not None:
             raw = binascii.a2b_base64(box["b"])
             try:
-                plain = AESGCM(key).decrypt(
+                plain = cipher.decrypt(
                     nonce_of(raw), sealed_of(raw), _aad(originator, version, topic)
                 )
             except InvalidTag:
                 raise _altered(originator, version) from None
             opened = self.transcoder.decode(plain)
         if opened is None:
-            sealed = SEALED.get(topic)
             opened = sealed.placeholder(fields, originator) if sealed else {}
         fields.update(opened)

@@ -170,8 +170,10 @@ def test_bench_sealing_measures_each_figure_plain_against_sealed_in_one_run(
     monkeypatch.setattr(sealing, "ROUNDS", 1)
     monkeypatch.setattr(sealing, "SAY_SESSIONS", 2)
     monkeypatch.setattr(sealing, "REBUILD_PAIRS", 3)
+    monkeypatch.setattr(sealing, "RECALL_PASSES", 1)
     result = sealing.measure(100)
     assert result["rebuild_pairs"] == 3  # the rebuild's cost: the median of 3 pairs' ratios
+    assert result["recall_passes"] == 1  # recall: each query on both arms, alternated
     names = {"bulk_append", "say", "recall_p95", "rebuild"}
     assert set(result["cost"]) == set(result["cpu_cost"]) == names
     # Only the sealed arm has keys: a key per turn of the say sessions (~124 bytes each).

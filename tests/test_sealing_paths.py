@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import base64
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from uuid import UUID
 
 import orjson
 import pytest
+from cryptography.exceptions import InvalidTag
 from eventsourcing.utils import get_topic
 
 import memory_es
@@ -28,12 +30,18 @@ from memory_es.domain.principal import FormedBelief, PrincipalMemory
 from memory_es.domain.values import DEFAULT_TENANT, GENERAL_SCOPE, BeliefType, normalize_statement
 from memory_es.es_internals import events_table_name
 from memory_es.keys import (
+    CIPHER_CACHE_MAX,
+    KEY_BYTES,
+    NONCE_BYTES,
     KeyRing,
     KeyRow,
     KeyTable,
     MemoryKeyTable,
     PostgresKeyTable,
+    RandomKeys,
+    SeededKeys,
     SqliteKeyTable,
+    _after_fork_in_child,
 )
 from memory_es.policy import formation_policy
 from memory_es.ports import FixedClock
@@ -46,6 +54,7 @@ from memory_es.sealing import (
     SealingMapper,
     _text_only,
     belief_key,
+    state_key,
     turn_key,
 )
 from memory_es.stores import parse_store_url
@@ -477,3 +486,100 @@ def test_a_statement_holding_braces_and_tags_opens_unchanged() -> None:
     mapper.forget_handoff()
     mapper.keys._keys = {k: v for k, v in mapper.keys._keys.items() if k.startswith("kek:")}
     assert [f["statement"] for f in _unseal(mapper, stored)] == statements
+
+
+def test_a_destroyed_keys_cipher_is_dropped_with_it_and_never_reused() -> None:
+    ring = KeyRing(MemoryKeyTable())
+    ring.ensure([("a", "o1"), ("b", "o1"), ("c", "o2")])
+    assert ring.cipher("a", keep=False) is not None and not ring._ciphers
+    cipher = ring.cipher("a")
+    assert cipher is not None and ring.cipher("a") is cipher  # kept for the next box
+    box = cipher.encrypt(b"0" * 12, b"text", b"aad")
+    ring.destroy(["a"])
+    assert ring.cipher("a") is None and "a" not in ring._ciphers
+    # The same id made again is a new key: the old cipher is not what seals with it.
+    ring.ensure([("a", "o1")])
+    again = ring.cipher("a")
+    assert again is not None and again is not cipher
+    with pytest.raises(InvalidTag):
+        again.decrypt(b"0" * 12, box, b"aad")
+    assert ring.cipher("b") is not None
+    ring.destroy_owner("o1")  # a principal forgotten whole: its ciphers go with its keys
+    assert ring.cipher("b") is None and ring.cipher("a") is None
+    assert set(ring._ciphers) == set()  # "c" was never asked for a cipher
+    assert ring.cipher("c") is not None
+    ring.settle_failed([KeyRow("c", "o2", b"")])  # a failed save's key: its cipher too
+    assert "c" not in ring._ciphers
+
+
+def test_a_forgotten_snapshots_cipher_does_not_open_its_box() -> None:
+    with memory_es.open("memory://", ids=memory_es.SequentialIds()) as memory:
+        mapper = memory.app.mapper
+        assert isinstance(mapper, SealingMapper)
+        session = memory.open_session("p", snapshot=False)
+        memory.say(session, "I keep bees on the roof.")
+        aggregate = memory.app.repository.get(UUID(session))
+        snapshot = type(aggregate).Snapshot.take(aggregate)
+        key_id = state_key(session)
+        mapper.note_owner(session, "default/p")
+        stored = mapper.to_stored_event(snapshot)  # its key made now, as log compact does
+        kept = mapper.keys._ciphers.get(key_id)
+        assert kept is not None  # a snapshot's key seals each snapshot: its cipher kept
+        assert mapper.to_stored_event(snapshot) and mapper.keys._ciphers[key_id] is kept
+
+        def opened() -> dict[str, Any]:
+            fields: dict[str, Any] = mapper.transcoder.decode(stored.state)
+            mapper.unseal(stored.topic, session, stored.originator_version, fields)
+            return fields
+
+        assert opened()["state"] is not None
+        mapper.keys.destroy([key_id])
+        assert key_id not in mapper.keys._ciphers and opened()["state"] is None
+        # A turn's key seals one box: its cipher is built for it, never kept.
+        assert not [k for k in mapper.keys._ciphers if k.startswith("turn:")]
+
+
+def test_the_cipher_cache_is_bounded() -> None:
+    ring = KeyRing(MemoryKeyTable())
+    ids = [f"k{n}" for n in range(CIPHER_CACHE_MAX + 3)]
+    ring.ensure([(k, "o") for k in ids])
+    for key_id in ids:
+        assert ring.cipher(key_id) is not None
+    assert len(ring._ciphers) == CIPHER_CACHE_MAX and "k0" not in ring._ciphers
+
+
+def test_a_saves_boxes_take_each_reserved_nonce_once() -> None:
+    ring = KeyRing(MemoryKeyTable(), SeededKeys("nonces"))
+    ring.reserve_nonces(3)
+    taken = [ring.nonce() for _ in range(5)]  # three reserved, then drawn one by one
+    assert len(set(taken)) == 5
+    again = KeyRing(MemoryKeyTable(), SeededKeys("nonces"))
+    assert taken == [again.nonce() for _ in range(5)]  # the seeded order, as unreserved
+    ring.reserve_nonces(4)
+    ring.reserve_nonces(1)  # an earlier save's leftovers are dropped, never given
+    assert ring.nonce() not in taken and ring._reserved.nonces == []
+    ring.reserve_nonces(2)
+    _after_fork_in_child()  # a forked child does not use its parent's reserved nonces
+    assert getattr(ring._reserved, "nonces", None) is None
+
+
+def test_random_keys_draw_a_batch_as_many_single_draws() -> None:
+    pairs = RandomKeys().new_keys_and_nonces(3)
+    assert [(len(k), len(n)) for k, n in pairs] == [(KEY_BYTES, NONCE_BYTES)] * 3
+    assert len({k for k, _ in pairs} | {n for _, n in pairs}) == 6
+    nonces = RandomKeys().new_nonces(4)
+    assert [len(n) for n in nonces] == [NONCE_BYTES] * 4 and len(set(nonces)) == 4
+    assert RandomKeys().new_nonces(0) == []
+
+
+def test_a_sealed_save_gives_every_box_its_own_nonce(tmp_path: Path) -> None:
+    with _open(f"sqlite:///{tmp_path / 's.db'}", sealing=True) as memory:
+        build_beliefs(memory, "p", 30, synthetic.Text(seed=3), per_session=10)
+        recorder: Any = memory.app.recorder
+        with sqlite3.connect(tmp_path / "s.db") as db:
+            states = [
+                orjson.loads(row[0])
+                for row in db.execute(f"SELECT state FROM {events_table_name(recorder)}")
+            ]
+    boxes = [base64.b64decode(s[SEALED_KEY]["b"]) for s in states if SEALED_KEY in s]
+    assert len(boxes) >= 60 and len({box[:NONCE_BYTES] for box in boxes}) == len(boxes)

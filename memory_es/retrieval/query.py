@@ -14,11 +14,19 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memory_es.retrieval.expansion import expand
+from memory_es.retrieval.quantity import quantity_question
 from memory_es.retrieval.temporal import named_period, temporal_question
 from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, stem
 
 USER_TERM = "user"
 FIRST_PERSON: frozenset[str] = frozenset({"i", "me", "my", "mine", "myself"})
+# The words that ask for advice name the asking, not its topic ("Any tips on what to bake
+# for my colleagues?" is about baking and colleagues): a question with other content words
+# drops them, or every line the user framed as a request ("User is looking for some
+# recommendations on ...") meets every request. Stems, as the tokenizer makes them.
+REQUEST_WORDS: frozenset[str] = frozenset(
+    {"suggest", "recommend", "tip", "advic", "advis", "idea"}
+)
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,9 @@ class FormedQuery:
     # The stems of the question's own content words, before expansion: what a reading
     # that says the question's words again holds (ranking.sibling_preference).
     asked: tuple[str, ...] = ()
+    # The question asks for an amount ("how many", "how long"): of one turn's readings,
+    # the one naming a number is kept (ranking.sibling_preference).
+    quantity: bool = False
 
     @property
     def empty(self) -> bool:
@@ -46,6 +57,8 @@ def form_query(text: str, *, project: str) -> FormedQuery:
     # stem meets every inflection ("live" meets "lives") and no word counts twice just
     # because the stemmer changed it.
     asked = {stem(word) for word in kept}
+    if asked - REQUEST_WORDS:
+        asked -= REQUEST_WORDS
     terms: set[str] = asked | expand(asked)
     boost: tuple[str, ...] = ()
     if first_person and USER_TERM not in terms:
@@ -61,4 +74,5 @@ def form_query(text: str, *, project: str) -> FormedQuery:
         temporal=temporal_question(words),
         period=named_period(words),
         asked=tuple(sorted(asked)),
+        quantity=quantity_question(words),
     )

@@ -24,9 +24,7 @@ FIRST_PERSON: frozenset[str] = frozenset({"i", "me", "my", "mine", "myself"})
 # for my colleagues?" is about baking and colleagues): a question with other content words
 # drops them, or every line the user framed as a request ("User is looking for some
 # recommendations on ...") meets every request. Stems, as the tokenizer makes them.
-REQUEST_WORDS: frozenset[str] = frozenset(
-    {"suggest", "recommend", "tip", "advic", "advis", "idea"}
-)
+REQUEST_WORDS: frozenset[str] = frozenset({"suggest", "recommend", "tip", "advic", "advis", "idea"})
 
 
 @dataclass(frozen=True)

@@ -89,8 +89,11 @@ def test_words_that_ask_for_advice_admit_nothing_beside_the_topic() -> None:
     # asking words would meet every line the user once framed as a request.
     q = form_query("Any tips or ideas on what to knit for my nephew?", project="g")
     assert q.terms == ("knit", "nephew") and q.asked == ("knit", "nephew")
+    assert "suggest" not in form_query("Can you suggest a knitting pattern?", project="g").terms
     # a question of nothing but the asking keeps its words
     assert form_query("Any recommendations?", project="g").terms == ("recommend",)
+    # a question about someone's advice keeps them: there they are its topic
+    assert "recommend" in form_query("What did Ana recommend for the trip?", project="g").terms
 
 
 def test_a_question_asking_an_amount_is_a_quantity_question() -> None:

@@ -82,3 +82,35 @@ def test_the_lazy_expansion_table_is_the_eager_one() -> None:
         assert expansion.expand({key}) == words - {key}
         assert expansion.expand({key, "lighthous"}) == words - {key, "lighthous"}
     assert expansion.expand({"lighthous"}) == set()
+
+
+def test_words_that_ask_for_advice_admit_nothing_beside_the_topic() -> None:
+    # "Any tips on what to knit for my nephew?" is about knitting and the nephew: the
+    # asking words would meet every line the user once framed as a request.
+    q = form_query("Any tips or ideas on what to knit for my nephew?", project="g")
+    assert q.terms == ("knit", "nephew") and q.asked == ("knit", "nephew")
+    assert "suggest" not in form_query("Can you suggest a knitting pattern?", project="g").terms
+    # a question of nothing but the asking keeps its words
+    assert form_query("Any recommendations?", project="g").terms == ("recommend",)
+    # a question about someone's advice keeps them: there they are its topic
+    assert "recommend" in form_query("What did Ana recommend for the trip?", project="g").terms
+
+
+def test_a_question_asking_an_amount_is_a_quantity_question() -> None:
+    from memory_es.retrieval.quantity import names_quantity, quantity_question
+    from memory_es.retrieval.tokenizer import lexemes
+
+    assert form_query("How many stamps do I own?", project="g").quantity
+    assert form_query("What percentage of the loan is paid off?", project="g").quantity
+    assert not form_query("How did I get to the harbour?", project="g").quantity
+    assert not quantity_question(lexemes("Which stamps do I own?"))
+    assert names_quantity(frozenset(lexemes("User owns 312 stamps.")))
+    assert names_quantity(frozenset(lexemes("The trip took twelve hours.")))
+    assert not names_quantity(frozenset(lexemes("User owns rare stamps.")))
+
+
+def test_an_everyday_field_admits_the_things_it_is_told_by() -> None:
+    # "my photography setup" meets "a mirrorless camera", "what to bake" a cake
+    assert "camera" in form_query("Which gear suits my photography?", project="g").terms
+    assert "cake" in form_query("What should I bake on Sunday?", project="g").terms
+    assert "night" in form_query("What can I do in the evening?", project="g").terms

@@ -396,6 +396,22 @@ def test_a_question_asking_when_keeps_the_reading_that_names_the_time() -> None:
     assert chosen.items[0].record.statement == "User said: the kite festival was loud and fun."
 
 
+def test_a_question_asking_how_many_keeps_the_reading_that_names_the_number() -> None:
+    # One turn tells the topic in one sentence and the amount in the next: a question
+    # asking how long or how many is answered by the line that names the number.
+    turn = _one_turn(
+        "User has been knitting scarves on the ferry.",
+        "User said: the ferry ride to the island takes forty minutes.",
+    )
+    terms = ("ferri", "ride")
+    ranked = rank(offered(*turn), now=NOW, project="general", profile=PROFILE)
+    asked = select(ranked, limit=5, profile=PROFILE, query_terms=terms, quantity=True)
+    assert asked.items[0].record.statement.endswith("takes forty minutes.")
+    # not asking an amount: the query's terms, then the shorter line, choose as before
+    plain = select(ranked, limit=5, profile=PROFILE, query_terms=("ferri",))
+    assert plain.items[0].record.statement == "User has been knitting scarves on the ferry."
+
+
 def test_the_best_ranked_turn_shows_a_second_reading_that_says_the_question_s_words() -> None:
     # One turn tells the workshop in one sentence and what was made there in the next:
     # the turn that ranks first may show one reading more than the cap, when that

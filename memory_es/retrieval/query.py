@@ -10,15 +10,34 @@ runs at the caller's project scope (a session's own scope for in-turn recall).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import pairwise
 
 from memory_es.retrieval.expansion import expand
+from memory_es.retrieval.quantity import quantity_question
 from memory_es.retrieval.temporal import named_period, temporal_question
 from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, stem
 
 USER_TERM = "user"
 FIRST_PERSON: frozenset[str] = frozenset({"i", "me", "my", "mine", "myself"})
+# The words that ask for advice name the asking, not its topic, in a question that asks
+# for it ("Can you suggest a gift for my aunt?", "Any tips on what to bake for my
+# colleagues?"): such a question with other content words drops them, or every line the
+# user once framed as a request ("User is looking for some recommendations on ...") meets
+# every request. A question about someone's advice ("What did Ana recommend?") keeps
+# them: there they are the topic. Stems, as the tokenizer makes them.
+REQUEST_WORDS: frozenset[str] = frozenset({"suggest", "recommend", "tip", "advic", "advis", "idea"})
+_LISTENER: frozenset[str] = frozenset({"you", "your"})
+
+
+def asks_for_advice(words: Sequence[str]) -> bool:
+    """Whether a question's lexemes ask the listener for advice: it speaks to them
+    ("can you", "your") or asks for "any" advice ("Any tips?")."""
+    if not _LISTENER.isdisjoint(words):
+        return True
+    return any(word == "any" and stem(after) in REQUEST_WORDS for word, after in pairwise(words))
 
 
 @dataclass(frozen=True)
@@ -32,6 +51,9 @@ class FormedQuery:
     # The stems of the question's own content words, before expansion: what a reading
     # that says the question's words again holds (ranking.sibling_preference).
     asked: tuple[str, ...] = ()
+    # The question asks for an amount ("how many", "how long"): of one turn's readings,
+    # the one naming a number is kept (ranking.sibling_preference).
+    quantity: bool = False
 
     @property
     def empty(self) -> bool:
@@ -46,6 +68,8 @@ def form_query(text: str, *, project: str) -> FormedQuery:
     # stem meets every inflection ("live" meets "lives") and no word counts twice just
     # because the stemmer changed it.
     asked = {stem(word) for word in kept}
+    if asked - REQUEST_WORDS and asks_for_advice(words):
+        asked -= REQUEST_WORDS
     terms: set[str] = asked | expand(asked)
     boost: tuple[str, ...] = ()
     if first_person and USER_TERM not in terms:
@@ -61,4 +85,5 @@ def form_query(text: str, *, project: str) -> FormedQuery:
         temporal=temporal_question(words),
         period=named_period(words),
         asked=tuple(sorted(asked)),
+        quantity=quantity_question(words),
     )

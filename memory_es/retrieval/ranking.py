@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from memory_es.domain.values import PORTABLE_TYPES, Status, normalize_statement
 from memory_es.ports import parse_iso
 from memory_es.projections.records import BeliefRecord
+from memory_es.retrieval.quantity import names_quantity
 from memory_es.retrieval.temporal import dated
 from memory_es.retrieval.tokenizer import lexemes, terms
 
@@ -366,21 +367,27 @@ def statement_terms(statement: str) -> frozenset[str]:
     return frozenset(terms(statement))
 
 
-def sibling_preference(item: Scored, query: frozenset[str]) -> tuple[int, int, int]:
+def sibling_preference(
+    item: Scored, query: frozenset[str], quantity: bool = False
+) -> tuple[int, int, int, int]:
     """How a reading of one turn is preferred over its siblings (higher first): for a
-    question asking when, a statement naming a time (the ``dated`` component); then the
-    question's own terms its statement holds (its words, not the context it shares with
-    its siblings, nor the expansion's guesses); then the shorter statement, which says it in
-    fewer rendered tokens."""
+    question asking when, a statement naming a time (the ``dated`` component); for one
+    asking how many or how long, a statement naming a number (retrieval/quantity.py);
+    then the question's own terms its statement holds (its words, not the context it
+    shares with its siblings, nor the expansion's guesses); then the shorter statement,
+    which says it in fewer rendered tokens."""
     statement = item.record.statement
     return (
         int(item.components.dated > 0),
+        int(quantity and names_quantity(tokens_of(statement))),
         len(query & statement_terms(statement)),
         -len(statement.split()),
     )
 
 
-def _siblings_in_place(unique: list[Scored], query: frozenset[str]) -> list[Scored]:
+def _siblings_in_place(
+    unique: list[Scored], query: frozenset[str], quantity: bool = False
+) -> list[Scored]:
     """The inferred readings of one turn share its context words, so BM25 scores them
     nearly alike and the cap would keep whichever is shortest or newest. Each turn's
     readings keep the slots they ranked into, refilled best first by
@@ -398,7 +405,7 @@ def _siblings_in_place(unique: list[Scored], query: frozenset[str]) -> list[Scor
         members = [unique[at] for at in places]
         order = sorted(
             range(len(members)),
-            key=lambda i: (*(-v for v in sibling_preference(members[i], query)), i),
+            key=lambda i: (*(-v for v in sibling_preference(members[i], query, quantity)), i),
         )
         for at, i in zip(places, order, strict=True):
             out[at] = members[i]
@@ -432,6 +439,7 @@ def select(
     profile: RetrievalProfile,
     hold_durable: bool = False,
     query_terms: Sequence[str] = (),
+    quantity: bool = False,
 ) -> Selection:
     """Collapse exact duplicates, cap per subject, hold the durable share, cut to budget.
 
@@ -440,7 +448,8 @@ def select(
     relevant belief just because it is about the person. ``query_terms`` (the stems of
     the question's own words, before expansion) choose which of one turn's readings the
     per-source cap keeps (:func:`_siblings_in_place`), and let the best-ranked turn show
-    ``LEAD_SOURCE_EXTRA`` more that say one of them (:func:`_lead_extra`).
+    ``LEAD_SOURCE_EXTRA`` more that say one of them (:func:`_lead_extra`); ``quantity``
+    (the question asks how many or how long) prefers the reading that names a number.
     """
     blocked: list[tuple[Scored, str]] = []
     seen: set[tuple[str, str, bool]] = set()
@@ -473,7 +482,7 @@ def select(
     # priming read) at most ``per_source_cap`` items per source turn, the best first.
     source_cap = 0 if hold_durable else profile.per_source_cap
     if source_cap and query_terms:
-        unique = _siblings_in_place(unique, frozenset(query_terms))
+        unique = _siblings_in_place(unique, frozenset(query_terms), quantity)
     per_subject: dict[str, int] = {}
     per_source: dict[str, int] = {}
     admitted: list[Scored] = []

@@ -209,6 +209,7 @@ class Retriever:
             profile=p,
             hold_durable=q.match_all,
             query_terms=formed.asked,
+            quantity=formed.quantity,
         )
         if statuses == LIVE:
             # The other side of a returned conflict comes with it, past the budget.

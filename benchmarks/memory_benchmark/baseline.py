@@ -178,6 +178,27 @@ DECLARED_EXCEPTIONS: dict[str, tuple[dict[str, Any], ...]] = {
             " docs/external-datasets.md",
         },
     ),
+    "formation@9": (
+        {
+            "rule": "noise must not rise",
+            "change": "a recurring activity of the user is a user attribute (a calendar-pinned"
+            " one a fact; a dropped habit retracts it), a preference's subjects name its domain"
+            " and its head without the preferred quality, a standing refusal and a leave-out"
+            " request are preferences against, a named person's relation is a relationship,"
+            " the tool the user works in is an attribute (docs/formation.md); with"
+            " retrieval's request words, everyday-topic expansion and the quantity question's"
+            " sibling reading (docs/retrieval.md); measured on corpus v1 against formation@8",
+            "noise_total": [379, 396],
+            "returned_total": [466, 501],
+            "needed_recalled": [87, 103],
+            "fabricated": [128, 114],
+            "hard_gates": "abstention_leaks, protected_rendered, false_transfers and"
+            " currency_violations stay 0",
+            "recall_measured": "needed_recalled +16 against noise_total +17 (noise ratio 81.3%"
+            " -> 79.0%): the beliefs now formed are user-level and show in other probes'"
+            " session snapshots; LoCoMo and LongMemEval figures in docs/external-datasets.md",
+        },
+    ),
 }
 
 

@@ -3,7 +3,9 @@ on fresh SQLite files in one process, the two arms alternated round by round.
 
 - ``bulk_append``: the bulk path (``build_beliefs``: a turn and a formed belief per
   belief, sessions of 100, saved in batches) — events per second;
-- ``say``: ``Memory.say`` one turn per save (the hook's path) — turns per second;
+- ``say``: ``Memory.say`` one turn per save (the hook's path) — turns per second, on
+  copies of the built stores, both open at once, the arms alternating session by
+  session; the cost is the median of the sessions' time ratios;
 - ``recall``: per-recall wall p95 over each arm's last-built store (``n`` beliefs),
   both stores open at once and each query run on both back to back (which arm goes
   first alternating), ``RECALL_PASSES`` passes over the queries: the two p95s are taken
@@ -63,35 +65,67 @@ def _arm(directory: Path, n: int, sealing: bool, round_: int) -> dict[str, float
         bulk = events / (time.perf_counter() - started)
         bulk_cpu = events / (time.process_time() - cpu)
         memory.catch_up()
-    # The store as built, for the recall and rebuild pairs (the say sessions below add to
-    # this one).
+    # The store as built, for the say, recall and rebuild pairs.
     kept = _rebuilt(directory, sealing)
     for built in directory.glob(path.name + "*"):  # the file, and its WAL if one is left
         shutil.copyfile(built, kept.with_name(kept.name + built.name[len(path.name) :]))
-    with phases._open(url, sealing=sealing, check_formation=False) as memory:
-        keys = memory.app.keys
-        keys_before = keys.table.size_bytes() if keys is not None else 0
-        started, cpu = time.perf_counter(), time.process_time()
-        for s in range(SAY_SESSIONS):
-            session = memory.open_session(f"talker{s}", snapshot=False)
-            for t in range(SAY_TURNS):
-                memory.say(session, f"I noted item {t} of batch {s}.")
-        say = SAY_SESSIONS * SAY_TURNS / (time.perf_counter() - started)
-        say_cpu = SAY_SESSIONS * SAY_TURNS / (time.process_time() - cpu)
-        key_bytes = keys.table.size_bytes() if keys is not None else 0
-        per_session = (key_bytes - keys_before) / SAY_SESSIONS
     for leftover in directory.glob(path.name + "*"):
         os.remove(leftover)
     return {
         "bulk_events_per_s": bulk,
-        "say_turns_per_s": say,
         # The same on the process's CPU clock: what the code costs, without the time a
         # shared machine's other processes take (the wall figures' noise) or I/O waits.
         "bulk_events_per_cpu_s": bulk_cpu,
-        "say_turns_per_cpu_s": say_cpu,
+    }
+
+
+def _say_pairs(directory: Path, urls: dict[bool, str]) -> dict[str, Any]:
+    """``SAY_SESSIONS`` sessions of ``SAY_TURNS`` turns said on a copy of each arm's built
+    store, both open at once, the arms alternating session by session (which goes first
+    alternating too): each arm's rates, the key table's growth, and the cost as the
+    median of the sessions' sealed/plain time ratios (wall and CPU). One timed block per
+    arm moved by tens of points between runs on a shared machine."""
+    copies: dict[bool, str] = {}
+    for sealing, url in urls.items():
+        built = Path(url.removeprefix("sqlite:///"))
+        copy = directory / f"say-{_name(sealing)}.db"
+        for part in directory.glob(built.name + "*"):
+            shutil.copyfile(part, copy.with_name(copy.name + part.name[len(built.name) :]))
+        copies[sealing] = f"sqlite:///{copy}"
+    wall: dict[bool, list[float]] = {False: [], True: []}
+    on_cpu: dict[bool, list[float]] = {False: [], True: []}
+    with (
+        phases._open(copies[False], sealing=False, check_formation=False) as plain,
+        phases._open(copies[True], sealing=True, check_formation=False) as sealed,
+    ):
+        arms = {False: plain, True: sealed}
+        keys = sealed.app.keys
+        keys_before = keys.table.size_bytes() if keys is not None else 0
+        for s in range(SAY_SESSIONS):
+            for sealing in (False, True) if s % 2 == 0 else (True, False):
+                memory = arms[sealing]
+                w, c = time.perf_counter(), time.process_time()
+                session = memory.open_session(f"talker{s}", snapshot=False)
+                for t in range(SAY_TURNS):
+                    memory.say(session, f"I noted item {t} of batch {s}.")
+                wall[sealing].append(time.perf_counter() - w)
+                on_cpu[sealing].append(time.process_time() - c)
+        key_bytes = keys.table.size_bytes() if keys is not None else 0
+    turns = SAY_SESSIONS * SAY_TURNS
+    median = statistics.median
+    return {
+        "arms": {
+            sealing: {
+                "say_turns_per_s": turns / sum(wall[sealing]),
+                "say_turns_per_cpu_s": turns / sum(on_cpu[sealing]),
+            }
+            for sealing in (False, True)
+        },
         "key_store_bytes": key_bytes,
         # Sessions of SAY_TURNS turns (no snapshot, nothing formed): a key per turn.
-        "key_store_bytes_per_1k_sessions": per_session * 1000,
+        "key_store_bytes_per_1k_sessions": (key_bytes - keys_before) / SAY_SESSIONS * 1000,
+        "cost": median(s / p - 1 for p, s in zip(wall[False], wall[True], strict=True)),
+        "cpu_cost": median(s / p - 1 for p, s in zip(on_cpu[False], on_cpu[True], strict=True)),
     }
 
 
@@ -185,10 +219,20 @@ def measure(n: int = 10_000, log: Callable[[str], None] = lambda _: None) -> dic
                 for name, value in got.items():
                     better = max if name.endswith(("_per_s", "_per_cpu_s")) else min
                     kept[name] = better(kept[name], value)
+        log(f"say: {SAY_SESSIONS} sessions of {SAY_TURNS} turns an arm, alternated")
+        said = _say_pairs(Path(folder), urls)
         recalled = _recall_pairs(urls, n, log)
         rebuilt = _rebuild_pairs(urls, log)
-    plain = {**best[False], **recalled[False], **rebuilt["medians"][False]}
-    sealed = {**best[True], **recalled[True], **rebuilt["medians"][True]}
+    plain = {**best[False], **said["arms"][False], **recalled[False], **rebuilt["medians"][False]}
+    sealed = {
+        **best[True],
+        **said["arms"][True],
+        "key_store_bytes": said["key_store_bytes"],
+        "key_store_bytes_per_1k_sessions": said["key_store_bytes_per_1k_sessions"],
+        **recalled[True],
+        **rebuilt["medians"][True],
+    }
+    plain["key_store_bytes"] = plain["key_store_bytes_per_1k_sessions"] = 0
     return {
         "beliefs": n,
         "plain": plain,
@@ -196,13 +240,13 @@ def measure(n: int = 10_000, log: Callable[[str], None] = lambda _: None) -> dic
         # Cost: how much slower sealed is (rates inverted), 0.10 = 10% more time.
         "cost": {
             "bulk_append": plain["bulk_events_per_s"] / sealed["bulk_events_per_s"] - 1,
-            "say": plain["say_turns_per_s"] / sealed["say_turns_per_s"] - 1,
+            "say": said["cost"],
             "recall_p95": sealed["recall_wall_p95_ms"] / plain["recall_wall_p95_ms"] - 1,
             "rebuild": rebuilt["cost"],
         },
         "cpu_cost": {
             "bulk_append": plain["bulk_events_per_cpu_s"] / sealed["bulk_events_per_cpu_s"] - 1,
-            "say": plain["say_turns_per_cpu_s"] / sealed["say_turns_per_cpu_s"] - 1,
+            "say": said["cpu_cost"],
             "recall_p95": sealed["recall_cpu_p95_ms"] / plain["recall_cpu_p95_ms"] - 1,
             "rebuild": rebuilt["cpu_cost"],
         },

@@ -20,7 +20,15 @@ import re
 from dataclasses import replace
 
 from memory_es.domain.values import Authority, BeliefType
-from memory_es.formation.patterns.lexicon import ATTR, PREF, RELATIONS, YOU, F, word_set
+from memory_es.formation.patterns.lexicon import (
+    ATTR,
+    PREF,
+    RELATIONS,
+    YOU,
+    F,
+    alternation,
+    word_set,
+)
 from memory_es.formation.patterns.morphology import past
 from memory_es.formation.patterns.phrases import (
     article,
@@ -256,7 +264,7 @@ _WEIGHING = {
     "have been considering": "has been considering",
     "am debating": "is debating",
 }
-_WV = "|".join(sorted((re.escape(v) for v in _WEIGHING), key=len, reverse=True))
+_WV = alternation(_WEIGHING)
 # What a sentence about one's troubles is about ("I'm having issues with my faucet").
 _TROUBLE = (
     r"(?:some |a few |a lot of |a bit of |real |serious )?(?:issues|trouble|problems|difficulty)"

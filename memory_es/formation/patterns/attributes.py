@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from memory_es.formation.patterns.lexicon import ADV, ATTR
+from memory_es.formation.patterns.lexicon import ADV, ATTR, alternation
 from memory_es.formation.patterns.phrases import head, third, tidy, usable
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
 
@@ -65,7 +65,7 @@ _ATTRIBUTES: dict[str, str] = {
     "office": "work location",
     "workplace": "work location",
 }
-_ATTR_ALT = "|".join(sorted((re.escape(a) for a in _ATTRIBUTES), key=len, reverse=True))
+_ATTR_ALT = alternation(_ATTRIBUTES)
 
 
 _STATE_WORD = re.compile(
@@ -163,7 +163,7 @@ _TRAITS: dict[str, str] = {
     "a beginner": "experience level",
     "a native speaker of english": "native language",
 }
-_TRAIT_ALT = "|".join(sorted((re.escape(t) for t in _TRAITS), key=len, reverse=True))
+_TRAIT_ALT = alternation(_TRAITS)
 
 
 @rule(

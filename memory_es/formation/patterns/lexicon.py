@@ -5,8 +5,16 @@ occupations, preference topics, the words that carry no content, cut points.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from memory_es.domain.values import BeliefType
+
+
+def alternation(words: Iterable[str]) -> str:
+    """A regex alternative of ``words``, escaped, the longest first (so "can not stand"
+    wins over "can")."""
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+
 
 F = BeliefType.FACT
 PREF = BeliefType.PREFERENCE
@@ -132,7 +140,7 @@ FEMALE_RELATIONS = frozenset(
         "stepdaughter",
     ]
 )
-REL_ALT = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
+REL_ALT = alternation(RELATIONS)
 REL_WORD = rf"(?P<rel>{REL_ALT})"
 
 OCCUPATIONS = (

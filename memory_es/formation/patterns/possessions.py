@@ -23,6 +23,7 @@ from memory_es.formation.patterns.lexicon import (
     RELATIONS,
     RELATIVE_CUT,
     F,
+    alternation,
 )
 from memory_es.formation.patterns.morphology import third_person
 from memory_es.formation.patterns.phrases import (
@@ -51,7 +52,7 @@ _USE_VERBS = {
     "switched to": "uses",
     "have switched to": "uses",
 }
-_UV = "|".join(sorted((re.escape(v) for v in _USE_VERBS), key=len, reverse=True))
+_UV = alternation(_USE_VERBS)
 
 
 @rule("attr.uses", rf"^I {ADV}(?P<verb>{_UV}) (?P<o>.+)$")
@@ -156,7 +157,7 @@ _ACTIVITY_VERBS = {
     "drink": ("drinks", "head"),
     "eat": ("eats", "head"),
 }
-_AV = "|".join(sorted((re.escape(v) for v in _ACTIVITY_VERBS), key=len, reverse=True))
+_AV = alternation(_ACTIVITY_VERBS)
 
 
 @rule("attr.activity", rf"^I {ADV}(?P<verb>{_AV}) (?P<o>.+)$")

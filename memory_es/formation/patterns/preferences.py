@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from memory_es.formation.patterns.lexicon import ADV, PREF, YOU
+from memory_es.formation.patterns.lexicon import ADV, PREF, YOU, alternation
 from memory_es.formation.patterns.morphology import third_person
 from memory_es.formation.patterns.phrases import (
     content_words,
@@ -81,7 +81,7 @@ _DISLIKE = {
     "am not a big fan of": "is not a big fan of",
     "am not into": "is not into",
 }
-_DV = "|".join(sorted((re.escape(v) for v in _DISLIKE), key=len, reverse=True))
+_DV = alternation(_DISLIKE)
 
 
 @rule("preference.dislike", rf"^I (?:also |honestly |just |absolutely )?(?P<verb>{_DV}) (?P<o>.+)$")
@@ -96,20 +96,20 @@ def _dislike(m: re.Match[str]) -> list[Found]:
 
 # "I don't take meetings before 10 a.m.", "I never answer calls after 8": a rule the
 # user keeps about what they take on, a standing refusal (a preference, against).
-_KEPT_VERBS = {
-    "take": "take",
-    "accept": "accept",
-    "book": "book",
-    "schedule": "schedule",
-    "answer": "answer",
-    "check": "check",
-    "join": "join",
-    "attend": "attend",
-    "reply to": "reply to",
-    "respond to": "respond to",
-    "work": "work",
-}
-_KV = "|".join(sorted((re.escape(v) for v in _KEPT_VERBS), key=len, reverse=True))
+_KEPT_VERBS = (
+    "take",
+    "accept",
+    "book",
+    "schedule",
+    "answer",
+    "check",
+    "join",
+    "attend",
+    "reply to",
+    "respond to",
+    "work",
+)
+_KV = alternation(_KEPT_VERBS)
 
 
 @rule("preference.refusal", rf"^I (?P<neg>do not|never) (?P<verb>{_KV}) (?P<o>.+)$")

@@ -17,6 +17,7 @@ from memory_es.formation.patterns.lexicon import (
     NOT_POSSESSIONS,
     PLACE_CUT,
     PREF,
+    alternation,
     word_set,
 )
 from memory_es.formation.patterns.morphology import third_person
@@ -68,7 +69,7 @@ _RETRACT_VERBS: dict[str, tuple[str, BeliefType, str]] = {
     "prefer": ("prefers", PREF, "prefer"),
 }
 _POSSESSING = frozenset({"uses", "has", "owns", "drives", "wears"})
-_RV = "|".join(sorted((re.escape(v) for v in _RETRACT_VERBS), key=len, reverse=True))
+_RV = alternation(_RETRACT_VERBS)
 
 
 def _retraction(name: str, verb: str, obj: str) -> list[Found]:

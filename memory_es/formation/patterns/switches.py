@@ -26,7 +26,7 @@ import re
 from dataclasses import replace
 
 from memory_es.domain.values import Authority, BeliefType
-from memory_es.formation.patterns.lexicon import ADV, ATTR, word_set
+from memory_es.formation.patterns.lexicon import ADV, ATTR, alternation, word_set
 from memory_es.formation.patterns.phrases import head, tidy, usable
 from memory_es.formation.patterns.rule import Found, Rule, found, rule
 
@@ -61,7 +61,7 @@ def _class_lookahead(*names: str) -> str:
     without names), so a rule that reads only such clauses leaves the rest unmatched."""
     words = [w for n, ws in _CLASSES.items() if not names or n in names for w in ws]
     words += [p for p, n in _MULTIWORD.items() if not names or n in names]
-    alt = "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+    alt = alternation(words)
     return rf"(?=.*\b(?:{alt})\b)"
 
 

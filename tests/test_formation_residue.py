@@ -195,3 +195,64 @@ def test_a_version_1_belief_formed_event_upcasts_with_no_context() -> None:
     PrincipalMemory.BeliefFormed.upcast_v1_v2(state)
     assert state == {"context": ""}
     assert PrincipalMemory.BeliefFormed.class_version == 2
+
+
+# -- what a residue line must carry (patterns/residue.py, carries_nothing) ---------------
+
+
+@pytest.mark.parametrize(
+    "chatter",
+    [
+        "It was such a real gift to everyone there.",  # a verdict
+        "Music can be so inspiring and uplifting.",  # a maxim
+        "I bet they bring lots of joy to the whole house.",  # a reaction to the other's news
+        "I can imagine how rewarding it must be to see them grow.",
+        "Those colors are so vivid, it looks like a real sunset.",  # a comment on a photo
+    ],
+)
+def test_talk_about_talk_forms_no_residue_line_beside_what_the_turn_says(chatter: str) -> None:
+    assert formed(f"I live in Lisbon. {chatter}", residue=True) == ["User lives in Lisbon."]
+
+
+@pytest.mark.parametrize(
+    "said, line",
+    [  # the speaker, their household, a name, a number, a time: about the user's world
+        (
+            "I'm glad we finally went to the dinosaur exhibit.",
+            "User said: they are glad they finally went to the dinosaur exhibit.",
+        ),
+        ("Our neighbours are loud.", "User said: their neighbours are loud."),
+        (
+            "The kids loved the beach trip last weekend.",
+            "User said: the kids loved the beach trip the weekend before 2 March 2026.",
+        ),
+        ("Two of them are Jack Russell mixes.", "User said: Two of them are Jack Russell mixes."),
+        (
+            "It has been a wild ride since the 3rd.",
+            "User said: it has been a wild ride since the 3rd.",
+        ),
+    ],
+)
+def test_a_sentence_about_the_speaker_or_their_world_keeps_its_line(said: str, line: str) -> None:
+    assert formed(f"I live in Lisbon. {said}", residue=True) == ["User lives in Lisbon.", line]
+
+
+def test_a_turn_of_nothing_but_talk_about_talk_keeps_one_line_as_its_way_in() -> None:
+    # The line is the turn's only belief, so the turn's words (its context) still find it;
+    # the shortest, since it carries nothing itself.
+    text = (
+        "Music can be so inspiring and uplifting."
+        " Those colors are vivid and the whole painting looks unified."
+    )
+    turn = SourceTurn("t1", 1, "user", text, True, "2026-03-02T09:00:00Z")
+    (only,) = ClauseExtractor(residue=True).extract([turn])
+    assert only.statement == "User said: Music can be inspiring and uplifting."
+    assert {"colors", "painting", "unified"} <= set(only.context.split())
+
+
+def test_a_sentence_an_episode_took_in_forms_no_second_line() -> None:
+    text = "I started pottery classes in March. The kids loved the beach trip last weekend."
+    assert formed(text, residue=True) == [
+        "User started pottery classes in March, the kids loved the beach trip the weekend"
+        " before 2 March 2026."
+    ]

@@ -36,7 +36,7 @@ from memory_es.formation.patterns.reference import (
     read_reference,
 )
 from memory_es.formation.patterns.requests import asked_for
-from memory_es.formation.patterns.residue import residue_statement
+from memory_es.formation.patterns.residue import carries_nothing, residue_statement
 from memory_es.formation.patterns.rule import Found, Reread, sentence_case
 from memory_es.formation.patterns.switches import read_replacement
 from memory_es.formation.text import QUESTION_OPENERS, clauses, repair, sentences, strip_markers
@@ -287,8 +287,10 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
     out: list[Found] = []
     episode: int | None = None  # the episode later unread clauses of the turn extend
     antecedent: Antecedent | None = None  # the relation a pronoun may point at
+    held: list[Found] = []  # residue lines that carry nothing (patterns/residue.py)
     for index, sentence in enumerate(sentences(repair(text))):
         formed_before = len(out), out[-1] if out else None
+        grown: Found | None = None  # the episode this sentence's clauses extended
         spoken = sentence  # as said, before a question's tail is cut
         # "As a night-shift nurse, ...": who the user says they are, whatever follows.
         out.extend(role_opener(sentence))
@@ -363,8 +365,9 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
                 extended = _extend_episode(out[episode], clause)
                 if extended is None:
                     episode = None
-                else:
+                elif extended is not out[episode]:
                     out[episode] = extended
+                    grown = extended
             if result and when is not None:
                 if result[0].belief_type is BeliefType.FACT:
                     result = [_with_time(result[0], when), *result[1:]]
@@ -427,12 +430,22 @@ def extract_clauses(text: str, *, residue: bool = False) -> list[Found]:
                 )
             )
         if residue and (
-            (len(out), out[-1] if out else None) == formed_before
-            or _uncovered(strip_markers(spoken), out[formed_before[0] :]) >= _UNCOVERED_MIN
+            ((len(out), out[-1] if out else None) == formed_before and grown is None)
+            or _uncovered(
+                strip_markers(spoken),
+                [*out[formed_before[0] :], *([grown] if grown is not None else [])],
+            )
+            >= _UNCOVERED_MIN
         ):
             kept = residue_statement(spoken)
-            if kept is not None:
+            if kept is not None and carries_nothing(strip_markers(spoken)):
+                held.append(kept)
+            elif kept is not None:
                 out.append(kept)
+    # A turn of nothing but talk about talk keeps one line, the turn's one way in (its
+    # context carries the turn's words): the shortest, since it carries nothing itself.
+    if held and not out:
+        out.append(min(held, key=lambda f: len(f.statement)))
     return out
 
 

@@ -53,8 +53,49 @@ _OWN_SUBJECT = re.compile(
 )
 _RESIDUE_MAX_WORDS = 40
 
+# -- what a residue line must carry ------------------------------------------------------
+#
+# Most of what no rule reads in conversation is talk about talk: verdicts ("It's a real
+# gift"), maxims ("Music can be inspiring"), reactions to the other speaker's news ("I bet
+# they bring lots of joy") and comments on a shared photo ("Those colors are vivid"). A
+# residue line stays only when its sentence is about the speaker or their world: it names
+# the speaker (I, my, we, our) outside a reaction frame, or something particular (a name,
+# a number). A turn of such sentences only keeps one line (its fullest), so the turn stays
+# reachable by its words (the context a residue line indexes), once.
+_SPEAKER = re.compile(
+    r"\b(?:I|I['\u2019][a-z]+|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Ww]e['\u2019][a-z]+|[Oo]urs?|[Uu]s)\b"
+    # "the kids", "the dog": a household's own, named without "my"
+    r"|(?i:\bthe\s+(?:kids?|children|family|baby|wife|husband|partner|boys|girls|twins|"
+    r"dogs?|cats?|pups?|puppy|puppies|kitten))\b"
+)
+# Frames that react to what the other speaker said; what follows them is about the other.
+_REACTION_FRAME = re.compile(
+    r"(?i)^(?:i\s*)?(?:"
+    r"(?:bet|hope|wish|agree|understand|can(?:no|['\u2019])?t?\s+(?:imagine|see|wait))"
+    r"|(?:am|['\u2019]m)\s+(?:so\s+|really\s+|super\s+)?(?:glad|happy|sure|sorry|proud)"
+    r"|(?:really\s+)?(?:love|like|know|think|believe|admire|appreciate)\s+(?:that|how|what|it|this)"
+    r")\b"
+)
+# A digit, a capital past the sentence's first word ("I" aside), or a time: a name, a
+# number, an event dated ("the beach trip last weekend").
+_PARTICULAR = re.compile(
+    r"\d|(?<=\s)(?!I\b|I['\u2019])[A-Z]"
+    r"|(?i:\b(?:yesterday|today|tonight|tomorrow|ago|last\s+(?:night|week|weekend|month|year|"
+    r"summer|winter|spring|fall|autumn|mon|tue|wed|thu|fri|sat|sun)\w*|this\s+(?:morning|"
+    r"afternoon|evening|week|weekend|month|year))\b)"
+)
+
+
+def carries_nothing(text: str) -> bool:
+    """Whether a sentence no rule read says nothing of the speaker or their world."""
+    frame = _REACTION_FRAME.match(text)
+    rest = text[frame.end() :] if frame else text
+    return _SPEAKER.search(rest) is None and _PARTICULAR.search(rest) is None
+
 
 def residue_statement(sentence: str) -> Found | None:
+    """What the user said that no rule read, as a line, or None when it is no statement;
+    :func:`carries_nothing` tells the caller whether it carries anything."""
     text = trim_clause(strip_markers(sentence)).strip(" ,;:-\u2014\u2013")
     if not text or text.rstrip("\"') ").endswith(("?", "!?")) or QUESTION_OPENERS.match(text):
         return None

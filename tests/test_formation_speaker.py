@@ -42,3 +42,18 @@ def test_the_third_person_rewrite_keeps_a_quoted_string_as_said() -> None:
 
 def test_the_third_person_of_i_agrees_with_its_verb() -> None:
     assert third("I wish I wasn't so busy") == "they wish they weren't so busy"
+
+
+@pytest.mark.parametrize(
+    "said, formed_as",
+    [
+        ("I retook the aptitude test on Friday.", "User retook the aptitude test on Friday."),
+        ("I outgrew my old bike.", "User outgrew their old bike."),
+        ("I rebuilt the garden shed.", "User rebuilt the garden shed."),
+    ],
+)
+def test_an_irregular_past_with_a_prefix_stays_past(said: str, formed_as: str) -> None:
+    from memory_es.formation.extractor import ClauseExtractor, SourceTurn
+
+    turn = SourceTurn("t1", 1, "user", said, True, "2026-03-02T09:00:00Z")
+    assert [p.statement for p in ClauseExtractor().extract([turn])] == [formed_as]

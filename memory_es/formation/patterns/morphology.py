@@ -26,10 +26,19 @@ def third_person(verb: str) -> str:
     return v + "s"
 
 
+# A prefix keeps an irregular past irregular: "retook", "overslept", "outgrew", "undid".
+_PAST_PREFIXES = ("re", "un", "mis", "over", "under", "out", "with", "fore", "up")
+
+
 def past(word: str) -> bool:
-    """A past form: an irregular one, or a word in -ed."""
+    """A past form: an irregular one (with or without a prefix), or a word in -ed."""
     w = word.lower()
-    return w in IRREGULAR_PAST or (len(w) > 4 and w.endswith("ed"))
+    if w in IRREGULAR_PAST or (len(w) > 4 and w.endswith("ed")):
+        return True
+    return any(
+        w.startswith(prefix) and len(w) - len(prefix) >= 3 and w[len(prefix) :] in IRREGULAR_PAST
+        for prefix in _PAST_PREFIXES
+    )
 
 
 def verb_stem(verb: str) -> str:

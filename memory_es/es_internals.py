@@ -128,11 +128,21 @@ class SnapshotsFromMemory(Application[UUID]):
     def _record(self, processing_event: ProcessingEvent[UUID]) -> list[Recording[UUID]]:
         """The library's record, after a mapper with a ``prepare`` step (the sealing
         mapper) has seen the save's events and aggregates: it creates the keys they are
-        sealed under in one key-store write, before the events' transaction."""
+        sealed under (written with the events, or in one key-store write before them);
+        a save that fails has the mapper ``abandon`` the keys it never wrote."""
         prepare = getattr(self.mapper, "prepare", None)
-        if prepare is not None:
+        if prepare is None:
+            return super()._record(processing_event)
+        try:
             prepare(processing_event.events, processing_event.aggregates)
-        return super()._record(processing_event)
+            return super()._record(processing_event)
+        except BaseException:
+            # A save that failed before its recorder wrote the keys it created (its
+            # sealing raised): none of them may stay held, to seal anything later.
+            abandon = getattr(self.mapper, "abandon", None)
+            if abandon is not None:
+                abandon()
+            raise
 
     def _take_snapshots(self, processing_event: ProcessingEvent[UUID]) -> None:
         """Snapshot a saved aggregate from memory, at the version the save left it at,

@@ -34,7 +34,7 @@ import sqlite3
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Container, Iterable, Sequence
 from functools import partial
 from operator import itemgetter
 from pathlib import Path
@@ -272,6 +272,8 @@ class SqliteKeyTable:
         with self._lock:
             self._db.execute("PRAGMA secure_delete = ON")
             self._db.execute("PRAGMA journal_mode = WAL")
+            # The connection's own level, restored after each ``insert_before_use``.
+            self._synchronous = int(self._db.execute("PRAGMA synchronous").fetchone()[0])
             self._db.execute(_CREATE.format(blob="BLOB"))
             self._db.execute(_CREATE_OWNER)
             try:
@@ -320,21 +322,43 @@ class SqliteKeyTable:
 
     def insert(self, rows: Sequence[KeyRow]) -> int:
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            return self._insert(rows)
+
+    def _insert(self, rows: Sequence[KeyRow]) -> int:
+        """``insert``, called under the lock."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            cursor = self._db.executemany(
+                f"INSERT OR IGNORE INTO {_TABLE} ({_COLUMNS}) VALUES (?, ?, ?)",
+                [(r.key_id, r.owner, r.material) for r in rows],
+            )
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+        return cursor.rowcount
+
+    def insert_before_use(self, rows: Sequence[KeyRow]) -> int:
+        """``insert`` committed without a sync of its own (``synchronous = NORMAL`` for
+        this one commit), for rows only later writes depend on: a key encryption key.
+        Every key it wraps is written after it, by a commit that syncs the store's WAL,
+        and a WAL is synced and recovered in order: the row is durable before the first
+        key it wraps is (a principal's first save paid a second fsync for it)."""
+        with self._lock:
+            self._db.execute("PRAGMA synchronous = NORMAL")
             try:
-                cursor = self._db.executemany(
-                    f"INSERT OR IGNORE INTO {_TABLE} ({_COLUMNS}) VALUES (?, ?, ?)",
-                    [(r.key_id, r.owner, r.material) for r in rows],
-                )
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-            return cursor.rowcount
+                return self._insert(rows)
+            finally:
+                self._db.execute(f"PRAGMA synchronous = {self._synchronous}")
 
     def write_rows(self, cursor: Any, rows: Sequence[KeyRow]) -> None:
         # A KeyRow is the (key id, owner, material) tuple the insert binds: no copy a row.
-        cursor.executemany(f"INSERT INTO {_TABLE} ({_COLUMNS}) VALUES (?, ?, ?)", rows)
+        # A say's one row is one execute (executemany's batch machinery is for many).
+        statement = f"INSERT INTO {_TABLE} ({_COLUMNS}) VALUES (?, ?, ?)"
+        if len(rows) == 1:
+            cursor.execute(statement, rows[0])
+        else:
+            cursor.executemany(statement, rows)
 
     def delete(self, key_ids: Collection[str]) -> int:
         with self._lock:
@@ -422,7 +446,7 @@ class PostgresKeyTable:
     def select_all(self) -> list[KeyRow]:
         return self._rows("ORDER BY key_id", [])
 
-    def insert(self, rows: Sequence[KeyRow]) -> int:
+    def insert(self, rows: Sequence[KeyRow], *, durable: bool = True) -> int:
         statement = self._sql.SQL(
             f"INSERT INTO {{}} ({_COLUMNS}) VALUES (%s, %s, %s) ON CONFLICT (key_id) DO NOTHING"
         ).format(self._table)
@@ -433,6 +457,8 @@ class PostgresKeyTable:
         def attempt() -> int:
             db = self._live()
             with db.transaction(), db.cursor() as cursor:
+                if not durable:
+                    cursor.execute("SET LOCAL synchronous_commit TO OFF")
                 cursor.executemany(statement, values)
                 return int(cursor.rowcount)
 
@@ -443,11 +469,21 @@ class PostgresKeyTable:
                 self._db.close()
                 return attempt()
 
+    def insert_before_use(self, rows: Sequence[KeyRow]) -> int:
+        """``insert`` committed asynchronously (``synchronous_commit`` off for this one
+        transaction), for rows only later writes depend on: a key encryption key. Every
+        key it wraps is written after it, by a synchronous commit, which flushes the WAL
+        up to it, this row's record included (SQLite's ``insert_before_use``)."""
+        return self.insert(rows, durable=False)
+
     def write_rows(self, cursor: Any, rows: Sequence[KeyRow]) -> None:
         statement = self._sql.SQL(f"INSERT INTO {{}} ({_COLUMNS}) VALUES (%s, %s, %s)").format(
             self._table
         )
-        cursor.executemany(statement, [(r.key_id, r.owner, r.material) for r in rows])
+        if len(rows) == 1:  # a say's one row: no pipeline of one (executemany's)
+            cursor.execute(statement, tuple(rows[0]))
+        else:
+            cursor.executemany(statement, [(r.key_id, r.owner, r.material) for r in rows])
 
     def delete(self, key_ids: Collection[str]) -> int:
         statement = self._sql.SQL("DELETE FROM {} WHERE key_id = ANY(%s)").format(self._table)
@@ -535,6 +571,17 @@ class KeyRing:
         self._pending.rows = []
         return rows
 
+    def drop_unwritten(self) -> None:
+        """Forget the keys of rows still pending on this thread: a save that failed
+        before its recorder took them (its sealing raised) wrote none, so no key it
+        created may seal anything later (a failed save's taken rows: ``settle_failed``).
+        Called by the failed save, and again as the next save prepares."""
+        with self._lock:
+            stale: list[KeyRow] = getattr(self._pending, "rows", [])
+            if stale:
+                self._pending.rows = []
+                self._drop([row.key_id for row in stale])
+
     def write_rows(self, cursor: Any, rows: Sequence[KeyRow]) -> None:
         """Insert the rows on the event store's cursor (``TransactionalKeyTable``)."""
         table: TransactionalKeyTable = self.table  # type: ignore[assignment]
@@ -554,20 +601,33 @@ class KeyRing:
                 self._wrapped[row.key_id] = row
             return bool(stored)
 
-    def ensure(self, wanted: Iterable[tuple[str, str]], *, with_events: bool = False) -> None:
+    def ensure(
+        self,
+        wanted: Iterable[tuple[str, str]],
+        *,
+        with_events: bool = False,
+        fresh: Container[str] = (),
+    ) -> None:
         """Make each (key id, owner) exist, creating the missing ones (and their owners'
         key encryption keys); cached for the sealing that follows. Most keys are new by
         construction (a turn's, a belief's): inserted now, they go without a look first,
         and only when some id was stored already are the rows read back. ``with_events``
-        (a save's keys, and a recorder writes them): the stored ones are looked up, and
-        the new rows wait for the save's transaction (``take_pending``)."""
+        (a save's keys, and a recorder writes them): the new rows wait for the save's
+        transaction (``take_pending``), and the ids not in ``fresh`` are looked up first
+        (a snapshot's key, stored by an earlier save). ``fresh``: the ids new by
+        construction (a key sealing one box of an event the save appends), not looked up:
+        one stored meanwhile is a lost race (``KeyRowConflict``, run again). The look was
+        a query a save: on a 10k-belief store, most of what sealing added to a ``say``."""
         with self._lock:
+            if with_events:
+                self.drop_unwritten()
             missing = {k: o for k, o in wanted if k not in self._keys and k not in self._wrapped}
             deferred = with_events and self._with_events
-            if deferred and missing:
+            unsure = [k for k in missing if k not in fresh] if deferred else []
+            if unsure:
                 # A failed insert would roll the save back: look first (one read; only a
                 # race between two writers now ends in KeyRowConflict and a retry).
-                for stored in self.table.select(list(missing)):
+                for stored in self.table.select(unsure):
                     self._wrapped[stored.key_id] = stored
                     del missing[stored.key_id]
             if not missing:
@@ -614,10 +674,15 @@ class KeyRing:
         writer created one first, the stored one is used (every data key of an owner
         must be wrapped by the one key encryption key the table holds)."""
         kek_id = KEK_PREFIX + owner
-        self.table.insert([KeyRow(kek_id, owner, self.source.new_key())])
+        made = KeyRow(kek_id, owner, self.source.new_key())
         self._wrapped.pop(kek_id, None)
         self._keys.pop(kek_id, None)
-        kek = self._kek(owner)  # read back: ours, or the one another writer stored first
+        # Without a sync of its own where the table can (its keys' writes carry it).
+        insert = getattr(self.table, "insert_before_use", self.table.insert)
+        if insert([made]) == 1:  # ours is the stored one: nothing to read back
+            self._keys[kek_id] = made.material
+            return made.material
+        kek = self._kek(owner)  # read back: the one another writer stored first
         if kek is None:  # pragma: no cover - inserted or stored, so it is there
             raise LookupError(f"no key encryption key for {owner}")
         return kek
@@ -667,6 +732,8 @@ class KeyRing:
             keys.pop(key_id, None)
             wrapped.pop(key_id, None)
             ciphers.pop(key_id, None)
+            if key_id.startswith(KEK_PREFIX):  # an owner's key encryption key: its cipher
+                self._kek_ciphers.pop(key_id[len(KEK_PREFIX) :], None)
 
     def key(self, key_id: str, owner: str) -> bytes | None:
         """The data key (None: destroyed or never here), its row read by key. Never the

@@ -271,6 +271,9 @@ class SealingMapper(Mapper[Any]):
         events will be sealed under; their rows are written in the save's transaction
         (with the events) when the key table shares the store, else now, in one insert."""
         wanted: list[tuple[str, str]] = []
+        # The keys of one box each, of an event this save appends: new by construction,
+        # written without a look (``KeyRing.ensure``); a snapshot's key is looked up.
+        fresh: set[str] = set()
         owners, saved = self._owners, self._saved
         for aggregate_id, aggregate in aggregates.items():
             tenant, principal = (
@@ -295,12 +298,20 @@ class SealingMapper(Mapper[Any]):
                 if found is None:
                     raise SealingError(f"no owner known for aggregate {originator}")
                 known = saved[originator_id] = (originator, found)
-            wanted.append((sealed.key_id(fields, known[0], fields["originator_version"]), known[1]))
-        self.keys.ensure(wanted, with_events=True)
+            key_id = sealed.key_id(fields, known[0], fields["originator_version"])
+            wanted.append((key_id, known[1]))
+            if not sealed.reused:
+                fresh.add(key_id)
+        self.keys.ensure(wanted, with_events=True, fresh=fresh)
         # Each box's nonce drawn now, together (one read of the random source, not one a
         # box; after the keys', the order a seeded source always gave them): taken, each
         # once, by this thread's sealing of the save's events.
         self.keys.reserve_nonces(len(wanted))
+
+    def abandon(self) -> None:
+        """After a failed save: forget the keys ``prepare`` created that its recorder
+        never took to write (``KeyRing.drop_unwritten``)."""
+        self.keys.drop_unwritten()
 
     def note_owner(self, originator: str, owner: str) -> None:
         """Name an aggregate's owner for events sealed outside a save (``log compact``)."""

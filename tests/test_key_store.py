@@ -145,3 +145,102 @@ def test_a_cold_key_ring_reads_the_rows_of_the_keys_it_opens_not_the_owners_ever
         assert "User lives in Lisbon." in {b.statement for b in cold.list_beliefs("ana")}
     # The snapshot's key, the closing session's turn keys and its key encryption key.
     assert len(read) < 10, read
+
+
+def _counted_selects(memory: Any, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The key ids of each read of the key table by id (the looks a save could make)."""
+    ring = memory.app.keys
+    assert ring is not None
+    table = ring.table
+    reads: list[list[str]] = []
+    real_select = table.select
+
+    def counted(key_ids: Any) -> list[KeyRow]:
+        reads.append(list(key_ids))
+        return list(real_select(key_ids))
+
+    monkeypatch.setattr(table, "select", counted)
+    return reads
+
+
+def test_a_say_writes_its_new_turn_key_without_looking_it_up_first(
+    persistent_store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn's key is new by construction (it seals one box of an event the save
+    appends): the save inserts it with the events and reads no key row; a new principal's
+    first save looks for its key encryption key once and, having stored its own, does not
+    read it back (a say on a large store was 1 key-table statement of 3 more unsealed)."""
+    with memory_es.open(persistent_store_url) as memory:
+        reads = _counted_selects(memory, monkeypatch)
+        session = memory.open_session("ana", snapshot=False)
+        memory.say(session, "I live in Lisbon.")
+        assert reads == [["kek:default/ana"]]
+        reads.clear()
+        turns = [memory.say(session, f"I keep {n} bees.") for n in range(3)]
+        assert reads == []
+        assert memory.app.keys is not None
+        stored = memory.app.keys.table.select([turn_key(t.turn_id) for t in turns])
+        assert len(stored) == 3
+    with memory_es.open(persistent_store_url) as reopened:  # a cold ring opens them all
+        texts = [t.text for t in reopened.session_turns(session)]
+        assert texts == ["I live in Lisbon.", "I keep 0 bees.", "I keep 1 bees.", "I keep 2 bees."]
+
+
+def test_a_save_whose_sealing_fails_keeps_no_key_it_created(
+    persistent_store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The save created its turn's key, then failed before its recorder wrote it: the
+    key is forgotten at once (never held to seal anything later), and no later save
+    writes its row."""
+    with memory_es.open(persistent_store_url) as memory:
+        session = memory.open_session("ana", snapshot=False)
+        memory.say(session, "I live in Lisbon.")
+        ring = memory.app.keys
+        assert ring is not None
+        created: list[str] = []
+        real_ensure = ring.ensure
+
+        def noted(wanted: Any, **kwargs: Any) -> None:
+            wanted = list(wanted)
+            created.extend(k for k, _ in wanted)
+            real_ensure(wanted, **kwargs)
+
+        def broken(event: Any) -> Any:
+            raise RuntimeError("the transcoder broke")
+
+        monkeypatch.setattr(ring, "ensure", noted)
+        monkeypatch.setattr(memory.app.mapper, "to_stored_event", broken)
+        before = {r.key_id for r in ring.export_rows()}
+        with pytest.raises(RuntimeError, match="transcoder broke"):
+            memory.say(session, "I live in Porto.")
+        assert created and all(ring.cached(k) is None for k in created)
+        assert ring.cipher(created[0]) is None and ring.take_pending() == []
+        monkeypatch.undo()
+        memory.say(session, "I live in Faro.")
+        written = {r.key_id for r in ring.export_rows()} - before
+        assert len(written) == 1 and not written & set(created)
+    with memory_es.open(persistent_store_url) as reopened:
+        assert [t.text for t in reopened.session_turns(session)] == [
+            "I live in Lisbon.",
+            "I live in Faro.",
+        ]
+
+
+def test_a_destroyed_key_encryption_key_wraps_nothing_after() -> None:
+    """Destroying an owner's key encryption key (by id, or the owner whole) drops its
+    cipher too: the owner's next data key is wrapped by a new key encryption key the
+    table holds, so a cold ring opens it (a cached cipher of the destroyed one would
+    wrap keys nothing can unwrap)."""
+    ring = KeyRing(MemoryKeyTable())
+    ring.ensure([("turn:a", "default/ana")])
+    first = ring.table.select(["kek:default/ana"])
+    ring.destroy(["kek:default/ana"])
+    assert "default/ana" not in ring._kek_ciphers
+    ring.ensure([("turn:b", "default/ana")])
+    assert ring.table.select(["kek:default/ana"]) != first
+    assert KeyRing(ring.table).key("turn:b", "default/ana") == ring.cached("turn:b")
+    ring.destroy_owner("default/ana")
+    assert ring.cached("turn:b") is None and "default/ana" not in ring._kek_ciphers
+    ring.ensure([("turn:c", "default/ana")])
+    assert KeyRing(ring.table).key("turn:c", "default/ana") == ring.cached("turn:c")
+    assert KeyRing(ring.table).key("turn:b", "default/ana") is None

@@ -119,10 +119,9 @@ def test_an_everyday_field_admits_the_things_it_is_told_by() -> None:
 def test_the_words_asking_for_an_amount_admit_nothing_beside_the_topic() -> None:
     # "how many" / "how much" and "total", "number", "amount" frame the question: a line
     # whose turn says "many" or "in total" is no nearer the weddings or the siblings
-    assert form_query("How many weddings have I attended this year?", project="g").terms == (
-        "attend",
+    assert form_query("How many weddings have I been to in Lyon?", project="g").terms == (
+        "lyon",
         "wed",
-        "year",
     )
     spent = form_query("How much total money did I spend on the workshops?", project="g")
     assert "much" not in spent.terms and "total" not in spent.terms

@@ -114,3 +114,24 @@ def test_an_everyday_field_admits_the_things_it_is_told_by() -> None:
     assert "camera" in form_query("Which gear suits my photography?", project="g").terms
     assert "cake" in form_query("What should I bake on Sunday?", project="g").terms
     assert "night" in form_query("What can I do in the evening?", project="g").terms
+
+
+def test_the_words_asking_for_an_amount_admit_nothing_beside_the_topic() -> None:
+    # "how many" / "how much" and "total", "number", "amount" frame the question: a line
+    # whose turn says "many" or "in total" is no nearer the weddings or the siblings
+    assert form_query("How many weddings have I been to in Lyon?", project="g").terms == (
+        "lyon",
+        "wed",
+    )
+    spent = form_query("How much total money did I spend on the workshops?", project="g")
+    assert "much" not in spent.terms and "total" not in spent.terms
+    assert {"money", "workshop"} <= set(spent.terms)
+    siblings = form_query("What is the total number of siblings I have?", project="g")
+    assert "total" not in siblings.terms and "number" not in siblings.terms
+    assert "sibl" in siblings.terms
+    # look-alikes: "how long" and "how old" say what is measured; a question asking no
+    # amount keeps "total" and "number" as its topic; a frame with nothing else stays
+    assert "long" in form_query("How long is my commute?", project="g").terms
+    assert "total" in form_query("Where do I keep the total receipts?", project="g").terms
+    assert "number" in form_query("What is my phone number?", project="g").terms
+    assert form_query("How many?", project="g").terms == ("mani",)

@@ -106,3 +106,24 @@ def test_the_dated_weight_is_a_profile_knob() -> None:
     (item,) = rank(offered(timed), now=NOW, project="general", profile=off, temporal=True)
     (plain,) = rank(offered(timed), now=NOW, project="general", profile=off)
     assert item.components.dated == 1.0 and item.score == plain.score
+
+
+def test_a_relative_period_is_where_to_look_not_what_the_question_is_about() -> None:
+    from memory_es.retrieval.query import form_query
+
+    # "this year", "the last four months", "the past few weeks" frame the question: the
+    # words would meet every line anchored "the week before ..." or "32 years old"
+    assert form_query("How many weddings did I attend this year?", project="g").terms == (
+        "attend",
+        "wed",
+    )
+    months = form_query("What did I spend on pottery in the last four months?", project="g")
+    assert not {"last", "four", "month"} & set(months.terms)
+    assert "potteri" in months.terms
+    weeks = form_query("Which parks did I visit over the past few weeks?", project="g")
+    assert not {"past", "week"} & set(weeks.terms)
+    # look-alikes: a unit that is asked for, and "last" before a thing, stay; a period
+    # with nothing else to ask keeps its words
+    assert "day" in form_query("How many days did I spend camping?", project="g").terms
+    assert "last" in form_query("What was the last book I read?", project="g").terms
+    assert form_query("What did I do last year?", project="g").terms == ("last", "year")

@@ -61,6 +61,30 @@ def quantity_question(words: Sequence[str]) -> bool:
     return False
 
 
+# The words that ask for an amount name the asking, not its topic: "how many weddings",
+# "how much total money", "the total number of siblings". A line whose turn happens to
+# say "many" or "in total" is no nearer the answer, and such a frame word is rarer in a
+# haystack than the topic ("wedding"), so BM25 would rank those lines over the topic's.
+_AMOUNT_FRAME = frozenset({"total", "number", "amount"})
+
+
+def amount_frame(words: Sequence[str]) -> frozenset[str]:
+    """The lexemes of a question that ask for an amount rather than name its topic: the
+    amount word after "how" when it names no measure of its own ("how many", "how much";
+    "long" and "old" stay: they say what is measured), and "total", "number", "amount"
+    in a quantity question or before "of" ("the total number of siblings"). Empty for a
+    question asking no amount ("Where do I keep the total receipts?")."""
+    asks = quantity_question(words)
+    frame: set[str] = set()
+    for i, word in enumerate(words):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if word == "how" and after in ("many", "much"):
+            frame.add(after)
+        elif word in _AMOUNT_FRAME and (asks or after == "of" or after in _AMOUNT_FRAME):
+            frame.add(word)
+    return frozenset(frame)
+
+
 def names_quantity(words: frozenset[str]) -> bool:
     """Whether a statement's lexemes name a number: a word with a digit, or a number
     word ("220", "9:30", "twenty", "half")."""

@@ -16,8 +16,12 @@ from datetime import datetime
 from itertools import pairwise
 
 from memory_es.retrieval.expansion import expand
-from memory_es.retrieval.quantity import quantity_question
-from memory_es.retrieval.temporal import named_period, temporal_question
+from memory_es.retrieval.quantity import amount_frame, quantity_question
+from memory_es.retrieval.temporal import (
+    named_period,
+    relative_period_frame,
+    temporal_question,
+)
 from memory_es.retrieval.tokenizer import STOPWORDS, lexemes, stem
 
 USER_TERM = "user"
@@ -70,6 +74,11 @@ def form_query(text: str, *, project: str) -> FormedQuery:
     asked = {stem(word) for word in kept}
     if asked - REQUEST_WORDS and asks_for_advice(words):
         asked -= REQUEST_WORDS
+    # "How many weddings ...": the amount asked for is the frame, the weddings the topic.
+    # "... in the past two months": the period says when to look, not what about.
+    frame = {stem(word) for word in amount_frame(words) | relative_period_frame(words)}
+    if asked - frame:
+        asked -= frame
     terms: set[str] = asked | expand(asked)
     boost: tuple[str, ...] = ()
     if first_person and USER_TERM not in terms:

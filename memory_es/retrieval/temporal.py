@@ -97,6 +97,36 @@ def temporal_question(words: Sequence[str]) -> bool:
     return False
 
 
+_RELATIVE = frozenset({"this", "last", "past", "next"})
+_SPAN_UNITS = frozenset({"day", "days", "week", "weeks", "month", "months", "year", "years"})
+_SPAN_COUNTS = frozenset(
+    {"few", "couple", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
+)
+
+
+def relative_period_frame(words: Sequence[str]) -> frozenset[str]:
+    """The lexemes of a relative period a question names ("in the past month", "in the
+    last four months", "this year", "over the past few weeks"): they say when to look,
+    not what about. Statements carry their time anchored ("the week before 24 May 2023",
+    "in April 2023"), so "week" or "year" in a query meets every line anchored so, and
+    "User is 32 years old" besides. A unit not after "this", "last", "past" or "next"
+    stays ("How many days did I spend ...?" asks for days)."""
+    frame: set[str] = set()
+    for i, word in enumerate(words):
+        if word not in _RELATIVE:
+            continue
+        span = [word]
+        for after in words[i + 1 : i + 3]:
+            if after in _SPAN_COUNTS or after.isdigit():
+                span.append(after)
+                continue
+            if after in _SPAN_UNITS:
+                span.append(after)
+                frame.update(span)
+            break
+    return frozenset(frame)
+
+
 def dated(words: frozenset[str]) -> bool:
     """Whether a statement's lexemes carry a time: a time word or a year (1900-2099)."""
     if not words.isdisjoint(TIME_WORDS):

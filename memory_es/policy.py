@@ -4,7 +4,7 @@ Bump a version in the change that alters the semantics it names; a read model bu
 under another version is detected at start-up.
 """
 
-FORMATION_POLICY_VERSION = 9
+FORMATION_POLICY_VERSION = 10
 RETRIEVAL_POLICY_VERSION = 6
 PROJECTION_SCHEMA_VERSION = 10
 # The provider-assisted extractor's own version (its prompt and its validation rules),

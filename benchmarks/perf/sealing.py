@@ -33,7 +33,8 @@ import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,37 @@ def _rebuilt(directory: Path, sealing: bool) -> Path:
     return directory / f"{_name(sealing)}-built.db"
 
 
+def _copy_store(source: Path, target: Path) -> None:
+    """A SQLite store's file and its WAL and shared-memory files, if any, copied."""
+    for part in source.parent.glob(source.name + "*"):
+        shutil.copyfile(part, target.with_name(target.name + part.name[len(source.name) :]))
+
+
+def _order(i: int) -> tuple[bool, bool]:
+    """The arms' order in the ``i``-th pair: which one goes first alternates."""
+    return (False, True) if i % 2 == 0 else (True, False)
+
+
+class _ArmTimes:
+    """Each arm's timed blocks, wall and CPU seconds, in the order they ran: the blocks of
+    alternated pairs, so the n-th plain and n-th sealed block make a pair."""
+
+    def __init__(self) -> None:
+        self.wall: dict[bool, list[float]] = {False: [], True: []}
+        self.cpu: dict[bool, list[float]] = {False: [], True: []}
+
+    @contextmanager
+    def timed(self, sealing: bool) -> Iterator[None]:
+        w, c = time.perf_counter(), time.process_time()
+        yield
+        self.wall[sealing].append(time.perf_counter() - w)
+        self.cpu[sealing].append(time.process_time() - c)
+
+    def cost(self, clock: dict[bool, list[float]]) -> float:
+        """The median of the pairs' sealed/plain time ratios, less one (0.10: 10% more)."""
+        return statistics.median(s / p - 1 for p, s in zip(clock[False], clock[True], strict=True))
+
+
 def _arm(directory: Path, n: int, sealing: bool, round_: int) -> dict[str, float]:
     path = directory / f"{_name(sealing)}-{round_}.db"
     url = f"sqlite:///{path}"
@@ -66,9 +98,7 @@ def _arm(directory: Path, n: int, sealing: bool, round_: int) -> dict[str, float
         bulk_cpu = events / (time.process_time() - cpu)
         memory.catch_up()
     # The store as built, for the say, recall and rebuild pairs.
-    kept = _rebuilt(directory, sealing)
-    for built in directory.glob(path.name + "*"):  # the file, and its WAL if one is left
-        shutil.copyfile(built, kept.with_name(kept.name + built.name[len(path.name) :]))
+    _copy_store(path, _rebuilt(directory, sealing))
     for leftover in directory.glob(path.name + "*"):
         os.remove(leftover)
     return {
@@ -87,13 +117,10 @@ def _say_pairs(directory: Path, urls: dict[bool, str]) -> dict[str, Any]:
     arm moved by tens of points between runs on a shared machine."""
     copies: dict[bool, str] = {}
     for sealing, url in urls.items():
-        built = Path(url.removeprefix("sqlite:///"))
         copy = directory / f"say-{_name(sealing)}.db"
-        for part in directory.glob(built.name + "*"):
-            shutil.copyfile(part, copy.with_name(copy.name + part.name[len(built.name) :]))
+        _copy_store(Path(url.removeprefix("sqlite:///")), copy)
         copies[sealing] = f"sqlite:///{copy}"
-    wall: dict[bool, list[float]] = {False: [], True: []}
-    on_cpu: dict[bool, list[float]] = {False: [], True: []}
+    times = _ArmTimes()
     with (
         phases._open(copies[False], sealing=False, check_formation=False) as plain,
         phases._open(copies[True], sealing=True, check_formation=False) as sealed,
@@ -102,30 +129,27 @@ def _say_pairs(directory: Path, urls: dict[bool, str]) -> dict[str, Any]:
         keys = sealed.app.keys
         keys_before = keys.table.size_bytes() if keys is not None else 0
         for s in range(SAY_SESSIONS):
-            for sealing in (False, True) if s % 2 == 0 else (True, False):
+            for sealing in _order(s):
                 memory = arms[sealing]
-                w, c = time.perf_counter(), time.process_time()
-                session = memory.open_session(f"talker{s}", snapshot=False)
-                for t in range(SAY_TURNS):
-                    memory.say(session, f"I noted item {t} of batch {s}.")
-                wall[sealing].append(time.perf_counter() - w)
-                on_cpu[sealing].append(time.process_time() - c)
+                with times.timed(sealing):
+                    session = memory.open_session(f"talker{s}", snapshot=False)
+                    for t in range(SAY_TURNS):
+                        memory.say(session, f"I noted item {t} of batch {s}.")
         key_bytes = keys.table.size_bytes() if keys is not None else 0
     turns = SAY_SESSIONS * SAY_TURNS
-    median = statistics.median
     return {
         "arms": {
             sealing: {
-                "say_turns_per_s": turns / sum(wall[sealing]),
-                "say_turns_per_cpu_s": turns / sum(on_cpu[sealing]),
+                "say_turns_per_s": turns / sum(times.wall[sealing]),
+                "say_turns_per_cpu_s": turns / sum(times.cpu[sealing]),
             }
             for sealing in (False, True)
         },
         "key_store_bytes": key_bytes,
         # Sessions of SAY_TURNS turns (no snapshot, nothing formed): a key per turn.
         "key_store_bytes_per_1k_sessions": (key_bytes - keys_before) / SAY_SESSIONS * 1000,
-        "cost": median(s / p - 1 for p, s in zip(wall[False], wall[True], strict=True)),
-        "cpu_cost": median(s / p - 1 for p, s in zip(on_cpu[False], on_cpu[True], strict=True)),
+        "cost": times.cost(times.wall),
+        "cpu_cost": times.cost(times.cpu),
     }
 
 
@@ -137,8 +161,7 @@ def _recall_pairs(
     query by query, in ``RECALL_PASSES`` passes (module doc)."""
     queries = pairs._queries(n, 300 + RECALL_WARMUP)
     holder = f"holder{n}"
-    wall: dict[bool, list[float]] = {False: [], True: []}
-    on_cpu: dict[bool, list[float]] = {False: [], True: []}
+    times = _ArmTimes()
     with (
         phases._open(urls[False], sealing=False, check_formation=False) as plain,
         phases._open(urls[True], sealing=True, check_formation=False) as sealed,
@@ -151,53 +174,47 @@ def _recall_pairs(
         for pass_ in range(RECALL_PASSES):
             log(f"recall pass {pass_ + 1}/{RECALL_PASSES}")
             for i, q in enumerate(queries[RECALL_WARMUP:]):
-                for sealing in (False, True) if (i + pass_) % 2 == 0 else (True, False):
-                    w, c = time.perf_counter(), time.process_time()
-                    arms[sealing].recall(holder, q)
-                    wall[sealing].append(time.perf_counter() - w)
-                    on_cpu[sealing].append(time.process_time() - c)
+                for sealing in _order(i + pass_):
+                    with times.timed(sealing):
+                        arms[sealing].recall(holder, q)
     return {
         sealing: {
-            "recall_wall_p95_ms": phases.percentiles(wall[sealing])["p95"] * 1000,
-            "recall_cpu_p95_ms": phases.percentiles(on_cpu[sealing])["p95"] * 1000,
+            "recall_wall_p95_ms": phases.percentiles(times.wall[sealing])["p95"] * 1000,
+            "recall_cpu_p95_ms": phases.percentiles(times.cpu[sealing])["p95"] * 1000,
         }
         for sealing in (False, True)
     }
 
 
-def _rebuild(url: str, sealing: bool) -> tuple[float, float]:
-    """(wall, CPU) seconds of one rebuild from 0 on the store opened afresh, as `projections
-    rebuild` runs it: its key ring starts cold, so every key it opens is read and unwrapped."""
-    with phases._open(url, sealing=sealing, check_formation=False) as memory:
-        started, cpu = time.perf_counter(), time.process_time()
+def _rebuild(url: str, sealing: bool, times: _ArmTimes) -> None:
+    """One rebuild from 0 on the store opened afresh, timed, as `projections rebuild` runs
+    it: its key ring starts cold, so every key it opens is read and unwrapped."""
+    with (
+        phases._open(url, sealing=sealing, check_formation=False) as memory,
+        times.timed(sealing),
+    ):
         memory.rebuild_projections(resume=False)
-        return time.perf_counter() - started, time.process_time() - cpu
 
 
 def _rebuild_pairs(urls: dict[bool, str], log: Callable[[str], None]) -> dict[str, Any]:
     """``REBUILD_PAIRS`` rebuilds of each arm, alternated: each arm's medians, and the cost
     as the median of the pairs' sealed/plain ratios (wall and CPU)."""
-    runs: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+    times = _ArmTimes()
     for pair in range(REBUILD_PAIRS):
         log(f"rebuild pair {pair + 1}/{REBUILD_PAIRS}")
         for sealing in (False, True):
-            runs[sealing].append(_rebuild(urls[sealing], sealing))
+            _rebuild(urls[sealing], sealing, times)
     median = statistics.median
-
-    def ratios(clock: int) -> float:
-        pairs_ = zip(runs[False], runs[True], strict=True)
-        return median([s[clock] / p[clock] - 1 for p, s in pairs_])
-
     return {
         "medians": {
             sealing: {
-                "rebuild_s": median(w for w, _ in got),
-                "rebuild_cpu_s": median(c for _, c in got),
+                "rebuild_s": median(times.wall[sealing]),
+                "rebuild_cpu_s": median(times.cpu[sealing]),
             }
-            for sealing, got in runs.items()
+            for sealing in (False, True)
         },
-        "cost": ratios(0),
-        "cpu_cost": ratios(1),
+        "cost": times.cost(times.wall),
+        "cpu_cost": times.cost(times.cpu),
     }
 
 
@@ -209,7 +226,7 @@ def measure(n: int = 10_000, log: Callable[[str], None] = lambda _: None) -> dic
     with tempfile.TemporaryDirectory(prefix="memory-es-sealing-") as folder:
         urls: dict[bool, str] = {}
         for round_ in range(ROUNDS):
-            for sealing in (False, True) if round_ % 2 == 0 else (True, False):
+            for sealing in _order(round_):
                 log(f"sealing={'on' if sealing else 'off'} round {round_ + 1}/{ROUNDS} at {n}")
                 for leftover in Path(folder).glob(_rebuilt(Path(folder), sealing).name + "*"):
                     os.remove(leftover)  # the last round's store is the one rebuilt
